@@ -1,0 +1,88 @@
+// dfft: distributed multidimensional FFTs over MPI (CPU) and CUDA/NCCL (GPU).
+//
+//   dfft::Options opt;  opt.decomposition = dfft::Decomposition::pencil;
+//   dfft::Plan<double> plan(MPI_COMM_WORLD, {nx, ny, nz}, opt);
+//   std::vector<double> in(plan.input_count());
+//   std::vector<std::complex<double>> out(plan.output_count());
+//   plan.forward(in.data(), out.data());   // r2c
+//   plan.inverse(out.data(), in.data());   // c2r, unnormalised unless opt.normalize
+//
+// A plan is immutable after construction and can be executed any number of times. Plan
+// construction is collective over the communicator; so are forward() and inverse().
+#pragma once
+
+#include <mpi.h>
+
+#include <complex>
+#include <memory>
+#include <vector>
+
+#include "dfft/types.hpp"
+
+namespace dfft {
+
+class PlanImpl;  // precision-independent implementation (src/exec)
+
+template <class T>
+class Plan {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "float or double");
+
+ public:
+  using real_type = T;
+  using complex_type = std::complex<T>;
+
+  Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options = {});
+  ~Plan();
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  /// r2c forward: real input box -> complex output box.
+  void forward(const T* in, complex_type* out);
+  /// c2c forward.
+  void forward(const complex_type* in, complex_type* out);
+  /// c2r inverse: complex output-layout data -> real input-layout data.
+  void inverse(const complex_type* in, T* out);
+  /// c2c inverse.
+  void inverse(const complex_type* in, complex_type* out);
+
+  /// Global real-space shape, and the complex shape of the spectral side (last axis n/2+1 for r2c).
+  const std::vector<std::int64_t>& shape() const;
+  std::vector<std::int64_t> spectral_shape() const;
+  /// This rank's input (real space) and output (spectral space) layouts: box and memory order.
+  const Layout& input_layout() const;
+  const Layout& output_layout() const;
+  const Box& input_box() const { return input_layout().box; }
+  const Box& output_box() const { return output_layout().box; }
+  /// Elements (of T for r2c input, of complex_type otherwise) this rank holds.
+  std::int64_t input_count() const;
+  std::int64_t output_count() const;
+
+  /// Per-stage phase times of the last forward() or inverse() on this rank.
+  const std::vector<StageTiming>& timings() const;
+  /// Human-readable description of the path (stages, layouts, pack/unpack needs).
+  std::string describe() const;
+  const Options& options() const;
+  /// The process grid actually used.
+  const std::vector<int>& grid() const;
+  /// Bytes each exchange sends from this rank to other ranks per transform.
+  std::vector<std::int64_t> exchange_bytes() const;
+  /// CUDA backend: the device ordinal in use (-1 on CPU).
+  int device() const;
+
+  /// Memory of the plan's backend (device memory with CUDA, aligned host memory on CPU), and
+  /// copies between it and host memory. forward()/inverse() take pointers to such memory.
+  void* allocate(std::size_t bytes) const;
+  void deallocate(void* p) const;
+  void upload(void* dst, const void* host_src, std::size_t bytes) const;
+  void download(void* host_dst, const void* src, std::size_t bytes) const;
+
+ private:
+  std::unique_ptr<PlanImpl> impl_;
+};
+
+extern template class Plan<float>;
+extern template class Plan<double>;
+
+}  // namespace dfft

@@ -1,0 +1,102 @@
+// Value types shared by the public API: boxes, enums, options, timings, errors.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dfft {
+
+/// Thrown for every failed MPI/FFTW/CUDA/cuFFT/NCCL call and for every bad input.
+/// `call` names the failing call (or "plan" for input validation), `code` is the library's
+/// return code (0 for input errors), `rank` the world rank that raised it.
+class Error : public std::runtime_error {
+ public:
+  Error(std::string call, long code, int rank, const std::string& what);
+  const std::string& call() const { return call_; }
+  long code() const { return code_; }
+  int rank() const { return rank_; }
+
+ private:
+  std::string call_;
+  long code_;
+  int rank_;
+};
+
+/// Half-open box [lo, hi) of the global index space; axis 0 is the slowest axis of the natural
+/// (C, row-major) order, axis d-1 the fastest ("x, y, z" for d = 3).
+struct Box {
+  std::vector<std::int64_t> lo, hi;
+  int dims() const { return static_cast<int>(lo.size()); }
+  std::int64_t extent(int a) const { return hi[a] - lo[a]; }
+  std::int64_t count() const;
+  bool empty() const;
+  bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+/// Intersection of two boxes (empty box with lo == hi where they do not overlap).
+Box intersect(const Box& a, const Box& b);
+
+/// Where a rank's data lives: its box, and the memory order of its local array as the list
+/// of global axes from slowest to fastest. {0,1,...,d-1} is the natural order.
+struct Layout {
+  Box box;
+  std::vector<int> order;
+  /// Element strides per global axis (not per memory position).
+  std::vector<std::int64_t> strides() const;
+  /// Offset (elements) of global index `idx` inside the local array.
+  std::int64_t offset_of(const std::vector<std::int64_t>& idx) const;
+};
+
+enum class Decomposition { slab_2d1d, slab_1d2d, pencil };
+enum class Variant { Default, Realigned };
+enum class Transform { r2c, c2c };  // c2r is the inverse of r2c
+enum class Effort { estimate, measure };
+enum class Backend { cpu, cuda };
+/// Global redistribution methods. The four CPU methods are always available; the others need
+/// the CUDA backend (and NCCL for `nccl`).
+enum class Method { a2a_sync, a2a_type, p2p_sync, p2p_type, p2p_streams, nccl };
+
+std::string to_string(Decomposition);
+std::string to_string(Variant);
+std::string to_string(Transform);
+std::string to_string(Method);
+std::string to_string(Backend);
+/// Parse the names used everywhere (CLI, JSON): "slab-2d1d", "slab-1d2d", "pencil",
+/// "default", "realigned", "r2c", "c2c", "a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
+/// "p2p-streams", "nccl", "cpu", "cuda". Unknown names throw dfft::Error listing the allowed ones.
+Decomposition parse_decomposition(const std::string&);
+Variant parse_variant(const std::string&);
+Transform parse_transform(const std::string&);
+Method parse_method(const std::string&);
+Backend parse_backend(const std::string&);
+
+struct Options {
+  Decomposition decomposition = Decomposition::slab_2d1d;
+  Variant variant = Variant::Default;
+  Transform transform = Transform::r2c;
+  /// Process grid: {} picks one automatically; {P} for slabs; {P1, P2} for pencils
+  /// (any length up to d-1 for a d-dimensional pencil decomposition).
+  std::vector<int> grid;
+  /// One method for every exchange, or one per exchange in path order.
+  std::vector<Method> methods{Method::a2a_sync};
+  Effort effort = Effort::estimate;
+  Backend backend = Backend::cpu;
+  /// Scale the inverse by 1/N (N = product of the real-space sizes). Off: unnormalised, like FFTW.
+  bool normalize = false;
+  /// Largest MPI message in bytes; larger blocks are split (tests set it small).
+  std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
+  /// CUDA backend: device to use; -1 = local rank modulo visible devices.
+  int device = -1;
+};
+
+/// Time spent per phase in one stage of the last executed transform, seconds, this rank.
+struct StageTiming {
+  std::string name;  // e.g. "fft[1,2]" or "exchange[0]"
+  double fft = 0, pack = 0, comm = 0, unpack = 0;
+  double total() const { return fft + pack + comm + unpack; }
+};
+
+}  // namespace dfft

@@ -1,0 +1,88 @@
+// Device backends: memory, strided local FFTs, box copies (pack/unpack/local transpose).
+// A backend knows nothing of MPI or of decompositions; it sees layouts and boxes.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dfft/types.hpp"
+
+namespace dfft::detail {
+
+struct FftDesc {
+  enum class Kind { r2c, c2r, forward, backward } kind;
+  std::vector<int> axes;  // with r2c/c2r the last listed axis is the halved one
+  Layout in, out;         // same box but for the halved axis; any memory orders
+  bool is_double = true;
+  Effort effort = Effort::estimate;
+};
+
+class LocalFft {
+ public:
+  virtual ~LocalFft() = default;
+  /// `in` may be overwritten by c2r (as FFTW's multi-dimensional c2r does).
+  virtual void execute(void* in, void* out) = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string name() const = 0;
+  /// True when plan buffers (and the user's arrays) live in accelerator memory.
+  virtual bool on_device() const = 0;
+  virtual int ordinal() const { return -1; }
+  virtual void* alloc(std::size_t bytes) = 0;
+  virtual void release(void* p) noexcept = 0;
+  /// Plan a local FFT; scratch_in/scratch_out are plan-owned buffers large enough for the
+  /// layouts that the planner may overwrite while measuring.
+  virtual std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in,
+                                             void* scratch_out) = 0;
+  /// Copy the elements of `box` from src (layout sl) to dst (layout dl). Pack, unpack and the
+  /// local block of an exchange are all this one operation.
+  virtual void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl,
+                        const Box& box, std::size_t elem_bytes) = 0;
+  /// Multiply `count` reals of the given precision by `factor`.
+  virtual void scale(void* data, std::int64_t count, double factor, bool is_double) = 0;
+  /// Copies between host memory and this device's memory (memcpy on CPU).
+  virtual void upload(void* dst, const void* host_src, std::size_t bytes) = 0;
+  virtual void download(void* host_dst, const void* src, std::size_t bytes) = 0;
+  /// Wait for all work queued on the plan's streams (no-op on CPU).
+  virtual void synchronize() {}
+};
+
+std::unique_ptr<Device> make_cpu_device();
+
+/// RAII buffer from a device.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Device& d, std::size_t bytes) : dev_(&d), bytes_(bytes), p_(bytes ? d.alloc(bytes) : nullptr) {}
+  ~Buffer() {
+    if (p_) dev_->release(p_);
+  }
+  Buffer(Buffer&& o) noexcept { *this = std::move(o); }
+  Buffer& operator=(Buffer&& o) noexcept {
+    std::swap(dev_, o.dev_);
+    std::swap(bytes_, o.bytes_);
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  void* get() const { return p_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  Device* dev_ = nullptr;
+  std::size_t bytes_ = 0;
+  void* p_ = nullptr;
+};
+
+}  // namespace dfft::detail
+
+namespace dfft::detail {
+/// The CUDA backend (src/backend/cuda); throws dfft::Error when dfft was built without CUDA.
+std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device);
+}  // namespace dfft::detail

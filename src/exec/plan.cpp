@@ -1,0 +1,118 @@
+// Plan<T>: the typed front of PlanImpl.
+#include "dfft/dfft.hpp"
+#include "exec/plan_impl.hpp"
+#include "plan/path.hpp"
+#include "util/check.hpp"
+
+namespace dfft {
+
+template <class T>
+Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options)
+    : impl_(std::make_unique<PlanImpl>(comm, shape, options, std::is_same_v<T, double>)) {}
+
+template <class T>
+Plan<T>::~Plan() = default;
+template <class T>
+Plan<T>::Plan(Plan&&) noexcept = default;
+template <class T>
+Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
+
+namespace {
+void need(const PlanImpl& p, Transform t, const char* call) {
+  if (p.options().transform != t)
+    detail::fail(call, " called on a ", to_string(p.options().transform), " plan; use the ",
+                 to_string(p.options().transform), " overload");
+}
+}  // namespace
+
+template <class T>
+void Plan<T>::forward(const T* in, complex_type* out) {
+  need(*impl_, Transform::r2c, "forward(real*, complex*)");
+  impl_->forward(in, out);
+}
+template <class T>
+void Plan<T>::forward(const complex_type* in, complex_type* out) {
+  need(*impl_, Transform::c2c, "forward(complex*, complex*)");
+  impl_->forward(in, out);
+}
+template <class T>
+void Plan<T>::inverse(const complex_type* in, T* out) {
+  need(*impl_, Transform::r2c, "inverse(complex*, real*)");
+  impl_->inverse(in, out);
+}
+template <class T>
+void Plan<T>::inverse(const complex_type* in, complex_type* out) {
+  need(*impl_, Transform::c2c, "inverse(complex*, complex*)");
+  impl_->inverse(in, out);
+}
+
+template <class T>
+const std::vector<std::int64_t>& Plan<T>::shape() const {
+  return impl_->shape();
+}
+template <class T>
+std::vector<std::int64_t> Plan<T>::spectral_shape() const {
+  return detail::spectral_shape(impl_->shape(), impl_->options().transform);
+}
+template <class T>
+const Layout& Plan<T>::input_layout() const {
+  return impl_->path().input;
+}
+template <class T>
+const Layout& Plan<T>::output_layout() const {
+  return impl_->path().output;
+}
+template <class T>
+std::int64_t Plan<T>::input_count() const {
+  return impl_->path().input.box.count();
+}
+template <class T>
+std::int64_t Plan<T>::output_count() const {
+  return impl_->path().output.box.count();
+}
+template <class T>
+const std::vector<StageTiming>& Plan<T>::timings() const {
+  return impl_->timings();
+}
+template <class T>
+std::string Plan<T>::describe() const {
+  return impl_->describe();
+}
+template <class T>
+const Options& Plan<T>::options() const {
+  return impl_->options();
+}
+template <class T>
+const std::vector<int>& Plan<T>::grid() const {
+  return impl_->path().grid;
+}
+template <class T>
+std::vector<std::int64_t> Plan<T>::exchange_bytes() const {
+  return impl_->exchange_bytes();
+}
+template <class T>
+int Plan<T>::device() const {
+  return impl_->device();
+}
+
+template <class T>
+void* Plan<T>::allocate(std::size_t bytes) const {
+  return impl_->dev().alloc(bytes);
+}
+template <class T>
+void Plan<T>::deallocate(void* p) const {
+  impl_->dev().release(p);
+}
+template <class T>
+void Plan<T>::upload(void* dst, const void* src, std::size_t bytes) const {
+  impl_->dev().upload(dst, src, bytes);
+}
+template <class T>
+void Plan<T>::download(void* dst, const void* src, std::size_t bytes) const {
+  impl_->dev().download(dst, src, bytes);
+}
+
+template class Plan<float>;
+template class Plan<double>;
+
+}  // namespace dfft

@@ -1,0 +1,214 @@
+#include "exec/plan_impl.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "util/check.hpp"
+
+namespace dfft {
+
+using namespace detail;
+
+PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
+                   bool is_double)
+    : shape_(shape), opt_(opt), is_double_(is_double) {
+  DFFT_MPI(MPI_Comm_dup(comm, &comm_));
+  // Errors on our communicators come back as codes (and then as dfft::Error), not aborts.
+  DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+  DFFT_MPI(MPI_Comm_rank(comm_, &rank_));
+  DFFT_MPI(MPI_Comm_size(comm_, &size_));
+  try {
+    check_same_everywhere(shape);
+    auto grid = choose_grid(opt.decomposition, opt.grid, size_, static_cast<int>(shape.size()));
+    auto coords = grid_coords(grid, rank_);
+    path_ = make_path(shape, opt_, grid, coords);
+    for (std::size_t g = 0; g < grid.size(); ++g) {
+      // Members of sub-communicator g share every coordinate but g; their index is coords[g].
+      auto c = coords;
+      c[g] = 0;
+      MPI_Comm s;
+      DFFT_MPI(MPI_Comm_split(comm_, grid_rank(grid, c), coords[g], &s));
+      sub_.push_back(s);
+      DFFT_MPI(MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN));
+    }
+    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device) : make_cpu_device();
+    build_steps();
+  } catch (...) {
+    for (auto& s : sub_) MPI_Comm_free(&s);
+    MPI_Comm_free(&comm_);
+    throw;
+  }
+}
+
+PlanImpl::~PlanImpl() {
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (fin) {  // destroyed after MPI_Finalize: MPI objects are gone already, free only memory
+    for (auto& e : exec_) e.fwd_x.release(), e.inv_x.release();
+    sub_.clear();
+    comm_ = MPI_COMM_NULL;
+  }
+  exec_.clear();  // transports and FFT plans before buffers, communicators and device
+  a_ = {};
+  b_ = {};
+  dev_.reset();
+  for (auto& s : sub_) MPI_Comm_free(&s);
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) const {
+  // A plan made with different parameters on different ranks would deadlock or corrupt data
+  // later; compare them now, collectively, so every rank gets the same clear error.
+  std::vector<std::int64_t> mine{static_cast<std::int64_t>(shape.size())};
+  std::vector<std::int64_t> lo(1), hi(1);
+  DFFT_MPI(MPI_Allreduce(mine.data(), lo.data(), 1, MPI_INT64_T, MPI_MIN, comm_));
+  DFFT_MPI(MPI_Allreduce(mine.data(), hi.data(), 1, MPI_INT64_T, MPI_MAX, comm_));
+  if (lo[0] != hi[0]) fail("ranks disagree on the number of dimensions (", lo[0], " vs ", hi[0], ")");
+  mine = shape;
+  for (auto v : {static_cast<int>(opt_.decomposition), static_cast<int>(opt_.variant),
+                 static_cast<int>(opt_.transform), static_cast<int>(opt_.backend),
+                 static_cast<int>(opt_.grid.size()), static_cast<int>(opt_.methods.size()),
+                 static_cast<int>(opt_.normalize), static_cast<int>(is_double_)})
+    mine.push_back(v);
+  for (auto g : opt_.grid) mine.push_back(g);
+  lo.resize(mine.size());
+  hi.resize(mine.size());
+  const int n = static_cast<int>(mine.size());
+  std::int64_t ln = n, lmin = 0, lmax = 0;
+  DFFT_MPI(MPI_Allreduce(&ln, &lmin, 1, MPI_INT64_T, MPI_MIN, comm_));
+  DFFT_MPI(MPI_Allreduce(&ln, &lmax, 1, MPI_INT64_T, MPI_MAX, comm_));
+  if (lmin != lmax) fail("ranks disagree on the plan parameters (grid or method lists differ)");
+  DFFT_MPI(MPI_Allreduce(mine.data(), lo.data(), n, MPI_INT64_T, MPI_MIN, comm_));
+  DFFT_MPI(MPI_Allreduce(mine.data(), hi.data(), n, MPI_INT64_T, MPI_MAX, comm_));
+  if (lo != hi) {
+    std::ostringstream s;
+    s << "ranks disagree on the plan parameters: shape";
+    for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? "x" : " ") << shape[i];
+    s << " on rank " << rank_ << " but other ranks differ (size, decomposition, variant, transform, "
+      << "backend, grid, methods, normalization or precision); make the plan with the same "
+      << "arguments on every rank";
+    fail(s.str());
+  }
+}
+
+void PlanImpl::build_steps() {
+  const std::size_t nsteps = path_.steps.size();
+  const std::size_t cplx = is_double_ ? 16 : 8;
+  std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(1, path_.max_elems)) * cplx;
+  a_ = Buffer(*dev_, bytes);
+  b_ = Buffer(*dev_, bytes);
+  const std::size_t nx = nsteps / 2;
+  if (opt_.methods.size() != 1 && opt_.methods.size() != nx)
+    fail("give one method or one per exchange (", nx, " for ", to_string(opt_.decomposition),
+         " on grid of ", path_.grid.size(), " dims), got ", opt_.methods.size());
+  exec_.resize(nsteps);
+  timings_.resize(nsteps);
+  names_.resize(nsteps);
+  std::size_t xi = 0;
+  for (std::size_t k = 0; k < nsteps; ++k) {
+    const Step& st = path_.steps[k];
+    auto& ex = exec_[k];
+    std::ostringstream name;
+    if (st.kind == Step::Kind::fft) {
+      FftDesc d;
+      d.axes = st.fft.axes;
+      d.is_double = is_double_;
+      d.effort = opt_.effort;
+      d.in = st.fft.in;
+      d.out = st.fft.out;
+      d.kind = st.fft.r2c ? FftDesc::Kind::r2c : FftDesc::Kind::forward;
+      ex.fwd_fft = dev_->make_fft(d, a_.get(), b_.get());
+      std::swap(d.in, d.out);
+      d.kind = st.fft.r2c ? FftDesc::Kind::c2r : FftDesc::Kind::backward;
+      ex.inv_fft = dev_->make_fft(d, a_.get(), b_.get());
+      name << "fft(";
+      for (std::size_t i = 0; i < d.axes.size(); ++i) name << (i ? "," : "") << d.axes[i];
+      name << ")";
+    } else {
+      ex.method = opt_.methods.size() == 1 ? opt_.methods[0] : opt_.methods[xi];
+      ++xi;
+      ExchangeSpec s;
+      s.src = st.exchange.src;
+      s.dst = st.exchange.dst;
+      s.me = st.exchange.me;
+      s.elem = cplx;
+      s.max_message_bytes = opt_.max_message_bytes;
+      MPI_Comm c = sub_[st.exchange.grid_dim];
+      ex.fwd_x = make_transport(ex.method, c, s, *dev_);
+      std::swap(s.src, s.dst);
+      ex.inv_x = make_transport(ex.method, c, s, *dev_);
+      name << "exchange" << st.exchange.grid_dim << "[" << to_string(ex.method) << "]";
+    }
+    names_[k] = name.str();
+  }
+}
+
+void* PlanImpl::buffer_after(std::size_t k, std::size_t nsteps, void* out) {
+  if (k + 1 == nsteps) return out;
+  return k % 2 == 0 ? a_.get() : b_.get();
+}
+
+void PlanImpl::forward(const void* in, void* out) {
+  const std::size_t n = exec_.size();
+  void* cur = const_cast<void*>(in);  // out-of-place r2c/c2c leave their input untouched
+  for (std::size_t k = 0; k < n; ++k) {
+    void* next = buffer_after(k, n, out);
+    StageTiming& t = timings_[k];
+    t = StageTiming{names_[k]};
+    if (exec_[k].fwd_fft) {
+      double t0 = MPI_Wtime();
+      exec_[k].fwd_fft->execute(cur, next);
+      dev_->synchronize();
+      t.fft = MPI_Wtime() - t0;
+    } else {
+      exec_[k].fwd_x->execute(cur, next, t);
+    }
+    cur = next;
+  }
+  dev_->synchronize();
+}
+
+void PlanImpl::inverse(const void* in, void* out) {
+  const std::size_t n = exec_.size();
+  void* cur = const_cast<void*>(in);  // the first inverse step is an out-of-place c2c
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t k = n - 1 - j;
+    void* next = buffer_after(j, n, out);
+    StageTiming& t = timings_[j];
+    t = StageTiming{names_[k]};
+    if (exec_[k].inv_fft) {
+      double t0 = MPI_Wtime();
+      exec_[k].inv_fft->execute(cur, next);
+      dev_->synchronize();
+      t.fft = MPI_Wtime() - t0;
+    } else {
+      exec_[k].inv_x->execute(cur, next, t);
+    }
+    cur = next;
+  }
+  if (opt_.normalize) {
+    double total = 1;
+    for (auto s : shape_) total *= static_cast<double>(s);
+    std::int64_t reals = path_.input.box.count() * (opt_.transform == Transform::r2c ? 1 : 2);
+    double t0 = MPI_Wtime();
+    dev_->scale(out, reals, 1.0 / total, is_double_);
+    dev_->synchronize();
+    timings_.back().fft += MPI_Wtime() - t0;
+  }
+  dev_->synchronize();
+}
+
+std::vector<std::int64_t> PlanImpl::exchange_bytes() const {
+  std::vector<std::int64_t> v;
+  for (const auto& st : path_.steps)
+    if (st.kind == Step::Kind::exchange) {
+      ExchangeSpec s{st.exchange.src, st.exchange.dst, st.exchange.me,
+                     static_cast<std::size_t>(is_double_ ? 16 : 8), opt_.max_message_bytes};
+      v.push_back(Blocks(s).sent_bytes());
+    }
+  return v;
+}
+
+std::string PlanImpl::describe() const { return detail::describe(path_); }
+
+}  // namespace dfft

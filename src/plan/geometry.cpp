@@ -1,0 +1,150 @@
+#include "plan/geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "util/check.hpp"
+
+namespace dfft {
+
+std::int64_t Box::count() const {
+  std::int64_t c = 1;
+  for (int a = 0; a < dims(); ++a) c *= std::max<std::int64_t>(0, hi[a] - lo[a]);
+  return c;
+}
+
+bool Box::empty() const { return count() == 0; }
+
+Box intersect(const Box& a, const Box& b) {
+  Box r{a.lo, a.hi};
+  for (int i = 0; i < a.dims(); ++i) {
+    r.lo[i] = std::max(a.lo[i], b.lo[i]);
+    r.hi[i] = std::max(r.lo[i], std::min(a.hi[i], b.hi[i]));
+  }
+  return r;
+}
+
+std::vector<std::int64_t> Layout::strides() const {
+  std::vector<std::int64_t> s(order.size());
+  std::int64_t st = 1;
+  for (int k = static_cast<int>(order.size()) - 1; k >= 0; --k) {
+    s[order[k]] = st;
+    st *= box.extent(order[k]);
+  }
+  return s;
+}
+
+std::int64_t Layout::offset_of(const std::vector<std::int64_t>& idx) const {
+  auto s = strides();
+  std::int64_t off = 0;
+  for (std::size_t a = 0; a < s.size(); ++a) off += (idx[a] - box.lo[a]) * s[a];
+  return off;
+}
+
+namespace detail {
+
+Range decompose(std::int64_t n, int parts, int p) {
+  std::int64_t base = n / parts, rem = n % parts;
+  std::int64_t lo = p * base + std::min<std::int64_t>(p, rem);
+  return {lo, lo + base + (p < rem ? 1 : 0)};
+}
+
+std::vector<int> factor_grid(int p, int dims) {
+  std::vector<int> g(dims, 1);
+  int rest = p;
+  for (int d = 0; d < dims - 1; ++d) {
+    // Largest divisor of `rest` not above the (dims-d)-th root, so the factors stay balanced.
+    int target = static_cast<int>(std::floor(std::pow(rest, 1.0 / (dims - d)) + 1e-9));
+    int f = 1;
+    for (int c = std::max(1, target); c >= 1; --c)
+      if (rest % c == 0) {
+        f = c;
+        break;
+      }
+    g[d] = f;
+    rest /= f;
+  }
+  g[dims - 1] = rest;
+  std::sort(g.begin(), g.end(), std::greater<>());
+  return g;
+}
+
+std::vector<int> grid_coords(const std::vector<int>& grid, int rank) {
+  std::vector<int> c(grid.size());
+  for (int d = static_cast<int>(grid.size()) - 1; d >= 0; --d) {
+    c[d] = rank % grid[d];
+    rank /= grid[d];
+  }
+  return c;
+}
+
+int grid_rank(const std::vector<int>& grid, const std::vector<int>& coords) {
+  int r = 0;
+  for (std::size_t d = 0; d < grid.size(); ++d) r = r * grid[d] + coords[d];
+  return r;
+}
+
+Box box_of(const std::vector<std::int64_t>& shape, const Distribution& dist,
+           const std::vector<int>& grid, const std::vector<int>& coords) {
+  Box b{std::vector<std::int64_t>(shape.size(), 0), shape};
+  for (std::size_t g = 0; g < dist.size(); ++g) {
+    if (dist[g] < 0) continue;
+    Range r = decompose(shape[dist[g]], grid[g], coords[g]);
+    b.lo[dist[g]] = r.lo;
+    b.hi[dist[g]] = r.hi;
+  }
+  return b;
+}
+
+std::vector<int> natural_order(int dims) {
+  std::vector<int> o(dims);
+  for (int i = 0; i < dims; ++i) o[i] = i;
+  return o;
+}
+
+bool is_contiguous(const Box& sub, const Layout& layout) {
+  if (sub.empty()) return true;
+  int k = static_cast<int>(layout.order.size()) - 1;
+  // Fastest axes that the block covers completely.
+  while (k >= 0 && sub.extent(layout.order[k]) == layout.box.extent(layout.order[k])) --k;
+  // One partial axis is allowed; every slower one must be a single index.
+  for (--k; k >= 0; --k)
+    if (sub.extent(layout.order[k]) != 1) return false;
+  return true;
+}
+
+bool same_image(const Box& sub, const std::vector<int>& wire_order, const Layout& layout) {
+  if (!is_contiguous(sub, layout)) return false;
+  std::vector<int> a, b;
+  for (int ax : wire_order)
+    if (sub.extent(ax) > 1) a.push_back(ax);
+  for (int ax : layout.order)
+    if (sub.extent(ax) > 1) b.push_back(ax);
+  return a == b;
+}
+
+std::vector<Box> split_box(const Box& box, std::int64_t max_elems) {
+  max_elems = std::max<std::int64_t>(1, max_elems);
+  if (box.count() <= max_elems) return {box};
+  // Cut the longest axis into the fewest equal parts that fit, recursing if a slice is still
+  // too large (only possible once the axis is cut to single indices).
+  int ax = 0;
+  for (int a = 1; a < box.dims(); ++a)
+    if (box.extent(a) > box.extent(ax)) ax = a;
+  std::int64_t slice = box.count() / box.extent(ax);
+  std::int64_t parts = std::min(box.extent(ax), (box.count() + max_elems - 1) / max_elems);
+  while (parts < box.extent(ax) && ((box.extent(ax) + parts - 1) / parts) * slice > max_elems)
+    ++parts;
+  std::vector<Box> out;
+  for (std::int64_t p = 0; p < parts; ++p) {
+    Range r = decompose(box.extent(ax), static_cast<int>(parts), static_cast<int>(p));
+    Box piece = box;
+    piece.lo[ax] = box.lo[ax] + r.lo;
+    piece.hi[ax] = box.lo[ax] + r.hi;
+    for (auto& q : split_box(piece, max_elems)) out.push_back(q);
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace dfft

@@ -1,0 +1,46 @@
+// Geometry: balanced block decomposition, process grids, distributions, contiguity.
+// Pure functions of sizes and indices: nothing here knows MPI or a device.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dfft/types.hpp"
+
+namespace dfft::detail {
+
+/// Part p of `n` elements split into `parts`: the first n % parts parts get one extra.
+struct Range {
+  std::int64_t lo, hi;
+};
+Range decompose(std::int64_t n, int parts, int p);
+
+/// Near-square factorisation of `p` into `dims` factors, largest first (12 -> 4x3).
+std::vector<int> factor_grid(int p, int dims);
+
+/// Row-major coordinates of `rank` in `grid`, and back.
+std::vector<int> grid_coords(const std::vector<int>& grid, int rank);
+int grid_rank(const std::vector<int>& grid, const std::vector<int>& coords);
+
+/// A distribution says which global axis each grid dimension splits (-1: none).
+using Distribution = std::vector<int>;
+
+/// The box of the rank at `coords` when `shape` is distributed as `dist` over `grid`.
+Box box_of(const std::vector<std::int64_t>& shape, const Distribution& dist,
+           const std::vector<int>& grid, const std::vector<int>& coords);
+
+std::vector<int> natural_order(int dims);
+
+/// True when `sub` (inside layout.box) occupies one contiguous run of layout's memory.
+bool is_contiguous(const Box& sub, const Layout& layout);
+
+/// True when the elements of `sub`, read in memory order of a packed array of order
+/// `wire_order`, sit at consecutive addresses of `layout` in the same sequence, so a message in
+/// that wire order can be received straight into `layout`'s memory.
+bool same_image(const Box& sub, const std::vector<int>& wire_order, const Layout& layout);
+
+/// Split `box` into pieces of at most `max_elems` elements (at least 1 element each), cutting
+/// the longest axes first. Both ends of a message compute the same pieces from the same box.
+std::vector<Box> split_box(const Box& box, std::int64_t max_elems);
+
+}  // namespace dfft::detail

@@ -1,0 +1,61 @@
+#include "plan/geometry.hpp"
+#include "transport/transport.hpp"
+#include "util/check.hpp"
+
+namespace dfft::detail {
+
+Blocks::Blocks(const ExchangeSpec& s) : spec(s) {
+  const int n = static_cast<int>(s.src.size());
+  const auto& mine_src = s.src[s.me];
+  const auto& mine_dst = s.dst[s.me];
+  const auto e = static_cast<std::int64_t>(s.elem);
+  for (int k = 0; k < n; ++k) {
+    send.push_back(intersect(mine_src.box, s.dst[k].box));
+    recv.push_back(intersect(s.src[k].box, mine_dst.box));
+    send_bytes.push_back(send[k].count() * e);
+    recv_bytes.push_back(recv[k].count() * e);
+    direct_send.push_back(is_contiguous(send[k], mine_src));
+    direct_recv.push_back(same_image(recv[k], s.src[k].order, mine_dst));
+    src_offset.push_back(send[k].empty() ? 0 : mine_src.offset_of(send[k].lo) * e);
+    dst_offset.push_back(recv[k].empty() ? 0 : mine_dst.offset_of(recv[k].lo) * e);
+    stage_send_off.push_back(stage_send_bytes);
+    stage_recv_off.push_back(stage_recv_bytes);
+    if (k != s.me) {
+      stage_send_bytes += send_bytes[k];
+      stage_recv_bytes += recv_bytes[k];
+      any_pack |= !direct_send[k];
+      any_unpack |= !direct_recv[k];
+    }
+  }
+}
+
+std::int64_t Blocks::sent_bytes() const {
+  std::int64_t b = 0;
+  for (int k = 0; k < size(); ++k)
+    if (k != spec.me) b += send_bytes[k];
+  return b;
+}
+
+std::vector<int> ring_peers(int me, int n) {
+  std::vector<int> p;
+  for (int j = 1; j < n; ++j) p.push_back((me + j) % n);
+  return p;
+}
+
+std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
+                                          Device& dev) {
+  if (dev.on_device()) return make_device_transport(m, comm, spec, dev);
+  switch (m) {
+    case Method::a2a_sync: return make_a2a_sync(comm, spec, dev);
+    case Method::a2a_type: return make_a2a_type(comm, spec, dev);
+    case Method::p2p_sync: return make_p2p_sync(comm, spec, dev);
+    case Method::p2p_type: return make_p2p_type(comm, spec, dev);
+    case Method::p2p_streams:
+    case Method::nccl:
+      fail("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
+           "has a2a-sync, a2a-type, p2p-sync, p2p-type");
+  }
+  fail("unknown method");
+}
+
+}  // namespace dfft::detail

@@ -1,0 +1,52 @@
+// Helpers for the transports that pack into contiguous staging buffers (a2a-sync, p2p-sync).
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+
+#include "transport/transport.hpp"
+
+namespace dfft::detail {
+
+/// Accumulates wall time into a phase counter.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(double& acc) : acc_(acc), t0_(MPI_Wtime()) {}
+  ~PhaseTimer() { acc_ += MPI_Wtime() - t0_; }
+
+ private:
+  double& acc_;
+  double t0_;
+};
+
+/// Messages above the limit go as consecutive chunks of `chunk_bytes` (a multiple of elem).
+inline std::int64_t chunk_bytes(const ExchangeSpec& s) {
+  auto e = static_cast<std::int64_t>(s.elem);
+  return std::max<std::int64_t>(e, (s.max_message_bytes / e) * e);
+}
+inline std::int64_t chunks_of(std::int64_t bytes, std::int64_t chunk) {
+  return bytes == 0 ? 0 : (bytes + chunk - 1) / chunk;
+}
+
+/// Copy my own block from src to dst without MPI.
+inline void copy_self(Device& dev, const Blocks& b, const void* src, void* dst) {
+  const auto& s = b.spec;
+  dev.copy_box(src, s.src[s.me], dst, s.dst[s.me], b.send[s.me], s.elem);
+}
+
+/// Pack the block for peer k into `stage` (at its staging offset), in wire order.
+inline void pack_block(Device& dev, const Blocks& b, int k, const void* src, void* stage) {
+  const auto& s = b.spec;
+  auto* out = static_cast<char*>(stage) + b.stage_send_off[k];
+  dev.copy_box(src, s.src[s.me], out, b.wire_layout(s.me, b.send[k]), b.send[k], s.elem);
+}
+
+/// Unpack the block from peer k out of `stage` into dst.
+inline void unpack_block(Device& dev, const Blocks& b, int k, const void* stage, void* dst) {
+  const auto& s = b.spec;
+  const auto* in = static_cast<const char*>(stage) + b.stage_recv_off[k];
+  dev.copy_box(in, b.wire_layout(k, b.recv[k]), dst, s.dst[s.me], b.recv[k], s.elem);
+}
+
+}  // namespace dfft::detail

@@ -1,0 +1,64 @@
+// Transports move the blocks of one exchange between the ranks of a sub-communicator.
+// A transport is told "this rank holds src[me] and wants dst[me]; member k holds src[k] and
+// wants dst[k]"; it does not know which decomposition asked. The block a rank keeps is copied
+// locally. Messages travel in the sender's memory order ("wire order"); pack and unpack needs
+// follow from the layouts.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/device.hpp"
+#include "dfft/types.hpp"
+
+namespace dfft::detail {
+
+struct ExchangeSpec {
+  std::vector<Layout> src, dst;  // per member of the communicator
+  int me = 0;
+  std::size_t elem = 16;  // bytes per element
+  std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  /// Collective over the communicator. `src` holds src[me], `dst` receives dst[me].
+  virtual void execute(const void* src, void* dst, StageTiming& t) = 0;
+};
+
+/// Per-peer block geometry shared by all transports.
+struct Blocks {
+  explicit Blocks(const ExchangeSpec& s);
+  int size() const { return static_cast<int>(send.size()); }
+  std::vector<Box> send, recv;               // send[k]: what I send to k; recv[k]: from k
+  std::vector<std::int64_t> send_bytes, recv_bytes;
+  std::vector<bool> direct_send, direct_recv;  // no pack / no unpack needed for this peer
+  std::vector<std::int64_t> src_offset, dst_offset;      // bytes, block start in src/dst
+  std::vector<std::int64_t> stage_send_off, stage_recv_off;  // bytes, in staging buffers
+  std::int64_t stage_send_bytes = 0, stage_recv_bytes = 0;
+  bool any_pack = false, any_unpack = false;
+  std::int64_t sent_bytes() const;  // to other ranks
+  /// Layout of a packed block: the block itself in the sender's memory order.
+  Layout wire_layout(int sender, const Box& b) const { return {b, spec.src[sender].order}; }
+  ExchangeSpec spec;
+};
+
+/// Peers in ring order: me+1, me+2, ... (each step pairs distinct senders and receivers).
+std::vector<int> ring_peers(int me, int n);
+
+std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
+                                          Device& dev);
+
+std::unique_ptr<Transport> make_a2a_sync(MPI_Comm, const ExchangeSpec&, Device&);
+std::unique_ptr<Transport> make_a2a_type(MPI_Comm, const ExchangeSpec&, Device&);
+std::unique_ptr<Transport> make_p2p_sync(MPI_Comm, const ExchangeSpec&, Device&);
+std::unique_ptr<Transport> make_p2p_type(MPI_Comm, const ExchangeSpec&, Device&);
+/// Transports of the CUDA backend (src/backend/cuda); throw when it is not built.
+std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
+                                                 Device& dev);
+
+}  // namespace dfft::detail

@@ -1,0 +1,237 @@
+#include "dfft/validate.hpp"
+
+#include <fftw3.h>
+
+#include <cmath>
+#include <complex>
+#include <numbers>
+#include <vector>
+
+#include "util/check.hpp"
+
+namespace dfft::validate {
+
+namespace {
+
+using cd = std::complex<double>;
+
+// Visit every element of `l` in memory order with its global index and local offset.
+template <class F>
+void for_each_index(const Layout& l, F&& f) {
+  const int d = l.box.dims();
+  if (l.box.empty()) return;
+  std::vector<std::int64_t> idx = l.box.lo;
+  std::int64_t off = 0;
+  while (true) {
+    f(idx, off++);
+    int k = d - 1;
+    for (; k >= 0; --k) {
+      int a = l.order[k];
+      if (++idx[a] < l.box.hi[a]) break;
+      idx[a] = l.box.lo[a];
+    }
+    if (k < 0) return;
+  }
+}
+
+std::int64_t linear(const std::vector<std::int64_t>& idx, const std::vector<std::int64_t>& shape) {
+  std::int64_t i = 0;
+  for (std::size_t a = 0; a < shape.size(); ++a) i = i * shape[a] + idx[a];
+  return i;
+}
+
+// Host copies of the plan's input and output arrays, moved to/from plan memory on demand.
+template <class T>
+struct Arrays {
+  Plan<T>& plan;
+  bool r2c;
+  std::vector<T> real_in;
+  std::vector<std::complex<T>> cin, out;
+  void *d_in = nullptr, *d_out = nullptr;
+  std::size_t in_bytes, out_bytes;
+  explicit Arrays(Plan<T>& p) : plan(p), r2c(p.options().transform == Transform::r2c) {
+    in_bytes = static_cast<std::size_t>(p.input_count()) * (r2c ? sizeof(T) : sizeof(std::complex<T>));
+    out_bytes = static_cast<std::size_t>(p.output_count()) * sizeof(std::complex<T>);
+    if (r2c) real_in.resize(p.input_count()); else cin.resize(p.input_count());
+    out.resize(p.output_count());
+    d_in = p.allocate(std::max<std::size_t>(in_bytes, 1));
+    d_out = p.allocate(std::max<std::size_t>(out_bytes, 1));
+  }
+  ~Arrays() {
+    plan.deallocate(d_in);
+    plan.deallocate(d_out);
+  }
+  void* host_in() { return r2c ? static_cast<void*>(real_in.data()) : static_cast<void*>(cin.data()); }
+  void forward() {
+    plan.upload(d_in, host_in(), in_bytes);
+    if (r2c) plan.forward(static_cast<T*>(d_in), static_cast<std::complex<T>*>(d_out));
+    else plan.forward(static_cast<std::complex<T>*>(d_in), static_cast<std::complex<T>*>(d_out));
+    plan.download(out.data(), d_out, out_bytes);
+  }
+  void inverse() {
+    plan.upload(d_out, out.data(), out_bytes);
+    if (r2c) plan.inverse(static_cast<std::complex<T>*>(d_out), static_cast<T*>(d_in));
+    else plan.inverse(static_cast<std::complex<T>*>(d_out), static_cast<std::complex<T>*>(d_in));
+    plan.download(host_in(), d_in, in_bytes);
+  }
+  cd in_at(std::int64_t off) const {
+    return r2c ? cd(real_in[off], 0) : cd(cin[off].real(), cin[off].imag());
+  }
+};
+
+double total(const std::vector<std::int64_t>& s) {
+  double n = 1;
+  for (auto v : s) n *= static_cast<double>(v);
+  return n;
+}
+
+double rel_l2(double num, double den, MPI_Comm comm) {
+  double loc[2] = {num, den}, glob[2];
+  DFFT_MPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, comm));
+  return glob[1] > 0 ? std::sqrt(glob[0] / glob[1]) : std::sqrt(glob[0]);
+}
+
+template <class T>
+void fill_random(Arrays<T>& a, std::uint64_t seed) {
+  const auto& shape = a.plan.shape();
+  for_each_index(a.plan.input_layout(), [&](const auto& idx, std::int64_t off) {
+    auto i = static_cast<std::uint64_t>(linear(idx, shape));
+    if (a.r2c) a.real_in[off] = static_cast<T>(random_value(i, seed));
+    else a.cin[off] = {static_cast<T>(random_value(i, seed)), static_cast<T>(random_value(i, seed + 7))};
+  });
+}
+
+}  // namespace
+
+double random_value(std::uint64_t i, std::uint64_t seed) {
+  // splitmix64
+  std::uint64_t z = i * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) / static_cast<double>(1ull << 52) - 1.0;
+}
+
+template <class T>
+double reference_error(Plan<T>& plan, MPI_Comm comm, std::int64_t max_serial) {
+  const auto& shape = plan.shape();
+  if (total(shape) > static_cast<double>(max_serial)) return not_run;
+  Arrays<T> a(plan);
+  fill_random(a, 1);
+  a.forward();
+  // Serial reference of the whole array on every rank, in double precision: FFTW's basic
+  // interface on a natural-order array, sharing no code with dfft's planner or exchanges.
+  const bool r2c = a.r2c;
+  auto spec = plan.spectral_shape();
+  const auto n_in = static_cast<std::size_t>(total(shape)), n_out = static_cast<std::size_t>(total(spec));
+  std::vector<int> n(shape.begin(), shape.end());
+  std::vector<double> rin;
+  std::vector<cd> cin, ref(n_out);
+  fftw_plan p;
+  if (r2c) {
+    rin.resize(n_in);
+    for (std::size_t i = 0; i < n_in; ++i) rin[i] = static_cast<double>(static_cast<T>(random_value(i, 1)));
+    p = fftw_plan_dft_r2c(static_cast<int>(n.size()), n.data(), rin.data(),
+                          reinterpret_cast<fftw_complex*>(ref.data()), FFTW_ESTIMATE);
+  } else {
+    cin.resize(n_in);
+    for (std::size_t i = 0; i < n_in; ++i)
+      cin[i] = {static_cast<double>(static_cast<T>(random_value(i, 1))),
+                static_cast<double>(static_cast<T>(random_value(i, 8)))};
+    p = fftw_plan_dft(static_cast<int>(n.size()), n.data(), reinterpret_cast<fftw_complex*>(cin.data()),
+                      reinterpret_cast<fftw_complex*>(ref.data()), FFTW_FORWARD, FFTW_ESTIMATE);
+  }
+  if (!p) detail::fail("FFTW could not plan the serial reference");
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+  double num = 0, den = 0;
+  for_each_index(plan.output_layout(), [&](const auto& idx, std::int64_t off) {
+    cd r = ref[static_cast<std::size_t>(linear(idx, spec))];
+    cd g(a.out[off].real(), a.out[off].imag());
+    num += std::norm(g - r);
+    den += std::norm(r);
+  });
+  return rel_l2(num, den, comm);
+}
+
+template <class T>
+double roundtrip_error(Plan<T>& plan, MPI_Comm comm) {
+  Arrays<T> a(plan);
+  fill_random(a, 2);
+  std::vector<cd> orig(plan.input_count());
+  for (std::size_t i = 0; i < orig.size(); ++i) orig[i] = a.in_at(static_cast<std::int64_t>(i));
+  a.forward();
+  a.inverse();
+  const double scale = plan.options().normalize ? 1.0 : 1.0 / total(plan.shape());
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < orig.size(); ++i) {
+    num += std::norm(a.in_at(static_cast<std::int64_t>(i)) * scale - orig[i]);
+    den += std::norm(orig[i]);
+  }
+  return rel_l2(num, den, comm);
+}
+
+template <class T>
+double laplacian_error(Plan<T>& plan, MPI_Comm comm) {
+  const auto& shape = plan.shape();
+  const int d = static_cast<int>(shape.size());
+  for (auto s : shape)
+    if (s < 7) return not_run;  // modes up to 3 must sit below Nyquist
+  const double tau = 2 * std::numbers::pi;
+  // f = prod_a trig_a(m_a x_a) + cos(2 x_0 + x_1): band-limited, so the spectral Laplacian is
+  // exact up to rounding; lap f = -sum m_a^2 * term1 - 5 * term2.
+  auto term1 = [&](const std::vector<std::int64_t>& idx) {
+    double v = 1;
+    for (int ax = 0; ax < d; ++ax) {
+      double x = tau * static_cast<double>(idx[ax]) / static_cast<double>(shape[ax]);
+      double m = 1 + ax % 3;
+      v *= ax % 2 ? std::cos(m * x) : std::sin(m * x);
+    }
+    return v;
+  };
+  auto term2 = [&](const std::vector<std::int64_t>& idx) {
+    return std::cos(2 * tau * static_cast<double>(idx[0]) / static_cast<double>(shape[0]) +
+                    tau * static_cast<double>(idx[1]) / static_cast<double>(shape[1]));
+  };
+  double msum = 0;
+  for (int ax = 0; ax < d; ++ax) msum += (1 + ax % 3) * (1 + ax % 3);
+  const cd z(1.0, plan.options().transform == Transform::r2c ? 0.0 : 0.5);
+  Arrays<T> a(plan);
+  for_each_index(plan.input_layout(), [&](const auto& idx, std::int64_t off) {
+    double f = term1(idx) + term2(idx);
+    if (a.r2c) a.real_in[off] = static_cast<T>(f);
+    else a.cin[off] = {static_cast<T>(f * z.real()), static_cast<T>(f * z.imag())};
+  });
+  a.forward();
+  const auto spec = plan.spectral_shape();
+  const bool r2c = a.r2c;
+  for_each_index(plan.output_layout(), [&](const auto& idx, std::int64_t off) {
+    double k2 = 0;
+    for (int ax = 0; ax < d; ++ax) {
+      double k = static_cast<double>(idx[ax]);
+      if (!(r2c && ax == d - 1) && idx[ax] > shape[ax] / 2) k -= static_cast<double>(shape[ax]);
+      k2 += k * k;
+    }
+    a.out[off] *= static_cast<T>(-k2);
+  });
+  a.inverse();
+  const double scale = plan.options().normalize ? 1.0 : 1.0 / total(shape);
+  double num = 0, den = 0;
+  for_each_index(plan.input_layout(), [&](const auto& idx, std::int64_t off) {
+    cd want = (-msum * term1(idx) - 5 * term2(idx)) * z;
+    cd got = a.in_at(off) * scale;
+    num += std::norm(got - want);
+    den += std::norm(want);
+  });
+  (void)spec;
+  return rel_l2(num, den, comm);
+}
+
+template double reference_error(Plan<float>&, MPI_Comm, std::int64_t);
+template double reference_error(Plan<double>&, MPI_Comm, std::int64_t);
+template double roundtrip_error(Plan<float>&, MPI_Comm);
+template double roundtrip_error(Plan<double>&, MPI_Comm);
+template double laplacian_error(Plan<float>&, MPI_Comm);
+template double laplacian_error(Plan<double>&, MPI_Comm);
+
+}  // namespace dfft::validate
