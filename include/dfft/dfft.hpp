@@ -32,6 +32,12 @@ class Plan {
   using complex_type = std::complex<T>;
 
   Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options = {});
+  /// Box API (as heFFTe and cuFFTMp): this rank's input layout (real-space box, memory order,
+  /// optional padding) and output layout (spectral box). Boxes may be empty; over all ranks
+  /// they must tile the global arrays. Reshapes to and from the decomposition are added only
+  /// where the boxes differ from it.
+  Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Layout& in, const Layout& out,
+       const Options& options = {});
   ~Plan();
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
@@ -46,6 +52,14 @@ class Plan {
   void inverse(const complex_type* in, T* out);
   /// c2c inverse.
   void inverse(const complex_type* in, complex_type* out);
+
+  /// Batched: `batch` independent arrays, each in this plan's layout, one after another. The
+  /// batch moves in the same messages (one exchange per stage for all of it). The batched plan
+  /// is made on first use (collectively) and kept.
+  void forward(int batch, const T* in, complex_type* out);
+  void forward(int batch, const complex_type* in, complex_type* out);
+  void inverse(int batch, const complex_type* in, T* out);
+  void inverse(int batch, const complex_type* in, complex_type* out);
 
   /// Global real-space shape, and the complex shape of the spectral side (last axis n/2+1 for r2c).
   const std::vector<std::int64_t>& shape() const;
@@ -79,7 +93,12 @@ class Plan {
   void download(void* host_dst, const void* src, std::size_t bytes) const;
 
  private:
+  PlanImpl& batched(int batch);
   std::unique_ptr<PlanImpl> impl_;
+  std::vector<std::unique_ptr<PlanImpl>> batched_;
+  MPI_Comm comm_;
+  std::unique_ptr<Layout> user_in_, user_out_;
+  PlanImpl* last_ = nullptr;  // the plan (single or batched) that ran last, for timings()
 };
 
 extern template class Plan<float>;

@@ -44,6 +44,14 @@ Box intersect(const Box& a, const Box& b);
 struct Layout {
   Box box;
   std::vector<int> order;
+  /// Allocated extent per global axis, >= the box extent (padding, e.g. FFTW's in-place r2c
+  /// real layout); empty: no padding.
+  std::vector<std::int64_t> padded;
+  std::int64_t alloc_extent(int axis) const {
+    return padded.empty() ? box.extent(axis) : padded[axis];
+  }
+  /// Elements of the local array, padding included.
+  std::int64_t alloc_count() const;
   /// Element strides per global axis (not per memory position).
   std::vector<std::int64_t> strides() const;
   /// Offset (elements) of global index `idx` inside the local array.
@@ -90,6 +98,13 @@ struct Options {
   std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
   /// CUDA backend: device to use; -1 = local rank modulo visible devices.
   int device = -1;
+  /// Number of independent arrays transformed together (stored one after another); the batch
+  /// travels in the same messages. Plan::forward(batch, ...) sets it for you.
+  int batch = 1;
+  /// r2c in place: the real input uses FFTW's padded layout (last axis allocated as
+  /// 2*(n/2+1) reals) so that forward(p, p) and inverse(p, p) work on one buffer of
+  /// max(input, output) bytes. c2c plans work in place without it.
+  bool in_place = false;
 };
 
 /// Time spent per phase in one stage of the last executed transform, seconds, this rank.

@@ -8,7 +8,28 @@ namespace dfft {
 
 template <class T>
 Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options)
-    : impl_(std::make_unique<PlanImpl>(comm, shape, options, std::is_same_v<T, double>)) {}
+    : impl_(std::make_unique<PlanImpl>(comm, shape, options, std::is_same_v<T, double>)),
+      comm_(comm) {}
+
+template <class T>
+Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Layout& in,
+              const Layout& out, const Options& options)
+    : impl_(std::make_unique<PlanImpl>(comm, shape, options, std::is_same_v<T, double>, &in, &out)),
+      comm_(comm),
+      user_in_(std::make_unique<Layout>(in)),
+      user_out_(std::make_unique<Layout>(out)) {}
+
+template <class T>
+PlanImpl& Plan<T>::batched(int batch) {
+  if (batch == impl_->options().batch) return *impl_;
+  for (auto& b : batched_)
+    if (b->options().batch == batch) return *b;
+  Options o = impl_->options();
+  o.batch = batch;
+  batched_.push_back(std::make_unique<PlanImpl>(comm_, impl_->shape(), o, std::is_same_v<T, double>,
+                                                user_in_.get(), user_out_.get()));
+  return *batched_.back();
+}
 
 template <class T>
 Plan<T>::~Plan() = default;
@@ -28,22 +49,43 @@ void need(const PlanImpl& p, Transform t, const char* call) {
 template <class T>
 void Plan<T>::forward(const T* in, complex_type* out) {
   need(*impl_, Transform::r2c, "forward(real*, complex*)");
-  impl_->forward(in, out);
+  (last_ = impl_.get())->forward(in, out);
 }
 template <class T>
 void Plan<T>::forward(const complex_type* in, complex_type* out) {
   need(*impl_, Transform::c2c, "forward(complex*, complex*)");
-  impl_->forward(in, out);
+  (last_ = impl_.get())->forward(in, out);
 }
 template <class T>
 void Plan<T>::inverse(const complex_type* in, T* out) {
   need(*impl_, Transform::r2c, "inverse(complex*, real*)");
-  impl_->inverse(in, out);
+  (last_ = impl_.get())->inverse(in, out);
 }
 template <class T>
 void Plan<T>::inverse(const complex_type* in, complex_type* out) {
   need(*impl_, Transform::c2c, "inverse(complex*, complex*)");
-  impl_->inverse(in, out);
+  (last_ = impl_.get())->inverse(in, out);
+}
+
+template <class T>
+void Plan<T>::forward(int batch, const T* in, complex_type* out) {
+  need(*impl_, Transform::r2c, "forward(batch, real*, complex*)");
+  (last_ = &batched(batch))->forward(in, out);
+}
+template <class T>
+void Plan<T>::forward(int batch, const complex_type* in, complex_type* out) {
+  need(*impl_, Transform::c2c, "forward(batch, complex*, complex*)");
+  (last_ = &batched(batch))->forward(in, out);
+}
+template <class T>
+void Plan<T>::inverse(int batch, const complex_type* in, T* out) {
+  need(*impl_, Transform::r2c, "inverse(batch, complex*, real*)");
+  (last_ = &batched(batch))->inverse(in, out);
+}
+template <class T>
+void Plan<T>::inverse(int batch, const complex_type* in, complex_type* out) {
+  need(*impl_, Transform::c2c, "inverse(batch, complex*, complex*)");
+  (last_ = &batched(batch))->inverse(in, out);
 }
 
 template <class T>
@@ -64,15 +106,15 @@ const Layout& Plan<T>::output_layout() const {
 }
 template <class T>
 std::int64_t Plan<T>::input_count() const {
-  return impl_->path().input.box.count();
+  return impl_->path().input.alloc_count();
 }
 template <class T>
 std::int64_t Plan<T>::output_count() const {
-  return impl_->path().output.box.count();
+  return impl_->path().output.alloc_count();
 }
 template <class T>
 const std::vector<StageTiming>& Plan<T>::timings() const {
-  return impl_->timings();
+  return (last_ ? last_ : impl_.get())->timings();
 }
 template <class T>
 std::string Plan<T>::describe() const {

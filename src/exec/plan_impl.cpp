@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "exec/gather.hpp"
 #include "util/check.hpp"
 
 namespace dfft {
@@ -10,7 +11,7 @@ namespace dfft {
 using namespace detail;
 
 PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
-                   bool is_double)
+                   bool is_double, const Layout* user_in, const Layout* user_out)
     : shape_(shape), opt_(opt), is_double_(is_double) {
   DFFT_MPI(MPI_Comm_dup(comm, &comm_));
   // Errors on our communicators come back as codes (and then as dfft::Error), not aborts.
@@ -21,7 +22,12 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     check_same_everywhere(shape);
     auto grid = choose_grid(opt.decomposition, opt.grid, size_, static_cast<int>(shape.size()));
     auto coords = grid_coords(grid, rank_);
-    path_ = make_path(shape, opt_, grid, coords);
+    UserLayouts user;
+    if (user_in && user_out) {
+      user.in = allgather_layout(*user_in, static_cast<int>(shape.size()));
+      user.out = allgather_layout(*user_out, static_cast<int>(shape.size()));
+    }
+    path_ = make_path(shape, opt_, grid, rank_, user);
     for (std::size_t g = 0; g < grid.size(); ++g) {
       // Members of sub-communicator g share every coordinate but g; their index is coords[g].
       auto c = coords;
@@ -91,13 +97,29 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   }
 }
 
+std::vector<Layout> PlanImpl::allgather_layout(const Layout& l, int d) const {
+  return detail::allgather_layouts(comm_, l, d);
+}
+
 void PlanImpl::build_steps() {
   const std::size_t nsteps = path_.steps.size();
-  const std::size_t cplx = is_double_ ? 16 : 8;
-  std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(1, path_.max_elems)) * cplx;
-  a_ = Buffer(*dev_, bytes);
-  b_ = Buffer(*dev_, bytes);
-  const std::size_t nx = nsteps / 2;
+  const std::size_t cplx = is_double_ ? 16 : 8, real = cplx / 2;
+  // Workspace: the largest local array any step reads or writes (padding included).
+  std::int64_t bytes = 1;
+  for (const Step& st : path_.steps) {
+    if (st.kind == Step::Kind::fft) {
+      bytes = std::max(bytes, st.fft.in.alloc_count() * static_cast<std::int64_t>(st.fft.r2c ? real : cplx));
+      bytes = std::max(bytes, st.fft.out.alloc_count() * static_cast<std::int64_t>(cplx));
+    } else {
+      const auto e = static_cast<std::int64_t>(st.exchange.real ? real : cplx);
+      bytes = std::max({bytes, st.exchange.src[st.exchange.me].alloc_count() * e,
+                        st.exchange.dst[st.exchange.me].alloc_count() * e});
+    }
+  }
+  a_ = Buffer(*dev_, static_cast<std::size_t>(bytes));
+  b_ = Buffer(*dev_, static_cast<std::size_t>(bytes));
+  std::size_t nx = 0;
+  for (const Step& st : path_.steps) nx += st.kind == Step::Kind::exchange && st.exchange.grid_dim >= 0;
   if (opt_.methods.size() != 1 && opt_.methods.size() != nx)
     fail("give one method or one per exchange (", nx, " for ", to_string(opt_.decomposition),
          " on grid of ", path_.grid.size(), " dims), got ", opt_.methods.size());
@@ -125,19 +147,22 @@ void PlanImpl::build_steps() {
       for (std::size_t i = 0; i < d.axes.size(); ++i) name << (i ? "," : "") << d.axes[i];
       name << ")";
     } else {
-      ex.method = opt_.methods.size() == 1 ? opt_.methods[0] : opt_.methods[xi];
-      ++xi;
+      // Reshapes to/from user boxes use the first exchange's method.
+      const bool reshape = st.exchange.grid_dim < 0;
+      ex.method = opt_.methods.size() == 1 || reshape ? opt_.methods[0] : opt_.methods[xi];
+      xi += !reshape;
       ExchangeSpec s;
       s.src = st.exchange.src;
       s.dst = st.exchange.dst;
       s.me = st.exchange.me;
-      s.elem = cplx;
+      s.elem = st.exchange.real ? real : cplx;
       s.max_message_bytes = opt_.max_message_bytes;
-      MPI_Comm c = sub_[st.exchange.grid_dim];
+      MPI_Comm c = reshape ? comm_ : sub_[st.exchange.grid_dim];
       ex.fwd_x = make_transport(ex.method, c, s, *dev_);
       std::swap(s.src, s.dst);
       ex.inv_x = make_transport(ex.method, c, s, *dev_);
-      name << "exchange" << st.exchange.grid_dim << "[" << to_string(ex.method) << "]";
+      if (reshape) name << "reshape[" << to_string(ex.method) << "]";
+      else name << "exchange" << st.exchange.grid_dim << "[" << to_string(ex.method) << "]";
     }
     names_[k] = name.str();
   }
@@ -189,7 +214,7 @@ void PlanImpl::inverse(const void* in, void* out) {
   if (opt_.normalize) {
     double total = 1;
     for (auto s : shape_) total *= static_cast<double>(s);
-    std::int64_t reals = path_.input.box.count() * (opt_.transform == Transform::r2c ? 1 : 2);
+    std::int64_t reals = path_.input.alloc_count() * (opt_.transform == Transform::r2c ? 1 : 2);
     double t0 = MPI_Wtime();
     dev_->scale(out, reals, 1.0 / total, is_double_);
     dev_->synchronize();
@@ -202,8 +227,9 @@ std::vector<std::int64_t> PlanImpl::exchange_bytes() const {
   std::vector<std::int64_t> v;
   for (const auto& st : path_.steps)
     if (st.kind == Step::Kind::exchange) {
+      const std::size_t cplx = is_double_ ? 16 : 8;
       ExchangeSpec s{st.exchange.src, st.exchange.dst, st.exchange.me,
-                     static_cast<std::size_t>(is_double_ ? 16 : 8), opt_.max_message_bytes};
+                     st.exchange.real ? cplx / 2 : cplx, opt_.max_message_bytes};
       v.push_back(Blocks(s).sent_bytes());
     }
   return v;

@@ -16,8 +16,9 @@ namespace dfft {
 
 class PlanImpl {
  public:
+  /// user_in/user_out: this rank's layouts from the box API (both or neither).
   PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
-           bool is_double);
+           bool is_double, const Layout* user_in = nullptr, const Layout* user_out = nullptr);
   ~PlanImpl();
   PlanImpl(const PlanImpl&) = delete;
   PlanImpl& operator=(const PlanImpl&) = delete;
@@ -41,6 +42,7 @@ class PlanImpl {
     std::unique_ptr<detail::Transport> fwd_x, inv_x;
     Method method = Method::a2a_sync;
   };
+  std::vector<Layout> allgather_layout(const Layout& l, int d) const;
   void check_same_everywhere(const std::vector<std::int64_t>& shape) const;
   void build_steps();
   void* buffer_after(std::size_t k, std::size_t nsteps, void* out);

@@ -29,9 +29,16 @@ std::vector<std::int64_t> Layout::strides() const {
   std::int64_t st = 1;
   for (int k = static_cast<int>(order.size()) - 1; k >= 0; --k) {
     s[order[k]] = st;
-    st *= box.extent(order[k]);
+    st *= alloc_extent(order[k]);
   }
   return s;
+}
+
+std::int64_t Layout::alloc_count() const {
+  if (box.empty()) return 0;
+  std::int64_t c = 1;
+  for (int a = 0; a < box.dims(); ++a) c *= alloc_extent(a);
+  return c;
 }
 
 std::int64_t Layout::offset_of(const std::vector<std::int64_t>& idx) const {
@@ -106,7 +113,7 @@ bool is_contiguous(const Box& sub, const Layout& layout) {
   if (sub.empty()) return true;
   int k = static_cast<int>(layout.order.size()) - 1;
   // Fastest axes that the block covers completely.
-  while (k >= 0 && sub.extent(layout.order[k]) == layout.box.extent(layout.order[k])) --k;
+  while (k >= 0 && sub.extent(layout.order[k]) == layout.alloc_extent(layout.order[k])) --k;
   // One partial axis is allowed; every slower one must be a single index.
   for (--k; k >= 0; --k)
     if (sub.extent(layout.order[k]) != 1) return false;

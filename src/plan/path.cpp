@@ -93,65 +93,177 @@ std::vector<int> choose_grid(Decomposition dec, const std::vector<int>& requeste
   return requested;
 }
 
+namespace {
+
+Layout with_batch(const Layout& l, std::int64_t b) {
+  Layout r;
+  r.box.lo = l.box.lo;
+  r.box.hi = l.box.hi;
+  r.box.lo.insert(r.box.lo.begin(), 0);
+  r.box.hi.insert(r.box.hi.begin(), b);
+  r.order.push_back(0);
+  for (int a : l.order) r.order.push_back(a + 1);
+  if (!l.padded.empty()) {
+    r.padded = l.padded;
+    r.padded.insert(r.padded.begin(), b);
+  }
+  return r;
+}
+
+bool same_layout(const Layout& a, const Layout& b) {
+  if (a.box.empty() && b.box.empty()) return true;
+  return a.box == b.box && a.order == b.order && a.strides() == b.strides();
+}
+
+}  // namespace
+
+void check_tiling(const std::vector<Layout>& ls, const std::vector<std::int64_t>& shape,
+                  const char* what) {
+  const int d = static_cast<int>(shape.size());
+  double total = 1, sum = 0;
+  for (auto n : shape) total *= static_cast<double>(n);
+  for (std::size_t r = 0; r < ls.size(); ++r) {
+    const Layout& l = ls[r];
+    if (l.box.dims() != d || static_cast<int>(l.box.hi.size()) != d ||
+        static_cast<int>(l.order.size()) != d)
+      fail(what, " layout of rank ", r, " has the wrong number of dimensions (want ", d, ")");
+    auto sorted = l.order;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != natural_order(d))
+      fail(what, " layout of rank ", r, ": order must be a permutation of 0..", d - 1);
+    for (int a = 0; a < d; ++a) {
+      if (l.box.lo[a] < 0 || l.box.hi[a] > shape[a] || l.box.lo[a] > l.box.hi[a])
+        fail(what, " box of rank ", r, " leaves the global array on axis ", a, " ([", l.box.lo[a],
+             ", ", l.box.hi[a], ") not inside [0, ", shape[a], "))");
+      if (!l.padded.empty() && (static_cast<int>(l.padded.size()) != d || l.padded[a] < l.box.extent(a)))
+        fail(what, " layout of rank ", r, ": padded extents must be >= the box extents");
+    }
+    sum += static_cast<double>(l.box.count());
+    for (std::size_t q = 0; q < r; ++q)
+      if (!intersect(l.box, ls[q].box).empty())
+        fail(what, " boxes of ranks ", q, " and ", r, " overlap");
+  }
+  if (sum != total)
+    fail(what, " boxes cover ", sum, " of the ", total, " elements of the global array");
+}
+
 Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
-               const std::vector<int>& grid, const std::vector<int>& coords) {
+               const std::vector<int>& grid, int rank, const UserLayouts& user) {
   const int d = static_cast<int>(shape.size());
   if (d < 2) fail("arrays need at least 2 dimensions, got ", d);
   for (auto n : shape)
     if (n < 1) fail("every size must be at least 1, got ", n);
+  if (opt.batch < 1) fail("batch must be at least 1, got ", opt.batch);
   Recipe rec = recipe_for(opt.decomposition, d, static_cast<int>(grid.size()));
-  const auto real = shape;
-  const auto spec = spectral_shape(shape, opt.transform);
+  // A batch is one more axis in front: never split, never transformed, slowest in memory.
+  const int o = opt.batch > 1 ? 1 : 0;
+  for (auto& dist : rec.dists)
+    for (auto& a : dist) a += o;
+  for (auto& ax : rec.axes)
+    for (auto& a : ax) a += o;
+  auto real = shape;
+  auto spec = spectral_shape(shape, opt.transform);
+  if (o) {
+    real.insert(real.begin(), opt.batch);
+    spec.insert(spec.begin(), opt.batch);
+  }
+  const int D = d + o;
   const bool r2c = opt.transform == Transform::r2c;
+  int nranks = 1;
+  for (int g : grid) nranks *= g;
 
   for (std::size_t i = 0; i < rec.dists.size(); ++i)
     for (std::size_t g = 0; g < grid.size(); ++g) {
       int ax = rec.dists[i][g];
       auto n = (i == 0 ? real : spec)[ax];
       if (n < grid[g])
-        fail("axis ", ax, " has ", n, " elements", (i > 0 && r2c && ax == d - 1 ? " (n/2+1)" : ""),
+        fail("axis ", ax - o, " has ", n, " elements", (i > 0 && r2c && ax == D - 1 ? " (n/2+1)" : ""),
              " but ", to_string(opt.decomposition), " splits it over ", grid[g],
              " ranks; use fewer ranks on that grid dimension or another decomposition");
     }
 
   Path p;
   p.grid = grid;
-  p.coords = coords;
+  p.coords = grid_coords(grid, rank);
   p.distributions = rec.dists;
-  const auto nat = natural_order(d);
+  const auto nat = natural_order(D);
   const std::size_t n = rec.dists.size();
   std::vector<std::vector<int>> out_order(n, nat);
   if (opt.variant == Variant::Realigned)
     for (std::size_t i = 0; i + 1 < n; ++i)
       for (std::size_t g = 0; g < grid.size(); ++g)
         if (rec.dists[i][g] != rec.dists[i + 1][g])
-          out_order[i] = realigned_order(d, rec.dists[i + 1][g]);
+          out_order[i] = realigned_order(D, rec.dists[i + 1][g]);
+  // This decomposition's input layout of any rank (padded for in-place r2c).
+  auto input_of = [&](const std::vector<int>& c) {
+    Layout l{box_of(r2c ? real : spec, rec.dists[0], grid, c), nat, {}};
+    if (r2c && opt.in_place) {
+      for (int a = 0; a < D; ++a) l.padded.push_back(l.box.extent(a));
+      l.padded[D - 1] = 2 * (shape.back() / 2 + 1);
+    }
+    return l;
+  };
+  auto output_of = [&](const std::vector<int>& c) {
+    return Layout{box_of(spec, rec.dists[n - 1], grid, c), out_order[n - 1], {}};
+  };
 
   for (std::size_t i = 0; i < n; ++i) {
     Step f{Step::Kind::fft, {}, {}};
     f.fft.axes = rec.axes[i];
     f.fft.r2c = r2c && i == 0;
-    f.fft.in = {box_of(f.fft.r2c ? real : spec, rec.dists[i], grid, coords), nat};
-    f.fft.out = {box_of(spec, rec.dists[i], grid, coords), out_order[i]};
-    p.max_elems = std::max({p.max_elems, f.fft.out.box.count(),
-                            f.fft.r2c ? (f.fft.in.box.count() + 1) / 2 : f.fft.in.box.count()});
+    f.fft.in = i == 0 ? input_of(p.coords)
+                      : Layout{box_of(spec, rec.dists[i], grid, p.coords), nat, {}};
+    f.fft.out = {box_of(spec, rec.dists[i], grid, p.coords), out_order[i], {}};
     p.steps.push_back(f);
     if (i + 1 == n) break;
     Step e{Step::Kind::exchange, {}, {}};
     int gd = 0;
     while (rec.dists[i][gd] == rec.dists[i + 1][gd]) ++gd;
     e.exchange.grid_dim = gd;
-    e.exchange.me = coords[gd];
+    e.exchange.me = p.coords[gd];
     for (int k = 0; k < grid[gd]; ++k) {
-      auto c = coords;
+      auto c = p.coords;
       c[gd] = k;
-      e.exchange.src.push_back({box_of(spec, rec.dists[i], grid, c), out_order[i]});
-      e.exchange.dst.push_back({box_of(spec, rec.dists[i + 1], grid, c), nat});
+      e.exchange.src.push_back({box_of(spec, rec.dists[i], grid, c), out_order[i], {}});
+      e.exchange.dst.push_back({box_of(spec, rec.dists[i + 1], grid, c), nat, {}});
     }
     p.steps.push_back(e);
   }
   p.input = p.steps.front().fft.in;
   p.output = p.steps.back().fft.out;
+
+  // Reshapes from/to the user's boxes, over the whole communicator, only where they differ.
+  auto reshape = [&](const std::vector<Layout>& from, const std::vector<Layout>& to, bool real_elems) {
+    Step e{Step::Kind::exchange, {}, {}};
+    e.exchange.grid_dim = -1;
+    e.exchange.real = real_elems;
+    e.exchange.me = rank;
+    e.exchange.src = from;
+    e.exchange.dst = to;
+    return e;
+  };
+  auto differs = [](const std::vector<Layout>& a, const std::vector<Layout>& b) {
+    for (std::size_t r = 0; r < a.size(); ++r)
+      if (!same_layout(a[r], b[r])) return true;
+    return false;
+  };
+  if (!user.in.empty() || !user.out.empty()) {
+    if (static_cast<int>(user.in.size()) != nranks || static_cast<int>(user.out.size()) != nranks)
+      fail("give an input and an output layout for every one of the ", nranks, " ranks");
+    check_tiling(user.in, shape, "input");
+    check_tiling(user.out, spectral_shape(shape, opt.transform), "output");
+    std::vector<Layout> uin, uout, pin, pout;
+    for (int r = 0; r < nranks; ++r) {
+      uin.push_back(o ? with_batch(user.in[r], opt.batch) : user.in[r]);
+      uout.push_back(o ? with_batch(user.out[r], opt.batch) : user.out[r]);
+      pin.push_back(input_of(grid_coords(grid, r)));
+      pout.push_back(output_of(grid_coords(grid, r)));
+    }
+    if (differs(uin, pin)) p.steps.insert(p.steps.begin(), reshape(uin, pin, r2c));
+    if (differs(pout, uout)) p.steps.push_back(reshape(pout, uout, false));
+    p.input = uin[rank];
+    p.output = uout[rank];
+  }
   return p;
 }
 
@@ -178,7 +290,8 @@ std::string describe(const Path& p) {
         pack |= !is_contiguous(sb, e.src[e.me]);
         unpack |= !same_image(rb, e.src[k].order, e.dst[e.me]);
       }
-      s << "exchange over grid dim " << e.grid_dim << " (" << e.src.size() << " ranks) "
+      s << (e.grid_dim < 0 ? std::string("reshape over all") : "exchange over grid dim " + std::to_string(e.grid_dim))
+        << " (" << e.src.size() << " ranks) "
         << lay(e.src[e.me]) << " -> " << lay(e.dst[e.me]) << (pack ? " pack" : " no-pack")
         << (unpack ? " unpack" : " no-unpack") << "\n";
     }

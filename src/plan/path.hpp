@@ -24,7 +24,9 @@ struct FftStep {
 };
 
 struct ExchangeStep {
-  int grid_dim = 0;               // sub-communicator: ranks that differ only in this coordinate
+  int grid_dim = 0;               // sub-communicator: ranks that differ only in this coordinate;
+                                  // -1: the whole communicator (a reshape from/to user boxes)
+  bool real = false;              // moves real elements (reshape of an r2c plan's input)
   std::vector<Layout> src, dst;   // per member of the sub-communicator (index = coordinate)
   int me = 0;                     // this rank's index in the sub-communicator
 };
@@ -40,7 +42,6 @@ struct Path {
   std::vector<Distribution> distributions;  // one per FFT step
   std::vector<Step> steps;
   Layout input, output;
-  std::int64_t max_elems = 0;  // largest complex element count of any layout on this rank
 };
 
 /// Shape on the spectral side: last axis n/2+1 for r2c.
@@ -50,9 +51,20 @@ std::vector<std::int64_t> spectral_shape(const std::vector<std::int64_t>& shape,
 std::vector<int> choose_grid(Decomposition d, const std::vector<int>& requested, int ranks,
                              int dims);
 
-/// Build the path for this rank. Throws dfft::Error for sizes the grid cannot split.
+/// Layouts the user asked for, one per rank of the communicator (d-dimensional, without the
+/// batch axis); empty: the decomposition's own.
+struct UserLayouts {
+  std::vector<Layout> in, out;
+};
+
+/// Build the path for this rank (`rank` of the communicator; grid coordinates follow from it).
+/// Throws dfft::Error for sizes the grid cannot split and for user boxes that do not tile.
 Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
-               const std::vector<int>& grid, const std::vector<int>& coords);
+               const std::vector<int>& grid, int rank, const UserLayouts& user = {});
+
+/// Checks that the boxes tile `shape` exactly (disjoint, covering); throws naming `what`.
+void check_tiling(const std::vector<Layout>& layouts, const std::vector<std::int64_t>& shape,
+                  const char* what);
 
 /// Text description (for --verbose and docs).
 std::string describe(const Path& p);

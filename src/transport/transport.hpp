@@ -43,7 +43,7 @@ struct Blocks {
   bool any_pack = false, any_unpack = false;
   std::int64_t sent_bytes() const;  // to other ranks
   /// Layout of a packed block: the block itself in the sender's memory order.
-  Layout wire_layout(int sender, const Box& b) const { return {b, spec.src[sender].order}; }
+  Layout wire_layout(int sender, const Box& b) const { return {b, spec.src[sender].order, {}}; }
   ExchangeSpec spec;
 };
 

@@ -120,7 +120,7 @@ class FftwLocal final : public LocalFft {
   }
   std::string describe() const {
     std::string s = "fft of rank " + std::to_string(dims_.size()) + " (n =";
-    for (auto& d : dims_) s += " " + std::to_string(d.n);
+    for (auto& d : dims_) (s += ' ') += std::to_string(d.n);
     return s + ")";
   }
 

@@ -1,0 +1,88 @@
+#include "dfft/reshape.hpp"
+
+#include <algorithm>
+
+#include "exec/gather.hpp"
+#include "plan/path.hpp"
+#include "transport/transport.hpp"
+#include "util/check.hpp"
+
+namespace dfft {
+
+using namespace detail;
+
+class ReshapeImpl {
+ public:
+  ReshapeImpl(MPI_Comm comm, const Layout& in, const Layout& out, Method m, std::int64_t limit,
+              std::size_t elem)
+      : dev_(make_cpu_device()) {
+    DFFT_MPI(MPI_Comm_dup(comm, &comm_));
+    DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+    try {
+      int d = in.box.dims(), dmin = 0, dmax = 0;
+      DFFT_MPI(MPI_Allreduce(&d, &dmin, 1, MPI_INT, MPI_MIN, comm_));
+      DFFT_MPI(MPI_Allreduce(&d, &dmax, 1, MPI_INT, MPI_MAX, comm_));
+      if (dmin != dmax || dmin < 1) fail("ranks disagree on the number of dimensions of the boxes");
+      ExchangeSpec s;
+      s.src = allgather_layouts(comm_, in, d);
+      s.dst = allgather_layouts(comm_, out, d);
+      DFFT_MPI(MPI_Comm_rank(comm_, &s.me));
+      // The global shape is the extent of the union of the input boxes.
+      std::vector<std::int64_t> shape(d, 0);
+      for (const auto& l : s.src)
+        if (!l.box.empty())
+          for (int a = 0; a < d; ++a) shape[a] = std::max(shape[a], l.box.hi[a]);
+      check_tiling(s.src, shape, "reshape input");
+      check_tiling(s.dst, shape, "reshape output");
+      s.elem = elem;
+      s.max_message_bytes = limit;
+      t_.name = "reshape[" + to_string(m) + "]";
+      x_ = make_transport(m, comm_, s, *dev_);
+    } catch (...) {
+      MPI_Comm_free(&comm_);
+      throw;
+    }
+  }
+  ~ReshapeImpl() {
+    x_.reset();
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Comm_free(&comm_);
+  }
+  void execute(const void* in, void* out) {
+    t_ = StageTiming{t_.name};
+    x_->execute(in, out, t_);
+  }
+  const StageTiming& timing() const { return t_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::unique_ptr<Device> dev_;
+  std::unique_ptr<Transport> x_;
+  StageTiming t_;
+};
+
+template <class T>
+Reshape<T>::Reshape(MPI_Comm comm, const Layout& in, const Layout& out, Method m, std::int64_t limit)
+    : impl_(std::make_unique<ReshapeImpl>(comm, in, out, m, limit, sizeof(T))) {}
+template <class T>
+Reshape<T>::~Reshape() = default;
+template <class T>
+Reshape<T>::Reshape(Reshape&&) noexcept = default;
+template <class T>
+Reshape<T>& Reshape<T>::operator=(Reshape&&) noexcept = default;
+template <class T>
+void Reshape<T>::execute(const T* in, T* out) {
+  impl_->execute(in, out);
+}
+template <class T>
+const StageTiming& Reshape<T>::timing() const {
+  return impl_->timing();
+}
+
+template class Reshape<float>;
+template class Reshape<double>;
+template class Reshape<std::complex<float>>;
+template class Reshape<std::complex<double>>;
+
+}  // namespace dfft
