@@ -60,31 +60,57 @@ struct Layout {
 
 enum class Decomposition { slab_2d1d, slab_1d2d, pencil };
 enum class Variant { Default, Realigned };
-enum class Transform { r2c, c2c };  // c2r is the inverse of r2c
+enum class Transform { r2c, c2c, r2r };  // c2r is the inverse of r2c; r2r: real DCT/DST on every axis
+/// Real-to-real kind of one axis (docs/r2r.md). The forward transform uses the type-II
+/// transform (FFTW REDFT10 / RODFT10), the inverse the type-III one (REDFT01 / RODFT01);
+/// both unnormalised: forward then inverse multiplies by 2n per r2r axis.
+enum class R2R { none, dct2, dst2 };
 enum class Effort { estimate, measure };
 enum class Backend { cpu, cuda };
 /// Global redistribution methods. The four CPU methods are always available; the others need
 /// the CUDA backend (and NCCL for `nccl`).
-enum class Method { a2a_sync, a2a_type, p2p_sync, p2p_type, p2p_streams, nccl };
+enum class Method { a2a_sync, a2a_type, p2p_sync, p2p_type, p2p_streams, nccl, onesided };
+/// What exchanged blocks look like on the wire (compressed communication). Local FFTs always
+/// run in working precision. fp32 only narrows double; fp16/bf16 narrow float or double.
+enum class Codec { none, fp32, fp16, bf16 };
+/// Completion of the one-sided transport's epochs.
+enum class OneSidedSync { fence, flush };
+/// CUDA backend, MPI methods: where MPI reads and writes. `host` stages every message through
+/// page-locked host memory; `cuda_aware` hands device pointers to MPI (needs an MPI built with
+/// CUDA support: a plan-time error otherwise); `automatic` uses cuda_aware when the MPI reports
+/// CUDA support at run time, else host. (nccl always moves device memory.)
+enum class Staging { automatic, host, cuda_aware };
 
 std::string to_string(Decomposition);
 std::string to_string(Variant);
 std::string to_string(Transform);
 std::string to_string(Method);
 std::string to_string(Backend);
+std::string to_string(R2R);
+std::string to_string(Codec);
+std::string to_string(OneSidedSync);
+std::string to_string(Staging);
 /// Parse the names used everywhere (CLI, JSON): "slab-2d1d", "slab-1d2d", "pencil",
-/// "default", "realigned", "r2c", "c2c", "a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
-/// "p2p-streams", "nccl", "cpu", "cuda". Unknown names throw dfft::Error listing the allowed ones.
+/// "default", "realigned", "r2c", "c2c", "r2r", "a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
+/// "p2p-streams", "nccl", "cpu", "cuda", "auto", "host", "cuda-aware". Unknown names throw dfft::Error listing the allowed ones.
 Decomposition parse_decomposition(const std::string&);
 Variant parse_variant(const std::string&);
 Transform parse_transform(const std::string&);
 Method parse_method(const std::string&);
 Backend parse_backend(const std::string&);
+R2R parse_r2r(const std::string&);  // "none", "dct2", "dst2"
+Codec parse_codec(const std::string&);
+OneSidedSync parse_onesided_sync(const std::string&);
+Staging parse_staging(const std::string&);
 
 struct Options {
   Decomposition decomposition = Decomposition::slab_2d1d;
   Variant variant = Variant::Default;
   Transform transform = Transform::r2c;
+  /// Per axis (empty: all periodic): R2R::dct2 / R2R::dst2 make that axis a DCT-II / DST-II
+  /// (inverse: type III). With Transform::c2c the other axes stay periodic (complex data); with
+  /// Transform::r2r every axis must have a kind (real data). Not combinable with r2c.
+  std::vector<R2R> r2r;
   /// Process grid: {} picks one automatically; {P} for slabs; {P1, P2} for pencils
   /// (any length up to d-1 for a d-dimensional pencil decomposition).
   std::vector<int> grid;
@@ -94,10 +120,21 @@ struct Options {
   Backend backend = Backend::cpu;
   /// Scale the inverse by 1/N (N = product of the real-space sizes). Off: unnormalised, like FFTW.
   bool normalize = false;
+  /// Wire format of the exchanges (not of reshapes to/from user boxes). `none` is exact.
+  Codec codec = Codec::none;
+  /// If > 0 and codec is none: pick the cheapest codec whose expected relative error stays
+  /// below this (docs/compression.md gives the rule).
+  double tolerance = 0;
+  /// `onesided` method: complete epochs by MPI_Win_fence or by passive-target flush.
+  OneSidedSync onesided_sync = OneSidedSync::fence;
+  /// Pipelining chunks per peer block for `onesided` (encode of chunk k+1 overlaps put of k).
+  int chunks = 4;
   /// Largest MPI message in bytes; larger blocks are split (tests set it small).
   std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
   /// CUDA backend: device to use; -1 = local rank modulo visible devices.
   int device = -1;
+  /// CUDA backend: host staging or CUDA-aware MPI for the MPI methods.
+  Staging staging = Staging::automatic;
   /// Number of independent arrays transformed together (stored one after another); the batch
   /// travels in the same messages. Plan::forward(batch, ...) sets it for you.
   int batch = 1;

@@ -19,6 +19,10 @@ struct FftDesc {
   Layout in, out;         // same box but for the halved axis; any memory orders
   bool is_double = true;
   Effort effort = Effort::estimate;
+  /// Per axis of the layouts (empty: all periodic): DCT/DST axes, type II for `forward`, type
+  /// III for `backward`. `real`: the elements are reals (Transform::r2r), not complex.
+  std::vector<R2R> r2r;
+  bool real = false;
 };
 
 class LocalFft {
@@ -45,6 +49,12 @@ class Device {
   /// local block of an exchange are all this one operation.
   virtual void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl,
                         const Box& box, std::size_t elem_bytes) = 0;
+  /// Compressed exchanges (src/codec/codec.hpp): encode `box` of src (layout sl), visited in
+  /// `wire_order`, into a coded block at dst; decode such a block into dst (layout dl).
+  virtual void encode_box(const void* src, const Layout& sl, const Box& box,
+                          const std::vector<int>& wire_order, void* dst, Codec c, bool is_double);
+  virtual void decode_box(const void* src, const std::vector<int>& wire_order, void* dst,
+                          const Layout& dl, const Box& box, Codec c, bool is_double);
   /// Multiply `count` reals of the given precision by `factor`.
   virtual void scale(void* data, std::int64_t count, double factor, bool is_double) = 0;
   /// Copies between host memory and this device's memory (memcpy on CPU).

@@ -89,6 +89,27 @@ void Plan<T>::inverse(int batch, const complex_type* in, complex_type* out) {
 }
 
 template <class T>
+void Plan<T>::forward(const T* in, T* out) {
+  need(*impl_, Transform::r2r, "forward(real*, real*)");
+  (last_ = impl_.get())->forward(in, out);
+}
+template <class T>
+void Plan<T>::inverse(const T* in, T* out) {
+  need(*impl_, Transform::r2r, "inverse(real*, real*)");
+  (last_ = impl_.get())->inverse(in, out);
+}
+template <class T>
+void Plan<T>::forward(int batch, const T* in, T* out) {
+  need(*impl_, Transform::r2r, "forward(batch, real*, real*)");
+  (last_ = &batched(batch))->forward(in, out);
+}
+template <class T>
+void Plan<T>::inverse(int batch, const T* in, T* out) {
+  need(*impl_, Transform::r2r, "inverse(batch, real*, real*)");
+  (last_ = &batched(batch))->inverse(in, out);
+}
+
+template <class T>
 const std::vector<std::int64_t>& Plan<T>::shape() const {
   return impl_->shape();
 }

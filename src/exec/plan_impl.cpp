@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "codec/codec.hpp"
 #include "exec/gather.hpp"
 #include "util/check.hpp"
 
@@ -77,6 +78,12 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
                  static_cast<int>(opt_.normalize), static_cast<int>(is_double_)})
     mine.push_back(v);
   for (auto g : opt_.grid) mine.push_back(g);
+  // Method values and message limit decide the MPI calls each rank makes; a mismatch deadlocks.
+  for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
+  for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place}})
+    mine.push_back(v);
+  mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));
+  for (auto k : opt_.r2r) mine.push_back(static_cast<int>(k));
   lo.resize(mine.size());
   hi.resize(mine.size());
   const int n = static_cast<int>(mine.size());
@@ -104,12 +111,15 @@ std::vector<Layout> PlanImpl::allgather_layout(const Layout& l, int d) const {
 void PlanImpl::build_steps() {
   const std::size_t nsteps = path_.steps.size();
   const std::size_t cplx = is_double_ ? 16 : 8, real = cplx / 2;
+  const bool reals = opt_.transform == Transform::r2r;
   // Workspace: the largest local array any step reads or writes (padding included).
   std::int64_t bytes = 1;
   for (const Step& st : path_.steps) {
     if (st.kind == Step::Kind::fft) {
-      bytes = std::max(bytes, st.fft.in.alloc_count() * static_cast<std::int64_t>(st.fft.r2c ? real : cplx));
-      bytes = std::max(bytes, st.fft.out.alloc_count() * static_cast<std::int64_t>(cplx));
+      const auto out_elem = static_cast<std::int64_t>(reals ? real : cplx);
+      const auto in_elem = st.fft.r2c ? static_cast<std::int64_t>(real) : out_elem;
+      bytes = std::max(
+          {bytes, st.fft.in.alloc_count() * in_elem, st.fft.out.alloc_count() * out_elem});
     } else {
       const auto e = static_cast<std::int64_t>(st.exchange.real ? real : cplx);
       bytes = std::max({bytes, st.exchange.src[st.exchange.me].alloc_count() * e,
@@ -126,6 +136,11 @@ void PlanImpl::build_steps() {
   exec_.resize(nsteps);
   timings_.resize(nsteps);
   names_.resize(nsteps);
+  codec_ = opt_.codec;
+  if (codec_ == Codec::none && opt_.tolerance > 0)
+    codec_ = codec_for_tolerance(opt_.tolerance, static_cast<int>(nx), is_double_);
+  if (codec_ == Codec::fp32 && !is_double_ && opt_.codec == Codec::fp32)
+    fail("codec fp32 narrows double data; this plan is single precision (use fp16 or bf16)");
   std::size_t xi = 0;
   for (std::size_t k = 0; k < nsteps; ++k) {
     const Step& st = path_.steps[k];
@@ -138,6 +153,8 @@ void PlanImpl::build_steps() {
       d.effort = opt_.effort;
       d.in = st.fft.in;
       d.out = st.fft.out;
+      d.r2r = st.fft.r2r;
+      d.real = reals;
       d.kind = st.fft.r2c ? FftDesc::Kind::r2c : FftDesc::Kind::forward;
       ex.fwd_fft = dev_->make_fft(d, a_.get(), b_.get());
       std::swap(d.in, d.out);
@@ -157,10 +174,14 @@ void PlanImpl::build_steps() {
       s.me = st.exchange.me;
       s.elem = st.exchange.real ? real : cplx;
       s.max_message_bytes = opt_.max_message_bytes;
+      s.staging = opt_.staging;
+      s.is_double = is_double_;
+      s.codec = reshape ? Codec::none : codec_;
       MPI_Comm c = reshape ? comm_ : sub_[st.exchange.grid_dim];
-      ex.fwd_x = make_transport(ex.method, c, s, *dev_);
+      TransportTuning tune{opt_.onesided_sync, opt_.chunks};
+      ex.fwd_x = make_transport(ex.method, c, s, *dev_, tune);
       std::swap(s.src, s.dst);
-      ex.inv_x = make_transport(ex.method, c, s, *dev_);
+      ex.inv_x = make_transport(ex.method, c, s, *dev_, tune);
       if (reshape) name << "reshape[" << to_string(ex.method) << "]";
       else name << "exchange" << st.exchange.grid_dim << "[" << to_string(ex.method) << "]";
     }
@@ -212,9 +233,12 @@ void PlanImpl::inverse(const void* in, void* out) {
     cur = next;
   }
   if (opt_.normalize) {
+    // Each DCT/DST axis scales by 2n (forward type II, inverse type III), a periodic one by n.
     double total = 1;
-    for (auto s : shape_) total *= static_cast<double>(s);
-    std::int64_t reals = path_.input.alloc_count() * (opt_.transform == Transform::r2c ? 1 : 2);
+    for (std::size_t a = 0; a < shape_.size(); ++a)
+      total *= static_cast<double>(shape_[a]) *
+               (!opt_.r2r.empty() && opt_.r2r[a] != R2R::none ? 2.0 : 1.0);
+    std::int64_t reals = path_.input.alloc_count() * (opt_.transform == Transform::c2c ? 2 : 1);
     double t0 = MPI_Wtime();
     dev_->scale(out, reals, 1.0 / total, is_double_);
     dev_->synchronize();
@@ -228,8 +252,13 @@ std::vector<std::int64_t> PlanImpl::exchange_bytes() const {
   for (const auto& st : path_.steps)
     if (st.kind == Step::Kind::exchange) {
       const std::size_t cplx = is_double_ ? 16 : 8;
-      ExchangeSpec s{st.exchange.src, st.exchange.dst, st.exchange.me,
-                     st.exchange.real ? cplx / 2 : cplx, opt_.max_message_bytes};
+      ExchangeSpec s;
+      s.src = st.exchange.src;
+      s.dst = st.exchange.dst;
+      s.me = st.exchange.me;
+      s.elem = st.exchange.real ? cplx / 2 : cplx;
+      s.codec = st.exchange.grid_dim < 0 ? Codec::none : codec_;
+      s.is_double = is_double_;
       v.push_back(Blocks(s).sent_bytes());
     }
   return v;

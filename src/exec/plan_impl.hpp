@@ -33,6 +33,7 @@ class PlanImpl {
   std::vector<std::int64_t> exchange_bytes() const;
   std::string describe() const;
   int device() const { return dev_->ordinal(); }
+  Codec codec() const { return codec_; }
   bool is_double() const { return is_double_; }
   detail::Device& dev() const { return *dev_; }
 
@@ -59,6 +60,7 @@ class PlanImpl {
   std::vector<StepExec> exec_;
   std::vector<StageTiming> timings_;
   std::vector<std::string> names_;
+  Codec codec_ = Codec::none;  // the wire format in use (forced or chosen by tolerance)
 };
 
 }  // namespace dfft

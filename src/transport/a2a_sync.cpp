@@ -4,6 +4,7 @@
 #include <climits>
 #include <vector>
 
+#include "codec/codec.hpp"
 #include "transport/pack_common.hpp"
 #include "util/check.hpp"
 
@@ -14,23 +15,23 @@ namespace {
 class A2aSync final : public Transport {
  public:
   A2aSync(MPI_Comm comm, const ExchangeSpec& s, Device& dev)
-      : comm_(comm), b_(s), dev_(dev), chunk_(chunk_bytes(s)) {
+      : comm_(comm), b_(s), dev_(dev), chunk_(chunk_bytes(b_)) {
     if (b_.any_pack) send_stage_ = Buffer(dev, b_.stage_send_bytes);
     if (b_.any_unpack) recv_stage_ = Buffer(dev, b_.stage_recv_bytes);
-    DFFT_MPI(MPI_Type_contiguous(static_cast<int>(s.elem), MPI_BYTE, &elem_type_));
+    DFFT_MPI(MPI_Type_contiguous(static_cast<int>(b_.unit), MPI_BYTE, &elem_type_));
     DFFT_MPI(MPI_Type_commit(&elem_type_));
     // Rounds: the most chunks any pair of members exchanges (same on every member).
     const int n = b_.size();
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j)
         if (i != j)
-          rounds_ = std::max(rounds_, chunks_of(intersect(s.src[i].box, s.dst[j].box).count() *
-                                                    static_cast<std::int64_t>(s.elem),
+          rounds_ = std::max(rounds_, chunks_of(wire_bytes(s.codec, s.elem,
+                                                           intersect(s.src[i].box, s.dst[j].box).count()),
                                                 chunk_));
     for (int k = 0; k < n; ++k) {
       auto hi = std::max({b_.src_offset[k], b_.dst_offset[k], b_.stage_send_off[k],
-                          b_.stage_recv_off[k]}) / static_cast<std::int64_t>(s.elem);
-      if (hi + chunk_ / static_cast<std::int64_t>(s.elem) > INT_MAX)
+                          b_.stage_recv_off[k]}) / b_.unit;
+      if (hi + chunk_ / b_.unit > INT_MAX)
         fail("a2a-sync addresses at most 2^31 elements per rank (MPI_Alltoallv displacements); "
              "use p2p-sync or p2p-type for this size");
     }
@@ -39,7 +40,7 @@ class A2aSync final : public Transport {
 
   void execute(const void* src, void* dst, StageTiming& t) override {
     const int n = b_.size(), me = b_.spec.me;
-    const auto e = static_cast<std::int64_t>(b_.spec.elem);
+    const auto e = b_.unit;
     if (b_.any_pack) {
       PhaseTimer pt(t.pack);
       for (int k = 0; k < n; ++k)

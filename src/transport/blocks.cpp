@@ -1,3 +1,4 @@
+#include "codec/codec.hpp"
 #include "plan/geometry.hpp"
 #include "transport/transport.hpp"
 #include "util/check.hpp"
@@ -9,13 +10,16 @@ Blocks::Blocks(const ExchangeSpec& s) : spec(s) {
   const auto& mine_src = s.src[s.me];
   const auto& mine_dst = s.dst[s.me];
   const auto e = static_cast<std::int64_t>(s.elem);
+  const bool coded = s.codec != Codec::none;
+  // Coded blocks are multiples of 4 bytes (16-byte header, 4- or 8-byte values).
+  unit = coded ? 4 : e;
   for (int k = 0; k < n; ++k) {
     send.push_back(intersect(mine_src.box, s.dst[k].box));
     recv.push_back(intersect(s.src[k].box, mine_dst.box));
-    send_bytes.push_back(send[k].count() * e);
-    recv_bytes.push_back(recv[k].count() * e);
-    direct_send.push_back(is_contiguous(send[k], mine_src));
-    direct_recv.push_back(same_image(recv[k], s.src[k].order, mine_dst));
+    send_bytes.push_back(wire_bytes(s.codec, s.elem, send[k].count()));
+    recv_bytes.push_back(wire_bytes(s.codec, s.elem, recv[k].count()));
+    direct_send.push_back(!coded && is_contiguous(send[k], mine_src));
+    direct_recv.push_back(!coded && same_image(recv[k], s.src[k].order, mine_dst));
     src_offset.push_back(send[k].empty() ? 0 : mine_src.offset_of(send[k].lo) * e);
     dst_offset.push_back(recv[k].empty() ? 0 : mine_dst.offset_of(recv[k].lo) * e);
     stage_send_off.push_back(stage_send_bytes);
@@ -43,13 +47,18 @@ std::vector<int> ring_peers(int me, int n) {
 }
 
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
-                                          Device& dev) {
+                                          Device& dev, const TransportTuning& tuning) {
+  if (spec.codec != Codec::none && (m == Method::a2a_type || m == Method::p2p_type))
+    fail("codec ", to_string(spec.codec), " needs a method that packs (a2a-sync, p2p-sync, ",
+         "onesided, nccl); ", to_string(m), " sends in place with MPI datatypes");
+  if (m == Method::onesided) return make_onesided(comm, spec, dev, tuning.onesided_sync, tuning.chunks);
   if (dev.on_device()) return make_device_transport(m, comm, spec, dev);
   switch (m) {
     case Method::a2a_sync: return make_a2a_sync(comm, spec, dev);
     case Method::a2a_type: return make_a2a_type(comm, spec, dev);
     case Method::p2p_sync: return make_p2p_sync(comm, spec, dev);
     case Method::p2p_type: return make_p2p_type(comm, spec, dev);
+    case Method::onesided: break;
     case Method::p2p_streams:
     case Method::nccl:
       fail("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",

@@ -12,7 +12,7 @@ namespace {
 class P2pSync final : public Transport {
  public:
   P2pSync(MPI_Comm comm, const ExchangeSpec& s, Device& dev)
-      : comm_(comm), b_(s), dev_(dev), chunk_(chunk_bytes(s)) {
+      : comm_(comm), b_(s), dev_(dev), chunk_(chunk_bytes(b_)) {
     if (b_.any_pack) send_stage_ = Buffer(dev, b_.stage_send_bytes);
     if (b_.any_unpack) recv_stage_ = Buffer(dev, b_.stage_recv_bytes);
   }

@@ -21,9 +21,8 @@ class PhaseTimer {
 };
 
 /// Messages above the limit go as consecutive chunks of `chunk_bytes` (a multiple of elem).
-inline std::int64_t chunk_bytes(const ExchangeSpec& s) {
-  auto e = static_cast<std::int64_t>(s.elem);
-  return std::max<std::int64_t>(e, (s.max_message_bytes / e) * e);
+inline std::int64_t chunk_bytes(const Blocks& b) {
+  return std::max<std::int64_t>(b.unit, (b.spec.max_message_bytes / b.unit) * b.unit);
 }
 inline std::int64_t chunks_of(std::int64_t bytes, std::int64_t chunk) {
   return bytes == 0 ? 0 : (bytes + chunk - 1) / chunk;
@@ -39,14 +38,20 @@ inline void copy_self(Device& dev, const Blocks& b, const void* src, void* dst) 
 inline void pack_block(Device& dev, const Blocks& b, int k, const void* src, void* stage) {
   const auto& s = b.spec;
   auto* out = static_cast<char*>(stage) + b.stage_send_off[k];
-  dev.copy_box(src, s.src[s.me], out, b.wire_layout(s.me, b.send[k]), b.send[k], s.elem);
+  if (s.codec != Codec::none)
+    dev.encode_box(src, s.src[s.me], b.send[k], s.src[s.me].order, out, s.codec, s.is_double);
+  else
+    dev.copy_box(src, s.src[s.me], out, b.wire_layout(s.me, b.send[k]), b.send[k], s.elem);
 }
 
 /// Unpack the block from peer k out of `stage` into dst.
 inline void unpack_block(Device& dev, const Blocks& b, int k, const void* stage, void* dst) {
   const auto& s = b.spec;
   const auto* in = static_cast<const char*>(stage) + b.stage_recv_off[k];
-  dev.copy_box(in, b.wire_layout(k, b.recv[k]), dst, s.dst[s.me], b.recv[k], s.elem);
+  if (s.codec != Codec::none)
+    dev.decode_box(in, s.src[k].order, dst, s.dst[s.me], b.recv[k], s.codec, s.is_double);
+  else
+    dev.copy_box(in, b.wire_layout(k, b.recv[k]), dst, s.dst[s.me], b.recv[k], s.elem);
 }
 
 }  // namespace dfft::detail

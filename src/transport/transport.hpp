@@ -20,7 +20,10 @@ struct ExchangeSpec {
   std::vector<Layout> src, dst;  // per member of the communicator
   int me = 0;
   std::size_t elem = 16;  // bytes per element
+  Codec codec = Codec::none;  // wire format; not none: every block is packed and unpacked
+  bool is_double = true;      // working precision (for the codec)
   std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
+  Staging staging = Staging::automatic;  // device transports: host-staged or CUDA-aware MPI
 };
 
 class Transport {
@@ -35,12 +38,13 @@ struct Blocks {
   explicit Blocks(const ExchangeSpec& s);
   int size() const { return static_cast<int>(send.size()); }
   std::vector<Box> send, recv;               // send[k]: what I send to k; recv[k]: from k
-  std::vector<std::int64_t> send_bytes, recv_bytes;
+  std::vector<std::int64_t> send_bytes, recv_bytes;  // on the wire (coded size with a codec)
   std::vector<bool> direct_send, direct_recv;  // no pack / no unpack needed for this peer
   std::vector<std::int64_t> src_offset, dst_offset;      // bytes, block start in src/dst
   std::vector<std::int64_t> stage_send_off, stage_recv_off;  // bytes, in staging buffers
   std::int64_t stage_send_bytes = 0, stage_recv_bytes = 0;
   bool any_pack = false, any_unpack = false;
+  std::int64_t unit = 16;  // every size and offset above is a multiple of this many bytes
   std::int64_t sent_bytes() const;  // to other ranks
   /// Layout of a packed block: the block itself in the sender's memory order.
   Layout wire_layout(int sender, const Box& b) const { return {b, spec.src[sender].order, {}}; }
@@ -50,13 +54,18 @@ struct Blocks {
 /// Peers in ring order: me+1, me+2, ... (each step pairs distinct senders and receivers).
 std::vector<int> ring_peers(int me, int n);
 
+struct TransportTuning {
+  OneSidedSync onesided_sync = OneSidedSync::fence;
+  int chunks = 4;
+};
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
-                                          Device& dev);
+                                          Device& dev, const TransportTuning& tuning = {});
 
 std::unique_ptr<Transport> make_a2a_sync(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_a2a_type(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_p2p_sync(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_p2p_type(MPI_Comm, const ExchangeSpec&, Device&);
+std::unique_ptr<Transport> make_onesided(MPI_Comm, const ExchangeSpec&, Device&, OneSidedSync, int chunks);
 /// Transports of the CUDA backend (src/backend/cuda); throw when it is not built.
 std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                                  Device& dev);

@@ -15,14 +15,23 @@ constexpr Table<Decomposition, 3> kDecomp{{{Decomposition::slab_2d1d, "slab-2d1d
                                            {Decomposition::slab_1d2d, "slab-1d2d"},
                                            {Decomposition::pencil, "pencil"}}};
 constexpr Table<Variant, 2> kVariant{{{Variant::Default, "default"}, {Variant::Realigned, "realigned"}}};
-constexpr Table<Transform, 2> kTransform{{{Transform::r2c, "r2c"}, {Transform::c2c, "c2c"}}};
-constexpr Table<Method, 6> kMethod{{{Method::a2a_sync, "a2a-sync"},
+constexpr Table<Transform, 3> kTransform{
+    {{Transform::r2c, "r2c"}, {Transform::c2c, "c2c"}, {Transform::r2r, "r2r"}}};
+constexpr Table<R2R, 3> kR2R{{{R2R::none, "none"}, {R2R::dct2, "dct2"}, {R2R::dst2, "dst2"}}};
+constexpr Table<Method, 7> kMethod{{{Method::a2a_sync, "a2a-sync"},
                                     {Method::a2a_type, "a2a-type"},
                                     {Method::p2p_sync, "p2p-sync"},
                                     {Method::p2p_type, "p2p-type"},
                                     {Method::p2p_streams, "p2p-streams"},
-                                    {Method::nccl, "nccl"}}};
+                                    {Method::nccl, "nccl"},
+                                    {Method::onesided, "onesided"}}};
+constexpr Table<Codec, 4> kCodec{{{Codec::none, "none"}, {Codec::fp32, "fp32"},
+                                  {Codec::fp16, "fp16"}, {Codec::bf16, "bf16"}}};
+constexpr Table<OneSidedSync, 2> kSync{{{OneSidedSync::fence, "fence"}, {OneSidedSync::flush, "flush"}}};
 constexpr Table<Backend, 2> kBackend{{{Backend::cpu, "cpu"}, {Backend::cuda, "cuda"}}};
+constexpr Table<Staging, 3> kStaging{{{Staging::automatic, "auto"},
+                                      {Staging::host, "host"},
+                                      {Staging::cuda_aware, "cuda-aware"}}};
 
 template <class E, std::size_t N>
 std::string name_of(const Table<E, N>& t, E e) {
@@ -48,10 +57,18 @@ std::string to_string(Variant e) { return name_of(kVariant, e); }
 std::string to_string(Transform e) { return name_of(kTransform, e); }
 std::string to_string(Method e) { return name_of(kMethod, e); }
 std::string to_string(Backend e) { return name_of(kBackend, e); }
+std::string to_string(R2R e) { return name_of(kR2R, e); }
+std::string to_string(Codec e) { return name_of(kCodec, e); }
+std::string to_string(OneSidedSync e) { return name_of(kSync, e); }
+std::string to_string(Staging e) { return name_of(kStaging, e); }
 Decomposition parse_decomposition(const std::string& s) { return parse(kDecomp, s, "decomposition"); }
 Variant parse_variant(const std::string& s) { return parse(kVariant, s, "variant"); }
 Transform parse_transform(const std::string& s) { return parse(kTransform, s, "transform"); }
 Method parse_method(const std::string& s) { return parse(kMethod, s, "method"); }
 Backend parse_backend(const std::string& s) { return parse(kBackend, s, "backend"); }
+R2R parse_r2r(const std::string& s) { return parse(kR2R, s, "r2r kind"); }
+Codec parse_codec(const std::string& s) { return parse(kCodec, s, "codec"); }
+OneSidedSync parse_onesided_sync(const std::string& s) { return parse(kSync, s, "one-sided sync"); }
+Staging parse_staging(const std::string& s) { return parse(kStaging, s, "staging"); }
 
 }  // namespace dfft

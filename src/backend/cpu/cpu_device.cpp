@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backend/cpu/copy_box.hpp"
+#include "codec/codec.hpp"
 #include "backend/device.hpp"
 #include "util/check.hpp"
 
@@ -37,6 +38,11 @@ struct Fftw<double> {
   }
   static void destroy(plan p) { fftw_destroy_plan(p); }
   static int alignment(void* p) { return fftw_alignment_of((double*)p); }
+  static plan r2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* h, void* i, void* o,
+                  const fftw_r2r_kind* k, unsigned f) {
+    return fftw_plan_guru64_r2r(r, d, hr, h, (double*)i, (double*)o, k, f);
+  }
+  static void exec_r2r(plan p, void* i, void* o) { fftw_execute_r2r(p, (double*)i, (double*)o); }
 };
 template <>
 struct Fftw<float> {
@@ -61,6 +67,11 @@ struct Fftw<float> {
   }
   static void destroy(plan p) { fftwf_destroy_plan(p); }
   static int alignment(void* p) { return fftwf_alignment_of((float*)p); }
+  static plan r2r(int r, const fftw_iodim64* d, int hr, const fftw_iodim64* h, void* i, void* o,
+                  const fftw_r2r_kind* k, unsigned f) {
+    return fftwf_plan_guru64_r2r(r, d, hr, h, (float*)i, (float*)o, k, f);
+  }
+  static void exec_r2r(plan p, void* i, void* o) { fftwf_execute_r2r(p, (float*)i, (float*)o); }
 };
 
 template <class T>
@@ -131,6 +142,83 @@ class FftwLocal final : public LocalFft {
   int align_in_ = 0, align_out_ = 0;
 };
 
+// A step with DCT/DST axes. Its periodic axes (complex data only) go first, by a complex FFT
+// from `in` to `out`; the DCT/DST axes then run as one FFTW r2r plan, in place on `out` (or
+// from `in` to `out` when there is no periodic axis). Complex data are transformed as two real
+// arrays, real and imaginary parts (r2r is linear): one more batch dimension of extent 2.
+template <class T>
+class FftwR2r final : public LocalFft {
+ public:
+  FftwR2r(const FftDesc& d, void* si, void* so) : scratch_out_(so) {
+    for (int a = 0; a < d.in.box.dims(); ++a)
+      if (d.in.box.extent(a) == 0) return;  // nothing local to do
+    FftDesc periodic = d;
+    periodic.axes.clear();
+    std::vector<bool> trig(d.in.box.dims(), false);
+    for (int a : d.axes) {
+      if (d.r2r[a] == R2R::none) periodic.axes.push_back(a);
+      else trig[a] = true;
+    }
+    if (!periodic.axes.empty()) first_ = std::make_unique<FftwLocal<T>>(periodic, si, so);
+    const Layout& src = first_ ? d.out : d.in;
+    scratch_in_ = first_ ? so : si;
+    const std::int64_t m = d.real ? 1 : 2;  // reals per element
+    auto is = src.strides(), os = d.out.strides();
+    const bool fwd = d.kind == FftDesc::Kind::forward;
+    for (int a : d.axes)
+      if (trig[a]) {
+        dims_.push_back({src.box.extent(a), m * is[a], m * os[a]});
+        if (d.r2r[a] == R2R::dct2) kinds_.push_back(fwd ? FFTW_REDFT10 : FFTW_REDFT01);
+        else kinds_.push_back(fwd ? FFTW_RODFT10 : FFTW_RODFT01);
+      }
+    for (int a : d.out.order)
+      if (!trig[a]) howmany_.push_back({src.box.extent(a), m * is[a], m * os[a]});
+    if (!d.real) howmany_.push_back({2, 1, 1});
+    plan_ = make(d.effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE);
+    if (!plan_) fail("FFTW could not plan an r2r transform of rank ", dims_.size());
+    align_in_ = Fftw<T>::alignment(scratch_in_);
+    align_out_ = Fftw<T>::alignment(scratch_out_);
+  }
+  ~FftwR2r() override {
+    if (plan_) Fftw<T>::destroy(plan_);
+    if (unaligned_) Fftw<T>::destroy(unaligned_);
+  }
+  void execute(void* in, void* out) override {
+    if (!plan_) return;
+    if (first_) {
+      first_->execute(in, out);
+      in = out;
+    }
+    auto p = plan_;
+    if (Fftw<T>::alignment(in) != align_in_ || Fftw<T>::alignment(out) != align_out_) {
+      if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED);
+      if (!unaligned_) fail("FFTW could not plan an unaligned r2r transform");
+      p = unaligned_;
+    }
+    Fftw<T>::exec_r2r(p, in, out);
+  }
+
+ private:
+  typename Fftw<T>::plan make(unsigned flags) {
+    return Fftw<T>::r2r(static_cast<int>(dims_.size()), dims_.data(),
+                        static_cast<int>(howmany_.size()), howmany_.data(), scratch_in_,
+                        scratch_out_, kinds_.data(), flags);
+  }
+
+  std::unique_ptr<FftwLocal<T>> first_;
+  void *scratch_in_ = nullptr, *scratch_out_;
+  std::vector<fftw_iodim64> dims_, howmany_;
+  std::vector<fftw_r2r_kind> kinds_;
+  typename Fftw<T>::plan plan_ = nullptr, unaligned_ = nullptr;
+  int align_in_ = 0, align_out_ = 0;
+};
+
+bool has_r2r_axis(const FftDesc& d) {
+  for (int a : d.axes)
+    if (!d.r2r.empty() && d.r2r[a] != R2R::none) return true;
+  return false;
+}
+
 class CpuDevice final : public Device {
  public:
   std::string name() const override { return "cpu"; }
@@ -142,12 +230,24 @@ class CpuDevice final : public Device {
   }
   void release(void* p) noexcept override { fftw_free(p); }
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* si, void* so) override {
+    if (has_r2r_axis(d)) {
+      if (d.is_double) return std::make_unique<FftwR2r<double>>(d, si, so);
+      return std::make_unique<FftwR2r<float>>(d, si, so);
+    }
     if (d.is_double) return std::make_unique<FftwLocal<double>>(d, si, so);
     return std::make_unique<FftwLocal<float>>(d, si, so);
   }
   void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
                 std::size_t elem) override {
     host_copy_box(src, sl, dst, dl, box, elem);
+  }
+  void encode_box(const void* src, const Layout& sl, const Box& box, const std::vector<int>& order,
+                  void* dst, Codec c, bool is_double) override {
+    host_encode_box(src, sl, box, order, dst, c, is_double);
+  }
+  void decode_box(const void* src, const std::vector<int>& order, void* dst, const Layout& dl,
+                  const Box& box, Codec c, bool is_double) override {
+    host_decode_box(src, order, dst, dl, box, c, is_double);
   }
   void upload(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
   void download(void* dst, const void* src, std::size_t bytes) override {
@@ -166,6 +266,15 @@ class CpuDevice final : public Device {
 };
 
 }  // namespace
+
+void Device::encode_box(const void*, const Layout&, const Box&, const std::vector<int>&, void*, Codec c,
+                        bool) {
+  fail("codec ", to_string(c), " is not implemented on the ", name(), " backend");
+}
+void Device::decode_box(const void*, const std::vector<int>&, void*, const Layout&, const Box&, Codec c,
+                        bool) {
+  fail("codec ", to_string(c), " is not implemented on the ", name(), " backend");
+}
 
 std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }
 

@@ -1,0 +1,183 @@
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "codec/codec.hpp"
+#include "util/check.hpp"
+
+namespace dfft::detail {
+
+namespace {
+
+std::uint16_t to_bf16(float f) {
+  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40);  // NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return static_cast<std::uint16_t>(u >> 16);
+}
+float from_bf16(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
+
+// Visit the box in `order` (slowest first): f(offset in layout, run length, stride of the run).
+template <class F>
+void for_each_run(const Layout& l, const Box& box, const std::vector<int>& order, F&& f) {
+  if (box.empty()) return;
+  const auto st = l.strides();
+  const int d = box.dims();
+  const int inner = order[d - 1];
+  std::vector<std::int64_t> idx(d, 0);
+  std::int64_t base = l.offset_of(box.lo);
+  while (true) {
+    std::int64_t off = base;
+    for (int k = 0; k < d - 1; ++k) off += idx[k] * st[order[k]];
+    f(off, box.extent(inner), st[inner]);
+    int k = d - 2;
+    for (; k >= 0; --k) {
+      if (++idx[k] < box.extent(order[k])) break;
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+template <class R>
+double block_max(const R* src, const Layout& l, const Box& box, const std::vector<int>& order) {
+  double m = 0;
+  for_each_run(l, box, order, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const R* v = src + 2 * (off + i * s);
+      m = std::fmax(m, std::fmax(std::fabs(static_cast<double>(v[0])), std::fabs(static_cast<double>(v[1]))));
+    }
+  });
+  return m;
+}
+
+template <class R, class W, class Enc>
+void encode(const R* src, const Layout& l, const Box& box, const std::vector<int>& order, W* out,
+            Enc enc) {
+  for_each_run(l, box, order, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
+    const R* in = src + 2 * off;
+    for (std::int64_t i = 0; i < n; ++i) {
+      out[2 * i] = enc(in[2 * i * s]);
+      out[2 * i + 1] = enc(in[2 * i * s + 1]);
+    }
+    out += 2 * n;
+  });
+}
+
+template <class R, class W, class Dec>
+void decode(const W* in, const Layout& l, const Box& box, const std::vector<int>& order, R* dst,
+            Dec dec) {
+  for_each_run(l, box, order, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
+    R* out = dst + 2 * off;
+    for (std::int64_t i = 0; i < n; ++i) {
+      out[2 * i * s] = static_cast<R>(dec(in[2 * i]));
+      out[2 * i * s + 1] = static_cast<R>(dec(in[2 * i + 1]));
+    }
+    in += 2 * n;
+  });
+}
+
+template <class R>
+void encode_as(const R* src, const Layout& sl, const Box& box, const std::vector<int>& order,
+               char* dst, Codec c) {
+  double scale = 1;
+  if (c == Codec::fp16) {
+    // Power-of-two scale: the largest magnitude lands in [2^14, 2^15), below half's 65504.
+    double m = block_max(src, sl, box, order);
+    if (m > 0 && std::isfinite(m)) scale = std::ldexp(1.0, std::ilogb(m) - 14);
+  }
+  std::memcpy(dst, &scale, sizeof scale);
+  std::memset(dst + sizeof scale, 0, kCodecHeader - sizeof scale);
+  char* body = dst + kCodecHeader;
+  const double inv = 1 / scale;
+  switch (c) {
+    case Codec::fp32:
+      return encode(src, sl, box, order, reinterpret_cast<float*>(body),
+                    [](R v) { return static_cast<float>(v); });
+    case Codec::fp16:
+      return encode(src, sl, box, order, reinterpret_cast<_Float16*>(body),
+                    [inv](R v) { return static_cast<_Float16>(static_cast<double>(v) * inv); });
+    case Codec::bf16:
+      return encode(src, sl, box, order, reinterpret_cast<std::uint16_t*>(body),
+                    [](R v) { return to_bf16(static_cast<float>(v)); });
+    case Codec::none: break;
+  }
+  fail("codec none has no encoder");
+}
+
+template <class R>
+void decode_as(const char* src, const std::vector<int>& order, R* dst, const Layout& dl,
+               const Box& box, Codec c) {
+  double scale;
+  std::memcpy(&scale, src, sizeof scale);
+  const char* body = src + kCodecHeader;
+  switch (c) {
+    case Codec::fp32:
+      return decode(reinterpret_cast<const float*>(body), dl, box, order, dst,
+                    [](float v) { return v; });
+    case Codec::fp16:
+      return decode(reinterpret_cast<const _Float16*>(body), dl, box, order, dst,
+                    [scale](_Float16 v) { return static_cast<double>(v) * scale; });
+    case Codec::bf16:
+      return decode(reinterpret_cast<const std::uint16_t*>(body), dl, box, order, dst,
+                    [](std::uint16_t v) { return from_bf16(v); });
+    case Codec::none: break;
+  }
+  fail("codec none has no decoder");
+}
+
+}  // namespace
+
+std::size_t wire_elem_bytes(Codec c, std::size_t elem) {
+  switch (c) {
+    case Codec::none: return elem;
+    case Codec::fp32: return 8;
+    case Codec::fp16:
+    case Codec::bf16: return 4;
+  }
+  return elem;
+}
+
+std::int64_t wire_bytes(Codec c, std::size_t elem, std::int64_t count) {
+  if (count == 0) return 0;
+  auto body = count * static_cast<std::int64_t>(wire_elem_bytes(c, elem));
+  return c == Codec::none ? body : kCodecHeader + body;
+}
+
+double unit_roundoff(Codec c) {
+  switch (c) {
+    case Codec::none: return 0;
+    case Codec::fp32: return std::ldexp(1.0, -24);
+    case Codec::fp16: return std::ldexp(1.0, -11);
+    case Codec::bf16: return std::ldexp(1.0, -8);
+  }
+  return 0;
+}
+
+Codec codec_for_tolerance(double tol, int exchanges, bool is_double) {
+  // Rounding a value to a format with unit round-off u leaves a relative error of at most u and
+  // about u/sqrt(3) on average; the errors of successive exchanges add in quadrature. With a
+  // factor 2 of headroom the expected error of codec c is 2 * u(c) * sqrt(exchanges)/sqrt(3).
+  const double f = 2 * std::sqrt(std::max(1, exchanges) / 3.0);
+  for (Codec c : {Codec::fp16, Codec::bf16, Codec::fp32}) {  // cheapest first
+    if (c == Codec::fp32 && !is_double) continue;               // no saving from float
+    if (f * unit_roundoff(c) <= tol) return c;
+  }
+  return Codec::none;
+}
+
+void host_encode_box(const void* src, const Layout& sl, const Box& box,
+                     const std::vector<int>& order, void* dst, Codec c, bool is_double) {
+  if (box.empty()) return;
+  if (is_double) encode_as(static_cast<const double*>(src), sl, box, order, static_cast<char*>(dst), c);
+  else encode_as(static_cast<const float*>(src), sl, box, order, static_cast<char*>(dst), c);
+}
+
+void host_decode_box(const void* src, const std::vector<int>& order, void* dst, const Layout& dl,
+                     const Box& box, Codec c, bool is_double) {
+  if (box.empty()) return;
+  if (is_double) decode_as(static_cast<const char*>(src), order, static_cast<double*>(dst), dl, box, c);
+  else decode_as(static_cast<const char*>(src), order, static_cast<float*>(dst), dl, box, c);
+}
+
+}  // namespace dfft::detail
