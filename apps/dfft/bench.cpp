@@ -1,0 +1,277 @@
+// The `dfft bench` sweep: runs each configuration, agrees across ranks on skips and failures,
+// prints the table on rank 0 and writes the JSON lines.
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "bench.hpp"
+#include "dfft/reference.hpp"
+#include "measure.hpp"
+#include "mpi_check.hpp"
+#include "report.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+enum Outcome { ok = 0, skipped = 1, failed = 2 };
+
+struct Tally {
+  int configs = 0, ran = 0, records = 0, skipped = 0, failed = 0, invalid = 0;
+};
+
+double total_points(const std::vector<std::int64_t>& s) {
+  return std::accumulate(s.begin(), s.end(), 1.0, [](double a, std::int64_t v) { return a * static_cast<double>(v); });
+}
+
+// FFTW convention: 5 N log2 N flops for complex, half of that for real transforms.
+double gflops(const std::vector<std::int64_t>& shape, bool real, double ms) {
+  const double n = total_points(shape);
+  if (ms <= 0 || n < 2) return 0;
+  return (real ? 2.5 : 5.0) * n * std::log2(n) / (ms * 1e-3) / 1e9;
+}
+
+// A check passes below the tolerance; "not run" (NaN) passes only where the library does not
+// run it by design (serial reference too large, Laplacian on axes shorter than 7 points).
+std::string validation(const Config& c, const Measurement& m) {
+  const double tol = c.is_double ? 1e-10 : 1e-4;
+  bool short_axis = false;
+  for (auto s : c.shape) short_axis |= s < 7;
+  const bool ref_expected = total_points(c.shape) <= static_cast<double>(1 << 26);
+  auto bad = [&](double e, bool expected) { return std::isnan(e) ? expected : !(e <= tol); };
+  bool fail = bad(m.reference_error, ref_expected) || bad(m.roundtrip_error, true) ||
+              bad(m.laplacian_error, !short_axis);
+  return fail ? "fail" : "pass";
+}
+
+Record base_record(const Config& c, const BenchArgs& a, int ranks) {
+  Record r;
+  r.decomposition = dfft::to_string(c.opt.decomposition);
+  r.variant = dfft::to_string(c.opt.variant);
+  for (auto m : c.opt.methods) r.methods.push_back(dfft::to_string(m));
+  r.precision = c.is_double ? "double" : "float";
+  r.transform = dfft::to_string(c.opt.transform);
+  r.size = c.shape;
+  r.ranks = ranks;
+  r.grid = c.opt.grid;
+  r.backend = dfft::to_string(c.opt.backend);
+  r.effort = a.effort;
+  r.normalize = c.opt.normalize;
+  r.warmup = a.warmup;
+  r.reps = a.reps;
+  r.max_message_bytes = c.opt.max_message_bytes;
+  return r;
+}
+
+std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, const Measurement& m) {
+  Record r = base_record(c, a, ranks);
+  r.grid = m.grid;
+  const std::size_t nx = m.exchange_bytes.size();
+  if (r.methods.size() == 1 && nx > 1) r.methods.assign(nx, r.methods.front());
+  r.exchange_bytes = m.exchange_bytes;
+  r.reference_error = m.reference_error;
+  r.roundtrip_error = m.roundtrip_error;
+  r.laplacian_error = m.laplacian_error;
+  if (a.validate > 0) r.validation = validation(c, m);
+  r.timestamp = utc_timestamp();
+  r.host = host_name();
+  const bool real = c.opt.transform == dfft::Transform::r2c;
+  std::vector<Record> out;
+  for (const auto* t : {&m.forward, &m.inverse}) {
+    Record d = r;
+    const bool fwd = t == &m.forward;
+    d.direction = fwd ? "forward" : "inverse";
+    d.time_min = t->min;
+    d.time_median = t->median;
+    d.time_max = t->max;
+    d.fft = t->fft;
+    d.pack = t->pack;
+    d.comm = t->comm;
+    d.unpack = t->unpack;
+    d.gflops = gflops(c.shape, real, t->median);
+    // The inverse is checked by the round trip once the forward matches the serial reference.
+    d.error = fwd ? m.reference_error : m.roundtrip_error;
+    out.push_back(d);
+  }
+  if (c.inverse_first) std::swap(out[0], out[1]);
+  return out;
+}
+
+// Every rank learns the worst outcome and the message of the lowest rank that had it.
+Outcome agree(Outcome mine, std::string& msg, MPI_Comm comm) {
+  int rank = 0, size = 1, worst = 0;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  APP_MPI(MPI_Comm_size(comm, &size));
+  int k = mine;
+  APP_MPI(MPI_Allreduce(&k, &worst, 1, MPI_INT, MPI_MAX, comm));
+  if (worst == ok) return ok;
+  int cand = k == worst ? rank : size, root = 0;
+  APP_MPI(MPI_Allreduce(&cand, &root, 1, MPI_INT, MPI_MIN, comm));
+  int len = static_cast<int>(msg.size());
+  APP_MPI(MPI_Bcast(&len, 1, MPI_INT, root, comm));
+  msg.resize(static_cast<std::size_t>(len));
+  APP_MPI(MPI_Bcast(msg.data(), len, MPI_CHAR, root, comm));
+  return static_cast<Outcome>(worst);
+}
+
+std::string label(const Config& c, const BenchArgs& a, int ranks) {
+  Record r = base_record(c, a, ranks);
+  return r.decomposition + " " + r.variant + " " + methods_text(r.methods) + " " + r.precision + " " +
+         r.transform + " " + shape_text(r.size) + " grid " + (r.grid.empty() ? "auto" : grid_text(r.grid));
+}
+
+struct Sweep {
+  const BenchArgs& a;
+  MPI_Comm comm;
+  int rank = 0, ranks = 1;
+  Table table{stdout};
+  JsonLines json;
+  Tally tally;
+
+  void emit(const Record& r) {
+    if (rank != 0) return;
+    table.row(r);
+    if (json.is_open()) json.write(r);
+  }
+
+  // The whole transform on one device of rank 0 ("single-device" rows) for comparison. The other
+  // ranks wait at the barrier; an error here is reported, not thrown, so they are not left there.
+  void reference(const Config& c) {
+    int broken = 0;
+    if (rank == 0) {
+      try {
+        reference_rows(c);
+      } catch (const std::exception& e) {
+        table.note(std::string("  single-device reference failed: ") + e.what());
+        broken = 1;
+      }
+    }
+    APP_MPI(MPI_Bcast(&broken, 1, MPI_INT, 0, comm));  // every rank returns the same exit code
+    tally.failed += broken;
+  }
+
+  void reference_rows(const Config& c) {
+    for (bool fwd : {true, false}) {
+      auto t = dfft::single_device_reference(c.opt.backend, c.shape, c.opt.transform, c.is_double, fwd,
+                                             a.warmup, a.reps, c.opt.effort);
+      if (!t.ran) {
+        table.note("  single-device reference not run: " + t.why);
+        return;
+      }
+      Record r = base_record(c, a, 1);
+      r.decomposition = "single-device";
+      r.variant.assign(1, '-');  // (assigning "-" trips a GCC 12 -Wrestrict false positive)
+      r.methods.clear();
+      r.grid.clear();
+      r.direction = fwd ? "forward" : "inverse";
+      r.time_min = t.min * 1e3;
+      r.time_median = t.median * 1e3;
+      r.time_max = t.max * 1e3;
+      r.fft = r.time_median;  // a serial transform is all FFT
+      r.gflops = gflops(c.shape, c.opt.transform == dfft::Transform::r2c, r.time_median);
+      r.timestamp = utc_timestamp();
+      r.host = host_name();
+      emit(r);
+    }
+  }
+
+  void describe(const Config& c, const std::string& path) {
+    std::string text = "  path of " + label(c, a, ranks) + " (rank 0):";
+    std::size_t start = 0;
+    while (start < path.size()) {
+      std::size_t end = path.find('\n', start);
+      if (end == std::string::npos) end = path.size();
+      text += "\n    " + path.substr(start, end - start);
+      start = end + 1;
+    }
+    table.note(text);
+  }
+
+  void run(const Config& c) {
+    MeasureSettings s{a.warmup, a.reps, a.validate > 0, a.verbose};
+    Measurement m;
+    std::string msg;
+    Outcome mine = ok;
+    try {
+      m = measure(c, s, comm);
+    } catch (const Rejected& e) {
+      mine = skipped;
+      msg = e.what();
+    } catch (const std::exception& e) {
+      mine = failed;
+      msg = e.what();
+      std::fprintf(stderr, "dfft bench: rank %d: %s: %s\n", rank, label(c, a, ranks).c_str(), e.what());
+      std::fflush(stderr);
+    }
+    Outcome all = agree(mine, msg, comm);
+    ++tally.configs;
+    if (all != ok) {
+      (all == skipped ? tally.skipped : tally.failed)++;
+      if (rank == 0)
+        table.note(std::string(all == skipped ? "  skipped: " : "  FAILED: ") + label(c, a, ranks) + ": " + msg);
+      return;
+    }
+    if (rank == 0 && a.verbose) describe(c, m.description);
+    ++tally.ran;
+    auto recs = records(c, a, ranks, m);
+    if (recs.front().validation == "fail") ++tally.invalid;
+    for (const auto& r : recs) emit(r);
+    tally.records += static_cast<int>(recs.size());
+  }
+};
+
+bool same_group(const Config& x, const Config& y) {
+  return x.shape == y.shape && x.is_double == y.is_double && x.opt.transform == y.opt.transform;
+}
+
+void preamble(Sweep& s, const std::vector<Config>& configs) {
+  Record proto;
+  for (const auto& c : configs) s.table.fit(base_record(c, s.a, s.ranks));
+  if (s.a.reference > 0) {
+    proto.decomposition = "single-device";
+    s.table.fit(proto);
+  }
+  std::printf("dfft bench: %zu configuration%s on %d rank%s, backend %s, warmup %d, reps %d%s%s\n",
+              configs.size(), configs.size() == 1 ? "" : "s", s.ranks, s.ranks == 1 ? "" : "s",
+              s.a.backend.c_str(), s.a.warmup, s.a.reps, s.a.validate > 0 ? ", validating" : "",
+              s.a.default_sweep ? " (embedded default sweep; see dfft bench --help)" : "");
+  std::printf("times in ms: max over ranks per repetition; phases: medians of per-repetition maxima\n");
+  s.table.header();
+}
+
+}  // namespace
+
+int run_bench(const BenchArgs& a, MPI_Comm comm) {
+  Sweep s{a, comm, 0, 1, Table{stdout}, JsonLines{}, Tally{}};
+  APP_MPI(MPI_Comm_rank(comm, &s.rank));
+  APP_MPI(MPI_Comm_size(comm, &s.ranks));
+  std::vector<Config> configs;
+  try {
+    configs = expand(a);
+  } catch (const dfft::Error& e) {  // same arguments on every rank, so every rank gets here
+    if (s.rank == 0) std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  std::string why;
+  int opened = s.rank != 0 || a.json.empty() || s.json.open(a.json, why);
+  APP_MPI(MPI_Bcast(&opened, 1, MPI_INT, 0, comm));
+  if (!opened) {
+    if (s.rank == 0) std::fprintf(stderr, "dfft bench: %s\n", why.c_str());
+    return 2;
+  }
+  if (s.rank == 0) preamble(s, configs);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (a.reference > 0 && (i == 0 || !same_group(configs[i], configs[i - 1]))) s.reference(configs[i]);
+    s.run(configs[i]);
+  }
+  const Tally& t = s.tally;
+  const bool bad = t.failed > 0 || t.invalid > 0 || t.ran == 0;
+  if (s.rank == 0)
+    std::printf("dfft bench: %d configuration%s: %d ran (%d records), %d skipped, %d failed, %d failed "
+                "validation -> %s\n",
+                t.configs, t.configs == 1 ? "" : "s", t.ran, t.records, t.skipped, t.failed, t.invalid,
+                bad ? "FAIL" : "OK");
+  return bad ? 1 : 0;
+}
+
+}  // namespace dfftapp

@@ -1,0 +1,227 @@
+// `dfft bench` options and their expansion into a sweep of configurations.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "bench.hpp"
+#include "command.hpp"
+#include "dfft/types.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+const std::vector<std::string> kDecomps{"slab-2d1d", "slab-1d2d", "pencil"};
+const std::vector<std::string> kVariants{"default", "realigned"};
+const std::vector<std::string> kCpuMethods{"a2a-sync", "a2a-type", "p2p-sync", "p2p-type"};
+const std::vector<std::string> kAllMethods{"a2a-sync", "a2a-type", "p2p-sync",
+                                           "p2p-type", "p2p-streams", "nccl"};
+// The embedded default sweep (no --size): a cube and an odd shape that divides no rank count.
+const std::vector<std::vector<std::string>> kDefaultSizes{{"64", "64", "64"}, {"17", "12", "10"}};
+
+const char* kFooter = R"(Sweeps: every list option takes several values (repeat it or separate by commas) and
+bench runs every combination. An omitted option sweeps: --decomp all three, --variant both,
+--method every method of the backend (cpu: a2a-sync, a2a-type, p2p-sync, p2p-type), --grid
+automatic. --method1/--method2 set the method of the first/second exchange (pencils; a slab uses
+--method1 only). --transform r2c and c2r both time the same real plan, each configuration
+giving two records: forward (r2c) and inverse (c2r). Configurations the library rejects for this
+rank count (e.g. a grid that does not fit) are listed as skipped with the reason.
+
+Default sweep: without --size, bench runs 64x64x64 and 17x12x10, double, r2c, all
+decompositions x variants x methods, with --validate and --reference (unless --no-validate /
+--no-reference are given); well under a minute on 2 cores with 2 ranks:
+    mpirun -np 2 dfft bench
+
+Timing: per repetition all ranks synchronise (MPI_Barrier), each times the transform with
+MPI_Wtime, and the repetition's time is the maximum over ranks; min/median/max are over the
+repetitions. Phases (fft/pack/comm/unpack) are summed over the plan's stages on each rank, maxed
+over ranks per repetition, and the median over repetitions is shown. GFlop/s uses the FFTW
+convention: 5 N log2 N (c2c) or 2.5 N log2 N (r2c/c2r), N = product of the sizes, over the
+median time. Exit status 1 when a validation error exceeds 1e-10 (double) / 1e-4 (float), a
+configuration fails unexpectedly, or nothing ran. Record fields: docs/bench.md.)";
+
+template <class T>
+void add_list(CLI::App* c, const std::string& name, std::vector<std::string>& v, const T& allowed,
+              const std::string& help) {
+  c->add_option(name, v, help)->delimiter(',')->check(CLI::IsMember(allowed));
+}
+
+void add_options(CLI::App* c, BenchArgs& a) {
+  c->add_option("--size", a.sizes,
+                "Global shape NX NY [NZ ...] (>= 2 dims, or NXxNYxNZ); repeat for several")
+      ->expected(1, CLI::detail::expected_max_vector_size);
+  add_list(c, "--decomp", a.decomps, kDecomps, "slab-2d1d | slab-1d2d | pencil");
+  add_list(c, "--variant", a.variants, kVariants, "default | realigned");
+  c->add_option("--grid", a.grids, "Process grid P1xP2 (pencil) or P (slab); default automatic")
+      ->delimiter(',');
+  auto* m = c->add_option("--method", a.methods, "Redistribution method for every exchange")
+                ->delimiter(',')->check(CLI::IsMember(kAllMethods));
+  auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")
+                 ->delimiter(',')->check(CLI::IsMember(kAllMethods));
+  auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange (pencil)")
+                 ->delimiter(',')->check(CLI::IsMember(kAllMethods));
+  m->excludes(m1)->excludes(m2);
+  add_list(c, "--precision", a.precisions, std::vector<std::string>{"double", "float"},
+           "double | float (default double)");
+  add_list(c, "--transform", a.transforms, std::vector<std::string>{"r2c", "c2r", "c2c"},
+           "r2c | c2r | c2c (default r2c)");
+  c->add_option("--warmup", a.warmup, "Untimed runs per direction before timing")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  c->add_option("--reps", a.reps, "Timed repetitions per direction")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_flag("--validate,!--no-validate", a.validate,
+              "Check each plan: error vs a serial FFTW transform, round trip, Laplacian");
+  c->add_option("--json", a.json, "Write one JSON record per configuration and direction (JSON lines)");
+  c->add_option("--effort", a.effort, "FFTW planning effort")
+      ->capture_default_str()->check(CLI::IsMember({"estimate", "measure"}));
+  c->add_flag("--normalize", a.normalize, "Scale the inverse by 1/N");
+  c->add_option("--backend", a.backend, "cpu | cuda")
+      ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
+  c->add_option("--max-message-bytes", a.max_message_bytes,
+                "Split MPI messages larger than this (default: the library's, just under 2 GiB)")
+      ->check(CLI::PositiveNumber);
+  c->add_flag("--reference,!--no-reference", a.reference,
+              "Also time the whole transform on one device (row 'single-device')");
+  c->add_flag("--verbose", a.verbose, "Print each plan's path (plan.describe())");
+}
+
+template <class E>
+std::vector<E> names_to(const std::vector<std::string>& v, E (*parse)(const std::string&)) {
+  std::vector<E> out;
+  for (const auto& s : v) {
+    E e = parse(s);
+    if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  }
+  return out;
+}
+
+// Per-exchange method lists for one decomposition: one list per configuration.
+std::vector<std::vector<dfft::Method>> method_sets(const BenchArgs& a, dfft::Decomposition d) {
+  std::vector<std::vector<dfft::Method>> sets;
+  auto add = [&](std::vector<dfft::Method> s) {
+    if (std::find(sets.begin(), sets.end(), s) == sets.end()) sets.push_back(std::move(s));
+  };
+  if (a.methods1.empty() && a.methods2.empty()) {
+    for (auto m : names_to(a.methods, dfft::parse_method)) add({m});
+    return sets;
+  }
+  auto l1 = names_to(a.methods1.empty() ? a.methods : a.methods1, dfft::parse_method);
+  auto l2 = names_to(a.methods2.empty() ? a.methods : a.methods2, dfft::parse_method);
+  for (auto m1 : l1) {
+    if (d != dfft::Decomposition::pencil) {
+      add({m1});  // a slab has a single exchange
+      continue;
+    }
+    for (auto m2 : l2) add({m1, m2});
+  }
+  return sets;
+}
+
+std::int64_t to_int(const std::string& t, const std::string& what) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != t.size() || t.empty())
+    throw dfft::Error("bench", 0, 0, "dfft bench: bad " + what + " '" + t + "'");
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string part;
+  std::istringstream in(s);
+  while (std::getline(in, part, sep)) out.push_back(part);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> parse_shape(const std::vector<std::string>& tokens) {
+  auto parts = tokens.size() == 1 ? split(tokens[0], 'x') : tokens;
+  std::vector<std::int64_t> shape;
+  for (const auto& t : parts) shape.push_back(to_int(t, "size"));
+  // Zero or negative sizes are left for the library to reject, with its own message.
+  if (shape.size() < 2)
+    throw dfft::Error("bench", 0, 0, "dfft bench: --size needs at least 2 dimensions (e.g. --size 64 64 64)");
+  return shape;
+}
+
+std::vector<int> parse_grid(const std::string& s) {
+  if (s == "auto") return {};
+  std::vector<int> g;
+  for (const auto& t : split(s, 'x')) g.push_back(static_cast<int>(to_int(t, "grid")));
+  if (g.empty()) throw dfft::Error("bench", 0, 0, "dfft bench: empty --grid");
+  return g;
+}
+
+void finish_args(BenchArgs& a) {
+  a.default_sweep = a.sizes.empty();
+  if (a.default_sweep) {
+    a.sizes = kDefaultSizes;
+    if (a.validate == 0) a.validate = 1;
+    if (a.reference == 0) a.reference = 1;
+  }
+  if (a.decomps.empty()) a.decomps = kDecomps;
+  if (a.variants.empty()) a.variants = kVariants;
+  if (a.grids.empty()) a.grids = {"auto"};
+  if (a.methods.empty()) a.methods = a.backend == "cuda" ? kAllMethods : kCpuMethods;
+  if (a.precisions.empty()) a.precisions = {"double"};
+  if (a.transforms.empty()) a.transforms = {"r2c"};
+}
+
+std::vector<Config> expand(const BenchArgs& a) {
+  std::vector<std::pair<dfft::Transform, bool>> transforms;  // (plan kind, inverse first)
+  for (const auto& t : a.transforms) {
+    auto kind = t == "c2c" ? dfft::Transform::c2c : dfft::Transform::r2c;
+    bool seen = std::any_of(transforms.begin(), transforms.end(), [&](auto& p) { return p.first == kind; });
+    if (!seen) transforms.emplace_back(kind, t == "c2r");
+  }
+  std::vector<Config> out;
+  for (const auto& size : a.sizes) {
+    auto shape = parse_shape(size);
+    for (const auto& prec : std::set<std::string>(a.precisions.begin(), a.precisions.end()))
+      for (auto [kind, inv_first] : transforms)
+        for (auto d : names_to(a.decomps, dfft::parse_decomposition))
+          for (auto v : names_to(a.variants, dfft::parse_variant))
+            for (const auto& g : a.grids)
+              for (const auto& ms : method_sets(a, d)) {
+                Config c;
+                c.shape = shape;
+                c.is_double = prec == "double";
+                c.inverse_first = inv_first;
+                c.opt.decomposition = d;
+                c.opt.variant = v;
+                c.opt.transform = kind;
+                c.opt.grid = parse_grid(g);
+                c.opt.methods = ms;
+                c.opt.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
+                c.opt.backend = dfft::parse_backend(a.backend);
+                c.opt.normalize = a.normalize;
+                if (a.max_message_bytes > 0) c.opt.max_message_bytes = a.max_message_bytes;
+                out.push_back(std::move(c));
+              }
+  }
+  return out;
+}
+
+Command make_bench_command(CLI::App& parent) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* c = parent.add_subcommand(
+      "bench", "Time distributed transforms over a sweep of configurations; print a table, "
+               "optionally validate and write JSON lines");
+  add_options(c, *args);
+  c->footer(kFooter);
+  auto run = [args](MPI_Comm comm) {
+    finish_args(*args);
+    return run_bench(*args, comm);
+  };
+  return {c, run};
+}
+
+}  // namespace dfftapp

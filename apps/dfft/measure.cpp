@@ -1,0 +1,158 @@
+#include "measure.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <memory>
+
+#include "dfft/dfft.hpp"
+#include "dfft/validate.hpp"
+#include "mpi_check.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+constexpr std::uint64_t kSeed = 20240607;
+
+// Plan memory (device memory with the CUDA backend), freed through the plan.
+template <class T>
+class PlanBuffer {
+ public:
+  PlanBuffer(const dfft::Plan<T>& p, std::size_t bytes)
+      : plan_(p), bytes_(bytes), ptr_(p.allocate(std::max<std::size_t>(bytes, 1))) {}
+  ~PlanBuffer() { plan_.deallocate(ptr_); }
+  PlanBuffer(const PlanBuffer&) = delete;
+  PlanBuffer& operator=(const PlanBuffer&) = delete;
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  const dfft::Plan<T>& plan_;
+  std::size_t bytes_;
+  void* ptr_;
+};
+
+// Pseudo-random input that depends only on the global index, so every decomposition transforms
+// the same global array.
+template <class T>
+void fill_input(const dfft::Plan<T>& plan, bool real, PlanBuffer<T>& dst) {
+  const dfft::Layout& l = plan.input_layout();
+  const auto& shape = plan.shape();
+  std::vector<T> host(static_cast<std::size_t>(plan.input_count()) * (real ? 1 : 2));
+  if (!l.box.empty()) {
+    const int d = l.box.dims();
+    std::vector<std::int64_t> idx = l.box.lo;
+    while (true) {
+      std::int64_t lin = 0;
+      for (int a = 0; a < d; ++a) lin = lin * shape[a] + idx[a];
+      auto off = static_cast<std::size_t>(l.offset_of(idx));
+      auto u = static_cast<std::uint64_t>(lin);
+      if (real) {
+        host[off] = static_cast<T>(dfft::validate::random_value(u, kSeed));
+      } else {
+        host[2 * off] = static_cast<T>(dfft::validate::random_value(2 * u, kSeed));
+        host[2 * off + 1] = static_cast<T>(dfft::validate::random_value(2 * u + 1, kSeed));
+      }
+      int a = d - 1;
+      for (; a >= 0; --a) {
+        if (++idx[a] < l.box.hi[a]) break;
+        idx[a] = l.box.lo[a];
+      }
+      if (a < 0) break;
+    }
+  }
+  plan.upload(dst.get(), host.data(), host.size() * sizeof(T));
+}
+
+template <class T, class Run>
+DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSettings& s, MPI_Comm comm) {
+  for (int i = 0; i < s.warmup; ++i) run();
+  std::vector<double> total, phase[4];
+  for (int i = 0; i < s.reps; ++i) {
+    APP_MPI(MPI_Barrier(comm));
+    double t0 = MPI_Wtime();
+    run();
+    double mine[5] = {MPI_Wtime() - t0, 0, 0, 0, 0}, worst[5];
+    for (const auto& st : plan.timings()) {
+      mine[1] += st.fft;
+      mine[2] += st.pack;
+      mine[3] += st.comm;
+      mine[4] += st.unpack;
+    }
+    APP_MPI(MPI_Allreduce(mine, worst, 5, MPI_DOUBLE, MPI_MAX, comm));
+    total.push_back(worst[0] * 1e3);
+    for (int p = 0; p < 4; ++p) phase[p].push_back(worst[p + 1] * 1e3);
+  }
+  DirectionTiming t;
+  t.min = *std::min_element(total.begin(), total.end());
+  t.max = *std::max_element(total.begin(), total.end());
+  t.median = median(total);
+  t.fft = median(phase[0]);
+  t.pack = median(phase[1]);
+  t.comm = median(phase[2]);
+  t.unpack = median(phase[3]);
+  return t;
+}
+
+template <class T>
+std::unique_ptr<dfft::Plan<T>> make_plan(const Config& c, MPI_Comm comm) {
+  try {
+    return std::make_unique<dfft::Plan<T>>(comm, c.shape, c.opt);
+  } catch (const dfft::Error& e) {
+    if (e.call() == "plan") throw Rejected(e.what());  // input validation, not a failure
+    throw;
+  }
+}
+
+template <class T>
+Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm comm) {
+  using C = std::complex<T>;
+  auto plan = make_plan<T>(c, comm);
+  const bool real = c.opt.transform == dfft::Transform::r2c;
+  const std::size_t in_bytes = static_cast<std::size_t>(plan->input_count()) * (real ? sizeof(T) : sizeof(C));
+  const std::size_t out_bytes = static_cast<std::size_t>(plan->output_count()) * sizeof(C);
+  Measurement m;
+  {
+    // The inverse writes to its own buffer so the forward input stays the same random array.
+    PlanBuffer<T> in(*plan, in_bytes), out(*plan, out_bytes), back(*plan, in_bytes);
+    fill_input(*plan, real, in);
+    auto fwd = [&] {
+      if (real) plan->forward(static_cast<const T*>(in.get()), static_cast<C*>(out.get()));
+      else plan->forward(static_cast<const C*>(in.get()), static_cast<C*>(out.get()));
+    };
+    auto inv = [&] {
+      if (real) plan->inverse(static_cast<const C*>(out.get()), static_cast<T*>(back.get()));
+      else plan->inverse(static_cast<const C*>(out.get()), static_cast<C*>(back.get()));
+    };
+    m.forward = time_direction(*plan, fwd, s, comm);
+    m.inverse = time_direction(*plan, inv, s, comm);
+  }
+  m.grid = plan->grid();
+  auto bytes = plan->exchange_bytes();
+  m.exchange_bytes.resize(bytes.size());
+  APP_MPI(MPI_Allreduce(bytes.data(), m.exchange_bytes.data(), static_cast<int>(bytes.size()),
+                        MPI_INT64_T, MPI_MAX, comm));
+  m.reference_error = m.roundtrip_error = m.laplacian_error = dfft::validate::not_run;
+  if (s.validate) {
+    m.reference_error = dfft::validate::reference_error(*plan, comm);
+    m.roundtrip_error = dfft::validate::roundtrip_error(*plan, comm);
+    m.laplacian_error = dfft::validate::laplacian_error(*plan, comm);
+  }
+  if (s.describe) m.description = plan->describe();
+  return m;
+}
+
+}  // namespace
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Measurement measure(const Config& c, const MeasureSettings& s, MPI_Comm comm) {
+  return c.is_double ? measure_typed<double>(c, s, comm) : measure_typed<float>(c, s, comm);
+}
+
+}  // namespace dfftapp

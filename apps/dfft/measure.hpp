@@ -1,0 +1,44 @@
+// Building, timing and validating one configuration (collective over the communicator).
+#pragma once
+
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+
+namespace dfftapp {
+
+/// The library rejected the configuration at plan creation (bad input for this rank count);
+/// the sweep lists it as skipped. Any other exception is an unexpected failure.
+struct Rejected : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Statistics of one direction, milliseconds, each repetition maxed over ranks.
+struct DirectionTiming {
+  double min = 0, median = 0, max = 0;
+  double fft = 0, pack = 0, comm = 0, unpack = 0;  // median over repetitions
+};
+
+struct Measurement {
+  DirectionTiming forward, inverse;
+  std::vector<int> grid;                     // the grid the plan uses
+  std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
+  double reference_error, roundtrip_error, laplacian_error;  // NaN when not run
+  std::string description;                   // plan.describe() on rank 0 when asked
+};
+
+struct MeasureSettings {
+  int warmup = 2, reps = 10;
+  bool validate = false, describe = false;
+};
+
+Measurement measure(const Config& c, const MeasureSettings& s, MPI_Comm comm);
+
+/// Median of a sample (mean of the two middle values for an even count).
+double median(std::vector<double> v);
+
+}  // namespace dfftapp

@@ -1,0 +1,194 @@
+#include "report.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <ctime>
+#include <functional>
+
+namespace dfftapp {
+
+namespace {
+
+std::string num(const char* fmt, double v) {
+  if (std::isnan(v)) return "-";
+  char b[64];
+  std::snprintf(b, sizeof b, fmt, v);
+  return b;
+}
+
+nlohmann::json or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+struct Column {
+  const char* name;
+  bool left;         // text columns are left-aligned, numbers right-aligned
+  std::size_t room;  // width reserved for numbers, which are not known before the run
+  std::function<std::string(const Record&)> cell;
+};
+
+const std::vector<Column>& columns() {
+  static const std::vector<Column> c{
+      {"decomp", true, 0, [](const Record& r) { return r.decomposition; }},
+      {"variant", true, 0, [](const Record& r) { return r.variant; }},
+      {"methods", true, 0, [](const Record& r) { return methods_text(r.methods); }},
+      {"prec", true, 0, [](const Record& r) { return r.precision; }},
+      {"tr", true, 0, [](const Record& r) { return r.transform; }},
+      {"size", true, 0, [](const Record& r) { return shape_text(r.size); }},
+      {"P", false, 3, [](const Record& r) { return std::to_string(r.ranks); }},
+      {"grid", true, 0, [](const Record& r) { return grid_text(r.grid); }},
+      {"dir", true, 0, [](const Record& r) { return r.direction == "forward" ? std::string("fwd") : std::string("inv"); }},
+      {"med ms", false, 7, [](const Record& r) { return num("%.3f", r.time_median); }},
+      {"min ms", false, 7, [](const Record& r) { return num("%.3f", r.time_min); }},
+      {"max ms", false, 7, [](const Record& r) { return num("%.3f", r.time_max); }},
+      {"fft", false, 7, [](const Record& r) { return num("%.3f", r.fft); }},
+      {"pack", false, 7, [](const Record& r) { return num("%.3f", r.pack); }},
+      {"comm", false, 7, [](const Record& r) { return num("%.3f", r.comm); }},
+      {"unpack", false, 7, [](const Record& r) { return num("%.3f", r.unpack); }},
+      {"GF/s", false, 6, [](const Record& r) { return num("%.2f", r.gflops); }},
+      {"error", false, 7, [](const Record& r) { return num("%.1e", r.error); }},
+      {"rt/lap", false, 11,
+       [](const Record& r) { return num("%.0e", r.roundtrip_error) + "/" + num("%.0e", r.laplacian_error); }},
+      {"check", true, 0, [](const Record& r) { return r.validation.empty() ? std::string("-") : r.validation; }},
+  };
+  return c;
+}
+
+}  // namespace
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += sep;
+    s += v[i];
+  }
+  return s;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& s) {
+  std::vector<std::string> p;
+  for (auto v : s) p.push_back(std::to_string(v));
+  return join(p, "x");
+}
+
+std::string grid_text(const std::vector<int>& g) {
+  if (g.empty()) return "-";
+  std::vector<std::string> p;
+  for (auto v : g) p.push_back(std::to_string(v));
+  return join(p, "x");
+}
+
+std::string methods_text(const std::vector<std::string>& m) {
+  if (m.empty()) return "-";
+  for (const auto& x : m)
+    if (x != m.front()) return join(m, ",");
+  return m.front();  // the same method for every exchange
+}
+
+std::string utc_timestamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return b;
+}
+
+std::string host_name() {
+  char b[256] = {0};
+  if (gethostname(b, sizeof b - 1) != 0) return "unknown";
+  return b;
+}
+
+nlohmann::json to_json(const Record& r) {
+  nlohmann::json j;
+  j["decomposition"] = r.decomposition;
+  j["variant"] = r.variant;
+  j["methods"] = r.methods;
+  j["precision"] = r.precision;
+  j["transform"] = r.transform;
+  j["size"] = r.size;
+  j["ranks"] = r.ranks;
+  j["grid"] = r.grid;
+  j["direction"] = r.direction;
+  j["time_ms"] = {{"min", r.time_min}, {"median", r.time_median}, {"max", r.time_max}};
+  j["phases_ms"] = {{"fft", r.fft}, {"pack", r.pack}, {"comm", r.comm}, {"unpack", r.unpack}};
+  j["gflops"] = r.gflops;
+  j["error"] = or_null(r.error);
+  j["reference_error"] = or_null(r.reference_error);
+  j["roundtrip_error"] = or_null(r.roundtrip_error);
+  j["laplacian_error"] = or_null(r.laplacian_error);
+  j["validation"] = r.validation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.validation);
+  j["backend"] = r.backend;
+  j["effort"] = r.effort;
+  j["normalize"] = r.normalize;
+  j["warmup"] = r.warmup;
+  j["reps"] = r.reps;
+  j["exchange_bytes"] = r.exchange_bytes;
+  j["max_message_bytes"] = r.max_message_bytes;
+  j["timestamp"] = r.timestamp;
+  j["host"] = r.host;
+  j["dfft_version"] = DFFT_VERSION_STRING;
+  return j;
+}
+
+void Table::fit(const Record& r) {
+  const auto& cols = columns();
+  if (width_.empty())
+    for (const auto& c : cols) width_.push_back(std::string(c.name).size());
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    std::size_t w = cols[i].left ? cols[i].cell(r).size() : cols[i].room;
+    width_[i] = std::max(width_[i], w);
+  }
+}
+
+void Table::header() {
+  const auto& cols = columns();
+  if (width_.empty()) fit(Record{});
+  std::string line, rule;
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    char b[128];
+    std::snprintf(b, sizeof b, cols[i].left ? "%-*s" : "%*s", static_cast<int>(width_[i]), cols[i].name);
+    if (i) {
+      line += "  ";
+      rule += "  ";
+    }
+    line += b;
+    rule.append(width_[i], '-');
+  }
+  std::fprintf(out_, "%s\n%s\n", line.c_str(), rule.c_str());
+  std::fflush(out_);
+}
+
+void Table::row(const Record& r) {
+  const auto& cols = columns();
+  std::string line;
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    std::string v = cols[i].cell(r);
+    const std::size_t pad = v.size() < width_[i] ? width_[i] - v.size() : 0;
+    if (i) line += "  ";
+    if (!cols[i].left) line.append(pad, ' ');
+    line += v;
+    if (cols[i].left) line.append(pad, ' ');
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  std::fprintf(out_, "%s\n", line.c_str());
+  std::fflush(out_);
+}
+
+void Table::note(const std::string& text) {
+  std::fprintf(out_, "%s\n", text.c_str());
+  std::fflush(out_);
+}
+
+bool JsonLines::open(const std::string& path, std::string& why) {
+  out_.open(path, std::ios::out | std::ios::trunc);
+  if (!out_) why = "cannot open '" + path + "' for writing";
+  return static_cast<bool>(out_);
+}
+
+void JsonLines::write(const Record& r) {
+  out_ << to_json(r).dump() << '\n';
+  out_.flush();
+}
+
+}  // namespace dfftapp

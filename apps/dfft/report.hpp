@@ -1,0 +1,76 @@
+// Results of `dfft bench`: one Record per configuration and direction, printed as an aligned
+// table row and written as one JSON line. Field meanings: docs/bench.md.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dfftapp {
+
+constexpr double kNotRun = std::numeric_limits<double>::quiet_NaN();  // JSON null
+
+struct Record {
+  std::string decomposition, variant, precision, transform, direction, backend, effort;
+  std::vector<std::string> methods;  // one per exchange, in path order
+  std::vector<std::int64_t> size;
+  int ranks = 1;
+  std::vector<int> grid;
+  double time_min = 0, time_median = 0, time_max = 0;   // ms
+  double fft = 0, pack = 0, comm = 0, unpack = 0;       // ms
+  double gflops = 0;
+  double error = kNotRun;  // forward: reference_error; inverse: roundtrip_error
+  double reference_error = kNotRun, roundtrip_error = kNotRun, laplacian_error = kNotRun;
+  std::string validation;  // "pass", "fail" or "" (not validated)
+  int warmup = 0, reps = 0;
+  bool normalize = false;
+  std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
+  std::int64_t max_message_bytes = 0;
+  std::string timestamp, host;
+};
+
+nlohmann::json to_json(const Record& r);
+
+/// Aligned text table on one stream, rows printed as they come (a long sweep shows progress).
+class Table {
+ public:
+  explicit Table(std::FILE* out) : out_(out) {}
+  /// Widen the text columns to fit this record's labels (call for every row before header()).
+  void fit(const Record& r);
+  void header();
+  void row(const Record& r);
+  /// A line that is not a result (skipped or failed configuration).
+  void note(const std::string& text);
+
+ private:
+  std::FILE* out_;
+  std::vector<std::size_t> width_;
+};
+
+/// JSON lines file written by rank 0; every record is flushed at once so an interrupted sweep
+/// keeps what it measured.
+class JsonLines {
+ public:
+  /// Opens (truncates) `path`; returns false with `why` set when it cannot.
+  bool open(const std::string& path, std::string& why);
+  void write(const Record& r);
+  bool is_open() const { return out_.is_open(); }
+
+ private:
+  std::ofstream out_;
+};
+
+/// Text helpers shared by the table and the bench summary.
+std::string join(const std::vector<std::string>& v, const std::string& sep);
+std::string shape_text(const std::vector<std::int64_t>& s);
+std::string grid_text(const std::vector<int>& g);
+std::string methods_text(const std::vector<std::string>& m);
+std::string utc_timestamp();
+std::string host_name();
+
+}  // namespace dfftapp
