@@ -178,7 +178,7 @@ void PlanImpl::build_steps() {
       s.is_double = is_double_;
       s.codec = reshape ? Codec::none : codec_;
       MPI_Comm c = reshape ? comm_ : sub_[st.exchange.grid_dim];
-      TransportTuning tune{opt_.onesided_sync, opt_.chunks};
+      TransportTuning tune{opt_.onesided_sync, opt_.chunks, comm_};
       ex.fwd_x = make_transport(ex.method, c, s, *dev_, tune);
       std::swap(s.src, s.dst);
       ex.inv_x = make_transport(ex.method, c, s, *dev_, tune);

@@ -51,7 +51,7 @@ std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const Exchang
   if (spec.codec != Codec::none && (m == Method::a2a_type || m == Method::p2p_type))
     fail("codec ", to_string(spec.codec), " needs a method that packs (a2a-sync, p2p-sync, ",
          "onesided, nccl); ", to_string(m), " sends in place with MPI datatypes");
-  if (m == Method::onesided) return make_onesided(comm, spec, dev, tuning.onesided_sync, tuning.chunks);
+  if (m == Method::onesided) return make_onesided(comm, tuning.parent, spec, dev, tuning.onesided_sync, tuning.chunks);
   if (dev.on_device()) return make_device_transport(m, comm, spec, dev);
   switch (m) {
     case Method::a2a_sync: return make_a2a_sync(comm, spec, dev);

@@ -3,6 +3,10 @@
 // `chunks` slabs along its slowest wire axis; every slab is packed (and coded, with its own
 // header) and put on its own, so packing slab k+1 overlaps the transfer of slab k. Epochs close
 // by MPI_Win_fence or by a passive-target MPI_Win_flush_all plus a barrier (Options::onesided_sync).
+// Window memory comes from MPI_Win_allocate (shared-memory windows within a node). Windows are
+// created over the plan's whole communicator, not the exchange's sub-communicator: Open MPI 4.1
+// names shared segments by communicator id, which disjoint split communicators share, and
+// crashes (bus error) when several rows create windows at once.
 // On a device backend the window lives in host memory and slabs are staged through the host.
 #include <vector>
 
@@ -45,8 +49,9 @@ std::int64_t coded(const ExchangeSpec& s, const Box& b) { return wire_bytes(s.co
 
 class OneSided final : public Transport {
  public:
-  OneSided(MPI_Comm comm, const ExchangeSpec& s, Device& dev, OneSidedSync sync, int chunks)
-      : comm_(comm), s_(s), dev_(dev), sync_(sync) {
+  OneSided(MPI_Comm comm, MPI_Comm parent, const ExchangeSpec& s, Device& dev, OneSidedSync sync,
+           int chunks)
+      : comm_(comm), parent_(parent == MPI_COMM_NULL ? comm : parent), s_(s), dev_(dev), sync_(sync) {
     const int n = static_cast<int>(s.src.size()), me = s.me;
     unit_ = s.codec == Codec::none ? static_cast<std::int64_t>(s.elem) : 4;
     send_.resize(n);
@@ -76,8 +81,19 @@ class OneSided final : public Transport {
       DFFT_MPI(MPI_Alloc_mem(std::max<std::int64_t>(so, 1), MPI_INFO_NULL, &host_send_));
       recv_dev_ = Buffer(dev, static_cast<std::size_t>(wbytes));
     }
-    DFFT_MPI(MPI_Alloc_mem(wbytes, MPI_INFO_NULL, &window_mem_));
-    DFFT_MPI(MPI_Win_create(window_mem_, wbytes, 1, MPI_INFO_NULL, comm_, &win_));
+    // MPI allocates the window memory itself so that on one node it can map it shared
+    // (Open MPI's osc/sm); MPI_Win_create on user memory falls back to slower components.
+    DFFT_MPI(MPI_Win_allocate(wbytes, 1, MPI_INFO_NULL, parent_, &window_mem_, &win_));
+    // Sub-communicator member k is rank peer_[k] of the window's communicator.
+    MPI_Group g_sub, g_par;
+    DFFT_MPI(MPI_Comm_group(comm_, &g_sub));
+    DFFT_MPI(MPI_Comm_group(parent_, &g_par));
+    std::vector<int> sub_ranks(n);
+    for (int k = 0; k < n; ++k) sub_ranks[k] = k;
+    peer_.resize(n);
+    DFFT_MPI(MPI_Group_translate_ranks(g_sub, n, sub_ranks.data(), g_par, peer_.data()));
+    MPI_Group_free(&g_sub);
+    MPI_Group_free(&g_par);
     window_bytes_ = ro;
     if (sync_ == OneSidedSync::flush) DFFT_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
   }
@@ -87,7 +103,6 @@ class OneSided final : public Transport {
     if (fin) return;
     if (sync_ == OneSidedSync::flush) MPI_Win_unlock_all(win_);
     MPI_Win_free(&win_);
-    MPI_Free_mem(window_mem_);
     if (host_send_) MPI_Free_mem(host_send_);
   }
 
@@ -96,7 +111,7 @@ class OneSided final : public Transport {
     {
       // Open the epoch: every target has finished unpacking its window from the last call.
       PhaseTimer pt(t.comm);
-      if (sync_ == OneSidedSync::fence) DFFT_MPI(MPI_Win_fence(MPI_MODE_NOPRECEDE, win_));
+      if (sync_ == OneSidedSync::fence) DFFT_MPI(MPI_Win_fence(0, win_));
       else DFFT_MPI(MPI_Barrier(comm_));
     }
     for (int k : ring_peers(me, n))
@@ -109,7 +124,7 @@ class OneSided final : public Transport {
     {
       PhaseTimer pt(t.comm);
       if (sync_ == OneSidedSync::fence) {
-        DFFT_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win_));
+        DFFT_MPI(MPI_Win_fence(0, win_));
       } else {
         DFFT_MPI(MPI_Win_flush_all(win_));
         DFFT_MPI(MPI_Barrier(comm_));  // after it, every put into my window is complete
@@ -151,14 +166,15 @@ class OneSided final : public Transport {
     const std::int64_t limit = std::max(unit_, s_.max_message_bytes / unit_ * unit_);
     for (std::int64_t o = 0; o < sl.bytes; o += limit) {
       const int m = static_cast<int>(std::min(limit, sl.bytes - o));
-      DFFT_MPI(MPI_Put(out + o, m, MPI_BYTE, k, target_[k] + sl.offset - first_offset(k) + o, m,
+      DFFT_MPI(MPI_Put(out + o, m, MPI_BYTE, peer_[k], target_[k] + sl.offset - first_offset(k) + o, m,
                        MPI_BYTE, win_));
     }
   }
   // Offset of my first slab for peer k in my send stage (slabs for k are consecutive).
   std::int64_t first_offset(int k) const { return send_[k].front().offset; }
 
-  MPI_Comm comm_;
+  MPI_Comm comm_, parent_;
+  std::vector<int> peer_;
   ExchangeSpec s_;
   Device& dev_;
   OneSidedSync sync_;
@@ -173,9 +189,9 @@ class OneSided final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> make_onesided(MPI_Comm c, const ExchangeSpec& s, Device& d,
-                                         OneSidedSync sync, int chunks) {
-  return std::make_unique<OneSided>(c, s, d, sync, chunks);
+std::unique_ptr<Transport> make_onesided(MPI_Comm c, MPI_Comm parent, const ExchangeSpec& s,
+                                         Device& d, OneSidedSync sync, int chunks) {
+  return std::make_unique<OneSided>(c, parent, s, d, sync, chunks);
 }
 
 }  // namespace dfft::detail

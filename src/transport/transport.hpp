@@ -57,6 +57,7 @@ std::vector<int> ring_peers(int me, int n);
 struct TransportTuning {
   OneSidedSync onesided_sync = OneSidedSync::fence;
   int chunks = 4;
+  MPI_Comm parent = MPI_COMM_NULL;  // the plan's communicator
 };
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                           Device& dev, const TransportTuning& tuning = {});
@@ -65,7 +66,9 @@ std::unique_ptr<Transport> make_a2a_sync(MPI_Comm, const ExchangeSpec&, Device&)
 std::unique_ptr<Transport> make_a2a_type(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_p2p_sync(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_p2p_type(MPI_Comm, const ExchangeSpec&, Device&);
-std::unique_ptr<Transport> make_onesided(MPI_Comm, const ExchangeSpec&, Device&, OneSidedSync, int chunks);
+/// `parent`: the plan's communicator (the sub-communicator's parent), over which windows are made.
+std::unique_ptr<Transport> make_onesided(MPI_Comm comm, MPI_Comm parent, const ExchangeSpec&,
+                                         Device&, OneSidedSync, int chunks);
 /// Transports of the CUDA backend (src/backend/cuda); throw when it is not built.
 std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                                  Device& dev);
