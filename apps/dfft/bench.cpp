@@ -3,12 +3,17 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <set>
 
 #include "bench.hpp"
+#include "cases.hpp"
 #include "dfft/reference.hpp"
+#include "machine.hpp"
 #include "measure.hpp"
 #include "mpi_check.hpp"
+#include "progress.hpp"
 #include "report.hpp"
+#include "results.hpp"
 
 namespace dfftapp {
 
@@ -49,6 +54,7 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
   r.decomposition = dfft::to_string(c.opt.decomposition);
   r.variant = dfft::to_string(c.opt.variant);
   for (auto m : c.opt.methods) r.methods.push_back(dfft::to_string(m));
+  r.codec = dfft::to_string(c.opt.codec);
   r.precision = c.is_double ? "double" : "float";
   r.transform = dfft::to_string(c.opt.transform);
   r.size = c.shape;
@@ -57,9 +63,11 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
   r.backend = dfft::to_string(c.opt.backend);
   r.effort = a.effort;
   r.normalize = c.opt.normalize;
-  r.warmup = a.warmup;
-  r.reps = a.reps;
+  r.warmup = c.warmup;
+  r.reps = c.reps;
   r.max_message_bytes = c.opt.max_message_bytes;
+  if (c.opt.backend == dfft::Backend::cuda) r.staging = dfft::to_string(c.opt.staging);
+  r.test = c.test;
   return r;
 }
 
@@ -72,7 +80,7 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
   r.reference_error = m.reference_error;
   r.roundtrip_error = m.roundtrip_error;
   r.laplacian_error = m.laplacian_error;
-  if (a.validate > 0) r.validation = validation(c, m);
+  if (c.validate) r.validation = validation(c, m);
   r.timestamp = utc_timestamp();
   r.host = host_name();
   const bool real = c.opt.transform == dfft::Transform::r2c;
@@ -89,6 +97,8 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
     d.comm = t->comm;
     d.unpack = t->unpack;
     d.gflops = gflops(c.shape, real, t->median);
+    d.samples_ms = t->samples;
+    d.rank_phases = t->rank_phases;
     // The inverse is checked by the round trip once the forward matches the serial reference.
     d.error = fwd ? m.reference_error : m.roundtrip_error;
     out.push_back(d);
@@ -127,11 +137,16 @@ struct Sweep {
   Table table{stdout};
   JsonLines json;
   Tally tally;
+  CsvWriter csv;
+  nlohmann::json machine;  // rank 0
 
   void emit(const Record& r) {
     if (rank != 0) return;
     table.row(r);
-    if (json.is_open()) json.write(r);
+    Record full = r;
+    full.machine = &machine;
+    if (json.is_open()) json.write(full);
+    if (csv.is_open()) csv.write(to_json(full));
   }
 
   // The whole transform on one device of rank 0 ("single-device" rows) for comparison. The other
@@ -153,7 +168,7 @@ struct Sweep {
   void reference_rows(const Config& c) {
     for (bool fwd : {true, false}) {
       auto t = dfft::single_device_reference(c.opt.backend, c.shape, c.opt.transform, c.is_double, fwd,
-                                             a.warmup, a.reps, c.opt.effort);
+                                             c.warmup, c.reps, c.opt.effort);
       if (!t.ran) {
         table.note("  single-device reference not run: " + t.why);
         return;
@@ -187,13 +202,24 @@ struct Sweep {
     table.note(text);
   }
 
+  // A configuration with `ranks` set runs on world ranks [0, ranks); the others wait.
+  MPI_Comm sub_comm(const Config& c) {
+    MPI_Comm sub = MPI_COMM_NULL;
+    if (c.ranks <= 0 || c.ranks >= ranks) return comm;
+    APP_MPI(MPI_Comm_split(comm, rank < c.ranks ? 0 : MPI_UNDEFINED, rank, &sub));
+    return sub;
+  }
+
   void run(const Config& c) {
-    MeasureSettings s{a.warmup, a.reps, a.validate > 0, a.verbose};
+    MeasureSettings s{c.warmup, c.reps, c.validate, a.verbose};
     Measurement m;
     std::string msg;
     Outcome mine = ok;
+    const int used = c.ranks > 0 ? c.ranks : ranks;
+    MPI_Comm sub = used > ranks ? MPI_COMM_NULL : sub_comm(c);
     try {
-      m = measure(c, s, comm);
+      if (used > ranks) throw Rejected("needs " + std::to_string(used) + " ranks, running on " + std::to_string(ranks));
+      if (sub != MPI_COMM_NULL) m = measure(c, s, sub);
     } catch (const Rejected& e) {
       mine = skipped;
       msg = e.what();
@@ -203,20 +229,27 @@ struct Sweep {
       std::fprintf(stderr, "dfft bench: rank %d: %s: %s\n", rank, label(c, a, ranks).c_str(), e.what());
       std::fflush(stderr);
     }
+    if (sub != MPI_COMM_NULL && sub != comm) APP_MPI(MPI_Comm_free(&sub));
     Outcome all = agree(mine, msg, comm);
     ++tally.configs;
     if (all != ok) {
       (all == skipped ? tally.skipped : tally.failed)++;
       if (rank == 0)
-        table.note(std::string(all == skipped ? "  skipped: " : "  FAILED: ") + label(c, a, ranks) + ": " + msg);
+        table.note(std::string(all == skipped ? "  skipped: " : "  FAILED: ") + label(c, a, used) + ": " + msg);
       return;
     }
     if (rank == 0 && a.verbose) describe(c, m.description);
     ++tally.ran;
-    auto recs = records(c, a, ranks, m);
-    if (recs.front().validation == "fail") ++tally.invalid;
-    for (const auto& r : recs) emit(r);
-    tally.records += static_cast<int>(recs.size());
+    // Rank 0 always takes part, so its verdict is the configuration's (ranks left out have none).
+    int invalid = 0;
+    if (rank == 0) {
+      auto recs = records(c, a, used, m);
+      invalid = recs.front().validation == "fail";
+      for (const auto& r : recs) emit(r);
+    }
+    APP_MPI(MPI_Bcast(&invalid, 1, MPI_INT, 0, comm));
+    tally.invalid += invalid;
+    tally.records += 2;
   }
 };
 
@@ -226,43 +259,104 @@ bool same_group(const Config& x, const Config& y) {
 
 void preamble(Sweep& s, const std::vector<Config>& configs) {
   Record proto;
-  for (const auto& c : configs) s.table.fit(base_record(c, s.a, s.ranks));
-  if (s.a.reference > 0) {
+  bool any_reference = false;
+  std::set<std::string> backends;
+  for (const auto& c : configs) {
+    s.table.fit(base_record(c, s.a, c.ranks > 0 ? c.ranks : s.ranks));
+    any_reference |= c.reference;
+    backends.insert(dfft::to_string(c.opt.backend));
+  }
+  if (any_reference) {
     proto.decomposition = "single-device";
     s.table.fit(proto);
   }
-  std::printf("dfft bench: %zu configuration%s on %d rank%s, backend %s, warmup %d, reps %d%s%s\n",
-              configs.size(), configs.size() == 1 ? "" : "s", s.ranks, s.ranks == 1 ? "" : "s",
-              s.a.backend.c_str(), s.a.warmup, s.a.reps, s.a.validate > 0 ? ", validating" : "",
-              s.a.default_sweep ? " (embedded default sweep; see dfft bench --help)" : "");
+  const std::string backend = join(std::vector<std::string>(backends.begin(), backends.end()), ",");
+  if (!s.a.cases.empty())
+    std::printf("dfft bench: %zu configuration%s from %s on %d rank%s, backend %s\n", configs.size(),
+                configs.size() == 1 ? "" : "s", s.a.cases.c_str(), s.ranks, s.ranks == 1 ? "" : "s",
+                backend.c_str());
+  else
+    std::printf("dfft bench: %zu configuration%s on %d rank%s, backend %s, warmup %d, reps %d%s%s\n",
+                configs.size(), configs.size() == 1 ? "" : "s", s.ranks, s.ranks == 1 ? "" : "s",
+                s.a.backend.c_str(), s.a.warmup, s.a.reps, s.a.validate > 0 ? ", validating" : "",
+                s.a.default_sweep ? " (embedded default sweep; see dfft bench --help)" : "");
   std::printf("times in ms: max over ranks per repetition; phases: medians of per-repetition maxima\n");
   s.table.header();
+}
+
+// Relative cost of a configuration for the remaining-time estimate: N log N per transform.
+double cost(const Config& c) {
+  const double n = std::max(2.0, total_points(c.shape));
+  const double runs = 2.0 * (c.warmup + c.reps) + (c.validate ? 8.0 : 0.0) + (c.reference ? 2.0 * c.reps : 0.0);
+  return n * std::log2(n) * runs;
+}
+
+void list_configs(const Sweep& s, const std::vector<Config>& configs) {
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const Config& c = configs[i];
+    std::printf("%zu: %s, %d rank%s, warmup %d, reps %d%s%s%s\n", i + 1,
+                label(c, s.a, c.ranks > 0 ? c.ranks : s.ranks).c_str(), c.ranks > 0 ? c.ranks : s.ranks,
+                (c.ranks > 0 ? c.ranks : s.ranks) == 1 ? "" : "s", c.warmup, c.reps, c.validate ? ", validate" : "",
+                c.reference ? ", reference" : "", c.test.empty() ? "" : (" [" + c.test + "]").c_str());
+  }
+  std::printf("dfft bench: %zu configuration%s\n", configs.size(), configs.size() == 1 ? "" : "s");
+}
+
+// Same arguments on every rank, so every rank gets the same configurations or the same error.
+bool configurations(const BenchArgs& a, MPI_Comm comm, int rank, std::vector<Config>& out) {
+  try {
+    out = a.cases.empty() ? expand(a) : expand_cases(load_cases(a.cases, comm), a);
+    return true;
+  } catch (const dfft::Error& e) {
+    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
+  } catch (const CaseError& e) {
+    if (rank == 0) std::fprintf(stderr, "dfft bench: %s\n", e.what());
+  }
+  return false;
+}
+
+bool open_outputs(Sweep& s) {
+  std::string why;
+  int opened = 1;
+  if (s.rank == 0) {
+    if (!s.a.json.empty() && !s.json.open(s.a.json, why)) opened = 0;
+    else if (!s.a.csv.empty() && !s.csv.open(s.a.csv, why)) opened = 0;
+  }
+  APP_MPI(MPI_Bcast(&opened, 1, MPI_INT, 0, s.comm));
+  if (!opened && s.rank == 0) std::fprintf(stderr, "dfft bench: %s\n", why.c_str());
+  return opened != 0;
 }
 
 }  // namespace
 
 int run_bench(const BenchArgs& a, MPI_Comm comm) {
-  Sweep s{a, comm, 0, 1, Table{stdout}, JsonLines{}, Tally{}};
+  Sweep s{a, comm, 0, 1, Table{stdout}, JsonLines{}, Tally{}, CsvWriter{}, nlohmann::json{}};
   APP_MPI(MPI_Comm_rank(comm, &s.rank));
   APP_MPI(MPI_Comm_size(comm, &s.ranks));
   std::vector<Config> configs;
-  try {
-    configs = expand(a);
-  } catch (const dfft::Error& e) {  // same arguments on every rank, so every rank gets here
-    if (s.rank == 0) std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+  if (!configurations(a, comm, s.rank, configs)) return 2;
+  if (a.list) {
+    if (s.rank == 0) list_configs(s, configs);
+    return 0;
   }
-  std::string why;
-  int opened = s.rank != 0 || a.json.empty() || s.json.open(a.json, why);
-  APP_MPI(MPI_Bcast(&opened, 1, MPI_INT, 0, comm));
-  if (!opened) {
-    if (s.rank == 0) std::fprintf(stderr, "dfft bench: %s\n", why.c_str());
-    return 2;
+  if (!open_outputs(s)) return 2;
+  bool cuda = false;
+  std::vector<double> costs;
+  for (const auto& c : configs) {
+    cuda |= c.opt.backend == dfft::Backend::cuda;
+    costs.push_back(cost(c));
   }
-  if (s.rank == 0) preamble(s, configs);
+  if (s.rank == 0) {
+    s.machine = machine_description(cuda);
+    preamble(s, configs);
+  }
+  const bool show = a.progress > 0 || (a.progress == 0 && (!a.cases.empty() || configs.size() > 10));
+  Progress progress(costs, show && s.rank == 0);
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    if (a.reference > 0 && (i == 0 || !same_group(configs[i], configs[i - 1]))) s.reference(configs[i]);
+    if (configs[i].reference && (i == 0 || !same_group(configs[i], configs[i - 1]) || !configs[i - 1].reference))
+      s.reference(configs[i]);
     s.run(configs[i]);
+    progress.done(i, label(configs[i], a, configs[i].ranks > 0 ? configs[i].ranks : s.ranks));
   }
   const Tally& t = s.tally;
   const bool bad = t.failed > 0 || t.invalid > 0 || t.ran == 0;

@@ -23,6 +23,18 @@ struct BenchArgs {
   bool normalize = false, verbose = false;
   std::int64_t max_message_bytes = 0;  // 0: the library's default
   bool default_sweep = false;          // --size was not given
+  // Suites and result files (docs/cases.md, docs/results-format.md).
+  std::string staging = "auto";        // CUDA backend: auto | host | cuda-aware
+  std::vector<std::string> codecs;     // wire formats to sweep (default none)
+  double tolerance = 0;                // > 0: codec chosen by the tolerance rule
+  std::string onesided_sync = "fence"; // onesided: fence | flush
+  int chunks = 4;                      // onesided: slabs per peer block
+  std::string cases, csv;              // --cases FILE, --csv FILE
+  std::vector<std::string> report;     // --report FILE...: print tables, run nothing
+  std::string stat = "median";         // statistic of the report tables
+  bool list = false;                   // --list: print the configurations, run nothing
+  int progress = 0;                    // >0 --progress, <0 --no-progress
+  std::vector<std::string> given;      // options given on the command line (override a cases file)
 };
 
 /// One plan to build and time.
@@ -31,6 +43,11 @@ struct Config {
   dfft::Options opt;
   bool is_double = true;
   bool inverse_first = false;  // --transform c2r: list the inverse (c2r) record first
+  // Per configuration so that a cases file can vary them per test; expand() copies the options.
+  int warmup = 2, reps = 10;
+  bool validate = false, reference = false;
+  int ranks = 0;     // run on world ranks [0, ranks) only; 0: all ranks
+  std::string test;  // name of the cases-file test it came from
 };
 
 /// Fill in defaults (default sweep, method lists per backend) after parsing.
@@ -41,6 +58,8 @@ void finish_args(BenchArgs& a);
 std::vector<Config> expand(const BenchArgs& a);
 /// Run the sweep; collective over `comm`. Returns the process exit code (same on every rank).
 int run_bench(const BenchArgs& a, MPI_Comm comm);
+/// `--report FILE...`: rank 0 prints the relative-runtime tables (report_tables.cpp).
+int run_report(const BenchArgs& a, MPI_Comm comm);
 
 /// Parse "64x64x64" or a list of numbers into a shape (>= 2 dims, all >= 1).
 std::vector<std::int64_t> parse_shape(const std::vector<std::string>& tokens);

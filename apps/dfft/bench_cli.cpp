@@ -15,15 +15,16 @@ namespace {
 
 const std::vector<std::string> kDecomps{"slab-2d1d", "slab-1d2d", "pencil"};
 const std::vector<std::string> kVariants{"default", "realigned"};
-const std::vector<std::string> kCpuMethods{"a2a-sync", "a2a-type", "p2p-sync", "p2p-type"};
-const std::vector<std::string> kAllMethods{"a2a-sync", "a2a-type", "p2p-sync",
-                                           "p2p-type", "p2p-streams", "nccl"};
+const std::vector<std::string> kCpuMethods{"a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
+                                           "onesided"};
+const std::vector<std::string> kAllMethods{"a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
+                                           "p2p-streams", "nccl", "onesided"};
 // The embedded default sweep (no --size): a cube and an odd shape that divides no rank count.
 const std::vector<std::vector<std::string>> kDefaultSizes{{"64", "64", "64"}, {"17", "12", "10"}};
 
 const char* kFooter = R"(Sweeps: every list option takes several values (repeat it or separate by commas) and
 bench runs every combination. An omitted option sweeps: --decomp all three, --variant both,
---method every method of the backend (cpu: a2a-sync, a2a-type, p2p-sync, p2p-type), --grid
+--method every method of the backend (cpu: a2a-sync, a2a-type, p2p-sync, p2p-type, onesided), --grid
 automatic. --method1/--method2 set the method of the first/second exchange (pencils; a slab uses
 --method1 only). --transform r2c and c2r both time the same real plan, each configuration
 giving two records: forward (r2c) and inverse (c2r). Configurations the library rejects for this
@@ -47,6 +48,8 @@ void add_list(CLI::App* c, const std::string& name, std::vector<std::string>& v,
               const std::string& help) {
   c->add_option(name, v, help)->delimiter(',')->check(CLI::IsMember(allowed));
 }
+
+void add_suite_options(CLI::App* c, BenchArgs& a);
 
 void add_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--size", a.sizes,
@@ -85,7 +88,43 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_flag("--reference,!--no-reference", a.reference,
               "Also time the whole transform on one device (row 'single-device')");
   c->add_flag("--verbose", a.verbose, "Print each plan's path (plan.describe())");
+  add_list(c, "--codec", a.codecs, std::vector<std::string>{"none", "fp32", "fp16", "bf16"},
+           "Wire format of the exchanges (compressed communication; docs/compression.md)");
+  c->add_option("--tolerance", a.tolerance,
+                "Pick the cheapest codec whose expected relative error stays below this")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--onesided-sync", a.onesided_sync, "onesided: fence | flush")
+      ->capture_default_str()->check(CLI::IsMember({"fence", "flush"}));
+  c->add_option("--chunks", a.chunks, "onesided: slabs per peer block (pipelining)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  add_suite_options(c, a);
 }
+
+// Test-case files, result files and report tables (docs/cases.md, docs/results-format.md).
+void add_suite_options(CLI::App* c, BenchArgs& a) {
+  c->add_option("--staging", a.staging, "CUDA backend, MPI methods: auto | host | cuda-aware")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "host", "cuda-aware"}));
+  auto* cases = c->add_option("--cases", a.cases, "Run the tests of a JSON test-case file (docs/cases.md)")
+                    ->check(CLI::ExistingFile);
+  c->add_option("--csv", a.csv, "Also write the records as CSV (the file is truncated first)");
+  auto* report = c->add_option("--report", a.report,
+                               "Print relative-runtime tables (markdown) from result files; runs nothing")
+                     ->expected(1, CLI::detail::expected_max_vector_size);
+  report->excludes(cases);
+  c->add_option("--stat", a.stat, "Statistic of the --report tables")
+      ->capture_default_str()->check(CLI::IsMember({"median", "mean", "min"}));
+  c->add_flag("--list", a.list, "Print the configurations the options or --cases expand to; run nothing");
+  c->add_flag("--progress,!--no-progress", a.progress,
+              "Progress line on stderr (default: on for --cases runs and runs of more than 10 configurations)");
+}
+
+// Options whose explicit values override the settings of a --cases file.
+const std::vector<std::string> kOverridable{"--size", "--decomp", "--variant", "--grid", "--method",
+                                            "--method1", "--method2", "--precision", "--transform",
+                                            "--warmup", "--reps", "--validate", "--reference",
+                                            "--effort", "--normalize", "--backend", "--staging",
+                                            "--max-message-bytes", "--codec", "--tolerance",
+                                            "--onesided-sync", "--chunks"};
 
 template <class E>
 std::vector<E> names_to(const std::vector<std::string>& v, E (*parse)(const std::string&)) {
@@ -190,7 +229,8 @@ std::vector<Config> expand(const BenchArgs& a) {
         for (auto d : names_to(a.decomps, dfft::parse_decomposition))
           for (auto v : names_to(a.variants, dfft::parse_variant))
             for (const auto& g : a.grids)
-              for (const auto& ms : method_sets(a, d)) {
+              for (const auto& ms : method_sets(a, d))
+              for (const auto& codec : a.codecs.empty() ? std::vector<std::string>{"none"} : a.codecs) {
                 Config c;
                 c.shape = shape;
                 c.is_double = prec == "double";
@@ -204,6 +244,15 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.opt.backend = dfft::parse_backend(a.backend);
                 c.opt.normalize = a.normalize;
                 if (a.max_message_bytes > 0) c.opt.max_message_bytes = a.max_message_bytes;
+                c.opt.staging = dfft::parse_staging(a.staging);
+                c.opt.codec = dfft::parse_codec(codec);
+                c.opt.tolerance = a.tolerance;
+                c.opt.onesided_sync = dfft::parse_onesided_sync(a.onesided_sync);
+                c.opt.chunks = a.chunks;
+                c.warmup = a.warmup;
+                c.reps = a.reps;
+                c.validate = a.validate > 0;
+                c.reference = a.reference > 0;
                 out.push_back(std::move(c));
               }
   }
@@ -217,8 +266,11 @@ Command make_bench_command(CLI::App& parent) {
                "optionally validate and write JSON lines");
   add_options(c, *args);
   c->footer(kFooter);
-  auto run = [args](MPI_Comm comm) {
-    finish_args(*args);
+  auto run = [args, c](MPI_Comm comm) {
+    for (const auto& name : kOverridable)
+      if (c->count(name) > 0) args->given.push_back(name);
+    if (!args->report.empty()) return run_report(*args, comm);
+    if (args->cases.empty()) finish_args(*args);  // a cases file brings its own settings
     return run_bench(*args, comm);
   };
   return {c, run};

@@ -21,5 +21,15 @@ struct Command {
 
 /// `dfft bench`: time distributed transforms over a sweep of configurations.
 Command make_bench_command(CLI::App& parent);
+/// `dfft accuracy`: errors of the compressed-communication wire formats.
+Command make_accuracy_command(CLI::App& parent);
+
+/// `dfft transform IN OUT`: transform a .npy file with MPI-IO input and output.
+Command make_transform_command(CLI::App& parent);
+
+/// `dfft tune`: time candidate plans, print them ranked, store the fastest (docs/tuning.md).
+Command make_tune_command(CLI::App& parent);
+/// `dfft model calibrate|predict|fit|check`: performance models (docs/models.md).
+Command make_model_command(CLI::App& parent);
 
 }  // namespace dfftapp

@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
   app.footer("Run 'dfft <command> --help' for the options of a command.");
   std::vector<dfftapp::Command> commands;
   commands.push_back(dfftapp::make_bench_command(app));
+  commands.push_back(dfftapp::make_accuracy_command(app));
+  commands.push_back(dfftapp::make_transform_command(app));
+  commands.push_back(dfftapp::make_tune_command(app));
+  commands.push_back(dfftapp::make_model_command(app));
 
   bool done = false;
   int rc = parse(app, argc, argv, rank, done);

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "results.hpp"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -104,6 +106,7 @@ nlohmann::json to_json(const Record& r) {
   j["decomposition"] = r.decomposition;
   j["variant"] = r.variant;
   j["methods"] = r.methods;
+  j["codec"] = r.codec;
   j["precision"] = r.precision;
   j["transform"] = r.transform;
   j["size"] = r.size;
@@ -128,6 +131,7 @@ nlohmann::json to_json(const Record& r) {
   j["timestamp"] = r.timestamp;
   j["host"] = r.host;
   j["dfft_version"] = DFFT_VERSION_STRING;
+  add_result_fields(j, r);
   return j;
 }
 

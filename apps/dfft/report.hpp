@@ -2,6 +2,7 @@
 // table row and written as one JSON line. Field meanings: docs/bench.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -32,6 +33,12 @@ struct Record {
   std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
   std::int64_t max_message_bytes = 0;
   std::string timestamp, host;
+  // Result-file fields (results.cpp, docs/results-format.md).
+  std::vector<double> samples_ms;                  // per repetition, max over ranks
+  std::vector<std::array<double, 4>> rank_phases;  // per rank: fft, pack, comm, unpack medians (ms)
+  std::string staging, test;                       // staging mode; test name of a cases file
+  std::string codec = "none";                      // wire format of the exchanges
+  const nlohmann::json* machine = nullptr;         // machine_description(), shared by all records
 };
 
 nlohmann::json to_json(const Record& r);

@@ -22,6 +22,7 @@
 namespace dfft {
 
 class PlanImpl;  // precision-independent implementation (src/exec)
+struct TuneReport;  // dfft/tune.hpp
 
 template <class T>
 class Plan {
@@ -61,6 +62,13 @@ class Plan {
   void inverse(int batch, const complex_type* in, T* out);
   void inverse(int batch, const complex_type* in, complex_type* out);
 
+  /// r2r (Options::transform = Transform::r2r, a DCT/DST kind on every axis): real -> real.
+  /// forward applies the type-II transforms, inverse the type-III ones (docs/r2r.md).
+  void forward(const T* in, T* out);
+  void inverse(const T* in, T* out);
+  void forward(int batch, const T* in, T* out);
+  void inverse(int batch, const T* in, T* out);
+
   /// Global real-space shape, and the complex shape of the spectral side (last axis n/2+1 for r2c).
   const std::vector<std::int64_t>& shape() const;
   std::vector<std::int64_t> spectral_shape() const;
@@ -69,7 +77,7 @@ class Plan {
   const Layout& output_layout() const;
   const Box& input_box() const { return input_layout().box; }
   const Box& output_box() const { return output_layout().box; }
-  /// Elements (of T for r2c input, of complex_type otherwise) this rank holds.
+  /// Elements (of T for r2c input and for r2r, of complex_type otherwise) this rank holds.
   std::int64_t input_count() const;
   std::int64_t output_count() const;
 
@@ -82,8 +90,13 @@ class Plan {
   const std::vector<int>& grid() const;
   /// Bytes each exchange sends from this rank to other ranks per transform.
   std::vector<std::int64_t> exchange_bytes() const;
+  /// Wire format of the exchanges actually used (forced, or chosen by Options::tolerance).
+  Codec codec() const;
   /// CUDA backend: the device ordinal in use (-1 on CPU).
   int device() const;
+  /// With Options::tune heuristic or measure: what the tuner did (candidates and times, wisdom
+  /// hit, warnings; include dfft/tune.hpp to read it). Null for plans made without tuning.
+  const TuneReport* tune_report() const { return tune_.get(); }
 
   /// Memory of the plan's backend (device memory with CUDA, aligned host memory on CPU), and
   /// copies between it and host memory. forward()/inverse() take pointers to such memory.
@@ -99,6 +112,7 @@ class Plan {
   MPI_Comm comm_;
   std::unique_ptr<Layout> user_in_, user_out_;
   PlanImpl* last_ = nullptr;  // the plan (single or batched) that ran last, for timings()
+  std::shared_ptr<const TuneReport> tune_;
 };
 
 extern template class Plan<float>;

@@ -2,22 +2,24 @@
 #include "dfft/dfft.hpp"
 #include "exec/plan_impl.hpp"
 #include "plan/path.hpp"
+#include "tune/tuner.hpp"
 #include "util/check.hpp"
 
 namespace dfft {
 
+// With options.tune != none the tuner (src/tune) picks the options and builds that plan.
 template <class T>
 Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options)
-    : impl_(std::make_unique<PlanImpl>(comm, shape, options, std::is_same_v<T, double>)),
-      comm_(comm) {}
+    : comm_(comm) {
+  impl_ = detail::make_plan_impl(comm, shape, options, std::is_same_v<T, double>, nullptr, nullptr, tune_);
+}
 
 template <class T>
 Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Layout& in,
               const Layout& out, const Options& options)
-    : impl_(std::make_unique<PlanImpl>(comm, shape, options, std::is_same_v<T, double>, &in, &out)),
-      comm_(comm),
-      user_in_(std::make_unique<Layout>(in)),
-      user_out_(std::make_unique<Layout>(out)) {}
+    : comm_(comm), user_in_(std::make_unique<Layout>(in)), user_out_(std::make_unique<Layout>(out)) {
+  impl_ = detail::make_plan_impl(comm, shape, options, std::is_same_v<T, double>, &in, &out, tune_);
+}
 
 template <class T>
 PlanImpl& Plan<T>::batched(int batch) {
@@ -152,6 +154,10 @@ const std::vector<int>& Plan<T>::grid() const {
 template <class T>
 std::vector<std::int64_t> Plan<T>::exchange_bytes() const {
   return impl_->exchange_bytes();
+}
+template <class T>
+Codec Plan<T>::codec() const {
+  return impl_->codec();
 }
 template <class T>
 int Plan<T>::device() const {

@@ -1,0 +1,145 @@
+// `dfft accuracy`: the accuracy table of compressed communication (as Table II of Cayrols et
+// al.): forward and round-trip errors against an uncompressed double-precision transform, for
+// FP64, FP32 (all in float), FP64->FP32, FP64->FP16, FP64->BF16, FP32->FP16, FP32->BF16 wire
+// formats, on random and on smooth data.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "dfft/dfft.hpp"
+#include "dfft/validate.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+struct AccArgs {
+  std::vector<std::int64_t> size{64, 64, 64};
+  std::string decomp = "pencil";
+  std::string method = "a2a-sync";
+};
+
+struct Row {
+  const char* name;
+  bool is_double;
+  dfft::Codec codec;
+};
+
+// Input value at global index: pseudo-random in [-1, 1), or a smooth periodic function.
+double value(const std::vector<std::int64_t>& shape, std::int64_t lin, bool smooth) {
+  if (!smooth) return dfft::validate::random_value(static_cast<std::uint64_t>(lin), 21);
+  double v = 0, tau = 2 * std::numbers::pi;
+  for (int a = static_cast<int>(shape.size()) - 1; a >= 0; --a) {
+    double x = tau * static_cast<double>(lin % shape[a]) / static_cast<double>(shape[a]);
+    lin /= shape[a];
+    v += std::sin(x + a) + 0.5 * std::cos(2 * x);
+  }
+  return std::exp(0.3 * v);
+}
+
+template <class T>
+std::vector<T> input_for(const dfft::Plan<T>& p, bool smooth) {
+  std::vector<T> in(static_cast<std::size_t>(p.input_count()));
+  const auto& l = p.input_layout();
+  const auto& s = p.shape();
+  const int d = static_cast<int>(s.size());
+  std::vector<std::int64_t> idx = l.box.lo;
+  for (std::size_t n = 0; n < in.size(); ++n) {  // natural order inside the box
+    std::int64_t lin = 0;
+    for (int a = 0; a < d; ++a) lin = lin * s[a] + idx[a];
+    in[n] = static_cast<T>(value(s, lin, smooth));
+    for (int a = d - 1; a >= 0; --a) {
+      if (++idx[a] < l.box.hi[a]) break;
+      idx[a] = l.box.lo[a];
+    }
+  }
+  return in;
+}
+
+double rel_l2(double num, double den) {
+  double l[2] = {num, den}, g[2];
+  MPI_Allreduce(l, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return std::sqrt(g[0] / g[1]);
+}
+
+template <class T>
+std::pair<double, double> errors(const AccArgs& a, dfft::Options o, bool smooth,
+                                 const std::vector<std::complex<double>>& exact) {
+  dfft::Plan<T> p(MPI_COMM_WORLD, a.size, o);
+  auto in = input_for(p, smooth);
+  std::vector<std::complex<T>> out(static_cast<std::size_t>(p.output_count()));
+  std::vector<T> back(in.size());
+  p.forward(in.data(), out.data());
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    num += std::norm(std::complex<double>(out[i]) - exact[i]);
+    den += std::norm(exact[i]);
+  }
+  const double fwd = rel_l2(num, den);
+  p.inverse(out.data(), back.data());
+  double n = 1;
+  for (auto v : a.size) n *= static_cast<double>(v);
+  auto ref = input_for(*std::make_unique<dfft::Plan<double>>(MPI_COMM_WORLD, a.size, o).get(), smooth);
+  num = den = 0;
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    num += std::pow(static_cast<double>(back[i]) / n - ref[i], 2);
+    den += ref[i] * ref[i];
+  }
+  return {fwd, rel_l2(num, den)};
+}
+
+int run(const AccArgs& a) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  dfft::Options base;
+  base.decomposition = dfft::parse_decomposition(a.decomp);
+  base.methods = {dfft::parse_method(a.method)};
+  const Row rows[] = {{"FP64", true, dfft::Codec::none},      {"FP32", false, dfft::Codec::none},
+                      {"FP64->FP32", true, dfft::Codec::fp32}, {"FP64->FP16", true, dfft::Codec::fp16},
+                      {"FP64->BF16", true, dfft::Codec::bf16}, {"FP32->FP16", false, dfft::Codec::fp16},
+                      {"FP32->BF16", false, dfft::Codec::bf16}};
+  if (rank == 0) {
+    std::printf("accuracy: size");
+    for (auto v : a.size) std::printf(" %lld", static_cast<long long>(v));
+    std::printf(", %d ranks, %s, %s; errors are relative L2 vs an uncompressed FP64 transform\n\n",
+                size, a.decomp.c_str(), a.method.c_str());
+    std::printf("| data | format | forward error | round-trip error |\n|---|---|---|---|\n");
+  }
+  for (bool smooth : {false, true}) {
+    dfft::Plan<double> exact_plan(MPI_COMM_WORLD, a.size, base);
+    auto in = input_for(exact_plan, smooth);
+    std::vector<std::complex<double>> exact(static_cast<std::size_t>(exact_plan.output_count()));
+    exact_plan.forward(in.data(), exact.data());
+    for (const Row& r : rows) {
+      dfft::Options o = base;
+      o.codec = r.codec;
+      auto e = r.is_double ? errors<double>(a, o, smooth, exact) : errors<float>(a, o, smooth, exact);
+      if (rank == 0)
+        std::printf("| %s | %s | %.2e | %.2e |\n", smooth ? "smooth" : "random", r.name, e.first, e.second);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command make_accuracy_command(CLI::App& parent) {
+  auto args = std::make_shared<AccArgs>();
+  CLI::App* c = parent.add_subcommand(
+      "accuracy", "Accuracy table of compressed communication (forward and round-trip errors per "
+                  "wire format, random and smooth data)");
+  c->add_option("--size", args->size, "Global shape")->expected(2, 8);
+  c->add_option("--decomp", args->decomp, "slab-2d1d | slab-1d2d | pencil")->capture_default_str();
+  c->add_option("--method", args->method, "a packing method: a2a-sync | p2p-sync | onesided | nccl")
+      ->capture_default_str();
+  return {c, [args](MPI_Comm) { return run(*args); }};
+}
+
+}  // namespace dfftapp
