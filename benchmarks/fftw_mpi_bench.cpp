@@ -1,0 +1,258 @@
+// fftw-mpi-bench: times FFTW's own distributed transform (libfftw3-mpi), double r2c forward and
+// c2r inverse, out-of-place, so that `dfft bench` has a baseline measured the same way: every
+// repetition starts after a barrier, and the time of a repetition is the maximum over ranks.
+//
+//   mpirun -np 2 build/bin/fftw-mpi-bench --size 128 128 128 --effort measure --json f.jsonl
+//
+// FFTW-MPI is a slab decomposition: input split in x. With --transposed the forward output stays
+// transposed (split in y, stored y,x,z), which skips FFTW's final transpose and matches the output
+// distribution of dfft's slab-2d1d.
+#include <fftw3-mpi.h>
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS) len = 0;
+  throw std::runtime_error(std::string(call) + " failed: " + std::string(msg, len));
+}
+#define BENCH_MPI(call) check_mpi((call), #call)
+
+struct Args {
+  std::vector<std::ptrdiff_t> size{64, 64, 64};
+  std::string effort = "estimate";
+  int reps = 10;
+  int warmup = 2;
+  bool transposed = false;
+  std::string json;
+};
+
+struct Stats {
+  double min = 0, median = 0, max = 0;  // milliseconds
+};
+
+Stats stats_of(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  const std::size_t n = t.size();
+  const double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  return {t.front() * 1e3, med * 1e3, t.back() * 1e3};
+}
+
+// Owns the FFTW-MPI arrays and plans. The real array is padded in z to 2*(nz/2+1), as FFTW-MPI
+// requires even out of place.
+class FftwMpi {
+ public:
+  FftwMpi(const Args& a, MPI_Comm comm) : n_(a.size) {
+    const std::ptrdiff_t nzc = n_[2] / 2 + 1;
+    std::ptrdiff_t n1_local = 0, n1_start = 0;
+    const std::ptrdiff_t alloc = fftw_mpi_local_size_3d_transposed(
+        n_[0], n_[1], nzc, comm, &n0_local_, &n0_start_, &n1_local, &n1_start);
+    if (alloc < 0) throw std::runtime_error("fftw_mpi_local_size_3d_transposed failed");
+    // fftw_alloc_* of 0 may return nullptr; ranks without data still take part in the plans.
+    real_ = fftw_alloc_real(static_cast<std::size_t>(std::max<std::ptrdiff_t>(2 * alloc, 2)));
+    spec_ = fftw_alloc_complex(static_cast<std::size_t>(std::max<std::ptrdiff_t>(alloc, 1)));
+    if (!real_ || !spec_) throw std::runtime_error("fftw_alloc failed");
+    const unsigned effort = a.effort == "measure" ? FFTW_MEASURE : FFTW_ESTIMATE;
+    const double t0 = MPI_Wtime();
+    fwd_ = fftw_mpi_plan_dft_r2c_3d(n_[0], n_[1], n_[2], real_, spec_, comm,
+                                    effort | (a.transposed ? FFTW_MPI_TRANSPOSED_OUT : 0u));
+    inv_ = fftw_mpi_plan_dft_c2r_3d(n_[0], n_[1], n_[2], spec_, real_, comm,
+                                    effort | (a.transposed ? FFTW_MPI_TRANSPOSED_IN : 0u));
+    plan_seconds_ = MPI_Wtime() - t0;
+    if (!fwd_ || !inv_) throw std::runtime_error("fftw_mpi_plan_dft_r2c_3d/c2r_3d returned NULL");
+  }
+  ~FftwMpi() {
+    if (fwd_) fftw_destroy_plan(fwd_);
+    if (inv_) fftw_destroy_plan(inv_);
+    fftw_free(real_);
+    fftw_free(spec_);
+  }
+  FftwMpi(const FftwMpi&) = delete;
+  FftwMpi& operator=(const FftwMpi&) = delete;
+
+  // A smooth, non-symmetric test field so that every frequency bin is exercised.
+  static double field(std::ptrdiff_t i, std::ptrdiff_t j, std::ptrdiff_t k) {
+    return std::sin(0.7 * static_cast<double>(i) + 0.1) * std::cos(0.3 * static_cast<double>(j)) +
+           0.25 * std::sin(1.3 * static_cast<double>(k) + 0.2 * static_cast<double>(i));
+  }
+
+  // Writes the test field (scale 1) or divides the current data by `scale` (after an inverse).
+  // Returns {sum of squared errors vs the field, sum of squared field} over this rank.
+  std::pair<double, double> fill_or_compare(bool fill, double scale) {
+    const std::ptrdiff_t pad = 2 * (n_[2] / 2 + 1);
+    double err = 0, ref = 0;
+    for (std::ptrdiff_t i = 0; i < n0_local_; ++i)
+      for (std::ptrdiff_t j = 0; j < n_[1]; ++j)
+        for (std::ptrdiff_t k = 0; k < n_[2]; ++k) {
+          double& v = real_[(i * n_[1] + j) * pad + k];
+          const double f = field(n0_start_ + i, j, k);
+          if (fill) {
+            v = f;
+          } else {
+            v /= scale;
+            err += (v - f) * (v - f);
+            ref += f * f;
+          }
+        }
+    return {err, ref};
+  }
+
+  void forward() { fftw_execute(fwd_); }
+  void inverse() { fftw_execute(inv_); }
+  double plan_seconds() const { return plan_seconds_; }
+
+ private:
+  std::vector<std::ptrdiff_t> n_;
+  std::ptrdiff_t n0_local_ = 0, n0_start_ = 0;
+  double* real_ = nullptr;
+  fftw_complex* spec_ = nullptr;
+  fftw_plan fwd_ = nullptr, inv_ = nullptr;
+  double plan_seconds_ = 0;
+};
+
+template <class F>
+double timed_max(MPI_Comm comm, F&& run) {
+  BENCH_MPI(MPI_Barrier(comm));
+  const double t0 = MPI_Wtime();
+  run();
+  double t = MPI_Wtime() - t0, tmax = 0;
+  BENCH_MPI(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return tmax;
+}
+
+struct Result {
+  Stats fwd, inv;
+  double error = 0, plan_ms = 0;
+};
+
+Result run(const Args& a, MPI_Comm comm) {
+  FftwMpi f(a, comm);
+  const double n = static_cast<double>(a.size[0] * a.size[1] * a.size[2]);
+  std::vector<double> tf, ti;
+  double err2 = 0, ref2 = 0;
+  f.fill_or_compare(true, 1);
+  for (int r = -a.warmup; r < a.reps; ++r) {
+    const double t_fwd = timed_max(comm, [&] { f.forward(); });
+    const double t_inv = timed_max(comm, [&] { f.inverse(); });
+    // Normalising (untimed) keeps the data bounded over repetitions and gives a round-trip check.
+    auto [e, q] = f.fill_or_compare(false, n);
+    err2 = e;
+    ref2 = q;
+    if (r >= 0) {
+      tf.push_back(t_fwd);
+      ti.push_back(t_inv);
+    }
+  }
+  double loc[2] = {err2, ref2}, glob[2] = {0, 0};
+  BENCH_MPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, comm));
+  double plan_max = 0, plan = f.plan_seconds();
+  BENCH_MPI(MPI_Allreduce(&plan, &plan_max, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return {stats_of(tf), stats_of(ti), std::sqrt(glob[0] / std::max(glob[1], 1e-300)),
+          plan_max * 1e3};
+}
+
+double gflops(const Args& a, double ms) {
+  const double n = static_cast<double>(a.size[0] * a.size[1] * a.size[2]);
+  return 2.5 * n * std::log2(n) / (ms * 1e-3) / 1e9;
+}
+
+nlohmann::json record(const Args& a, int ranks, const char* dir, const Stats& s, const Result& r) {
+  return {{"library", "fftw-mpi"},
+          {"decomposition", "slab"},
+          {"transposed", a.transposed},
+          {"precision", "double"},
+          {"transform", "r2c"},
+          {"direction", dir},
+          {"size", a.size},
+          {"ranks", ranks},
+          {"effort", a.effort},
+          {"reps", a.reps},
+          {"warmup", a.warmup},
+          {"time_ms", {{"min", s.min}, {"median", s.median}, {"max", s.max}}},
+          {"gflops", gflops(a, s.median)},
+          {"plan_ms", r.plan_ms},
+          {"error", r.error}};
+}
+
+void report(const Args& a, int ranks, const Result& r) {
+  std::printf("fftw-mpi-bench: %tdx%tdx%td double r2c, %d ranks, effort %s, output split in %s\n",
+              a.size[0], a.size[1], a.size[2], ranks, a.effort.c_str(),
+              a.transposed ? "y (FFTW_MPI_TRANSPOSED_OUT)" : "x");
+  std::printf("plan %.1f ms, %d warmup + %d reps, time = max over ranks per rep\n", r.plan_ms,
+              a.warmup, a.reps);
+  std::printf("%-9s %10s %10s %10s %9s\n", "direction", "min_ms", "median_ms", "max_ms", "GFlop/s");
+  std::printf("%-9s %10.3f %10.3f %10.3f %9.2f\n", "forward", r.fwd.min, r.fwd.median, r.fwd.max,
+              gflops(a, r.fwd.median));
+  std::printf("%-9s %10.3f %10.3f %10.3f %9.2f\n", "inverse", r.inv.min, r.inv.median, r.inv.max,
+              gflops(a, r.inv.median));
+  std::printf("round-trip relative L2 error %.3e\n", r.error);
+  if (a.json.empty()) return;
+  std::ofstream out(a.json);
+  out << record(a, ranks, "forward", r.fwd, r).dump() << '\n'
+      << record(a, ranks, "inverse", r.inv, r).dump() << '\n';
+  if (!out) throw std::runtime_error("cannot write " + a.json);
+}
+
+// Returns -1 to go on, otherwise the exit code (help or a parse error, printed by rank 0).
+int parse(int argc, char** argv, int rank, Args& a) {
+  CLI::App app{"Times FFTW's MPI r2c/c2r transform (double, out-of-place) for comparison"};
+  app.add_option("--size", a.size, "global size NX NY NZ")->expected(3);
+  app.add_option("--effort", a.effort, "FFTW planning effort")
+      ->check(CLI::IsMember({"estimate", "measure"}));
+  app.add_option("--reps", a.reps, "timed repetitions")->check(CLI::PositiveNumber);
+  app.add_option("--warmup", a.warmup, "untimed repetitions first")->check(CLI::NonNegativeNumber);
+  app.add_flag("--transposed", a.transposed, "FFTW_MPI_TRANSPOSED_OUT/_IN (output split in y)");
+  app.add_option("--json", a.json, "write one JSON line per direction to FILE");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (rank == 0) return app.exit(e);
+    return e.get_exit_code();
+  }
+  for (auto s : a.size)
+    if (s < 1) {
+      if (rank == 0) std::fprintf(stderr, "--size: every extent must be >= 1\n");
+      return 1;
+    }
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 1;
+  fftw_mpi_init();
+  int rank = 0, ranks = 1, code = 0;
+  try {
+    // Errors come back as codes (and become exceptions) instead of aborting without a message.
+    BENCH_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    BENCH_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    BENCH_MPI(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
+    Args a;
+    code = parse(argc, argv, rank, a);
+    if (code < 0) {
+      const Result r = run(a, MPI_COMM_WORLD);
+      if (rank == 0) report(a, ranks, r);
+      code = 0;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fftw-mpi-bench: rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);  // other ranks may be waiting in a collective
+  }
+  fftw_mpi_cleanup();
+  if (MPI_Finalize() != MPI_SUCCESS) return 1;
+  return code;
+}

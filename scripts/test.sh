@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (bash .ci/run):
+#   1. install dependencies            (scripts/install-deps.sh)
+#   2. Release build, warnings as errors, all CTest tests (1-4 MPI ranks)       -> build/
+#   3. install into a temporary prefix and build+run scripts/find-package-test (find_package(dfft))
+#   4. AddressSanitizer + UndefinedBehaviorSanitizer build, 2-rank and unit tests -> build-asan/
+# Exits non-zero on the first failure. Environment: DFFT_JOBS (build jobs, default 2),
+# DFFT_CMAKE_ARGS (extra configure arguments for both builds), DFFT_SKIP_ASAN=1 (skip step 4).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$PWD"
+
+JOBS="${DFFT_JOBS:-2}"
+read -r -a EXTRA <<<"${DFFT_CMAKE_ARGS:-}"
+# Open MPI refuses to run as root (containers, CI) without these.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Shared-memory single copy (CMA) needs ptrace rights that many containers lack; the tests check
+# results, not speed, so plain copy-in/copy-out is used. Overridable from the environment.
+export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+
+START=$SECONDS
+PHASE="" PHASE_START=$SECONDS
+SUMMARY=()
+phase() {
+  end_phase
+  PHASE="$1"
+  PHASE_START=$SECONDS
+  echo
+  echo "=== test.sh: $PHASE"
+}
+end_phase() {
+  if [ -n "$PHASE" ]; then
+    SUMMARY+=("$(printf '%5ds  %s' $((SECONDS - PHASE_START)) "$PHASE")")
+    echo "=== test.sh: $PHASE done in $((SECONDS - PHASE_START))s"
+  fi
+  PHASE=""
+}
+TMP="$(mktemp -d)"
+finish() {
+  local rc=$?
+  rm -rf "$TMP"
+  [ -n "$PHASE" ] && [ "$rc" -ne 0 ] && echo "=== test.sh: FAILED in phase: $PHASE (exit $rc)"
+  end_phase
+  echo
+  echo "=== test.sh: phase times"
+  printf '%s\n' "${SUMMARY[@]}"
+  printf '%5ds  total\n' $((SECONDS - START))
+  if [ "$rc" -eq 0 ]; then echo "=== test.sh: ALL PASSED"; else echo "=== test.sh: FAILED"; fi
+  exit "$rc"
+}
+trap finish EXIT
+
+phase "dependencies"
+bash scripts/install-deps.sh
+echo "cmake: $(cmake --version | head -1); c++: $(c++ --version | head -1)"
+echo "mpirun: $(mpirun --version 2>&1 | head -1); cores: $(nproc); CI=${CI:-}"
+
+phase "configure + build (Release, -Werror) in build/"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDFFT_WERROR=ON -DDFFT_TESTS=ON "${EXTRA[@]}"
+cmake --build build -j "$JOBS"
+
+phase "ctest (Release, all tests)"
+(cd build && ctest --output-on-failure --no-tests=error --timeout 900)
+
+phase "install + find_package(dfft) downstream project"
+cmake --install build --prefix "$TMP/prefix"
+cmake -S scripts/find-package-test -B "$TMP/downstream" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$TMP/prefix"
+cmake --build "$TMP/downstream" -j "$JOBS"
+mpirun --oversubscribe -np 1 "$TMP/downstream/downstream"
+
+if [ "${DFFT_SKIP_ASAN:-0}" = 1 ]; then
+  echo "=== test.sh: DFFT_SKIP_ASAN=1, sanitizer build skipped"
+  exit 0
+fi
+
+phase "configure + build (AddressSanitizer + UBSan) in build-asan/"
+# RelWithDebInfo keeps the sanitized tests fast; _GLIBCXX_ASSERTIONS adds bounds checks on
+# std::vector/array indexing, which ASan cannot see inside one allocation. CUDA is off here: the
+# sanitizers instrument host code only and the CUDA runtime does not run under ASan by default.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDFFT_SANITIZE=ON -DDFFT_TESTS=ON \
+  -DDFFT_CUDA=OFF -DCMAKE_CXX_FLAGS="-D_GLIBCXX_ASSERTIONS" "${EXTRA[@]}"
+cmake --build build-asan -j "$JOBS"
+
+phase "ctest (sanitizers: unit + 2-rank tests)"
+# The sanitizer options and Open MPI leak suppressions (tests/lsan.supp) are set per test by
+# tests/CMakeLists.txt, so a plain ctest run in build-asan behaves the same as this one.
+(cd build-asan && ctest --output-on-failure --no-tests=error --timeout 900 -L '^(unit|np2)$')
+end_phase
