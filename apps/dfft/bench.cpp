@@ -74,6 +74,12 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
 std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, const Measurement& m) {
   Record r = base_record(c, a, ranks);
   r.grid = m.grid;
+  if (c.opt.tune != dfft::Tune::none) {  // name the configuration the tuner chose
+    r.decomposition = dfft::to_string(m.used.decomposition);
+    r.variant = dfft::to_string(m.used.variant);
+    r.methods.clear();
+    for (auto x : m.used.methods) r.methods.push_back(dfft::to_string(x));
+  }
   const std::size_t nx = m.exchange_bytes.size();
   if (r.methods.size() == 1 && nx > 1) r.methods.assign(nx, r.methods.front());
   r.exchange_bytes = m.exchange_bytes;
@@ -239,6 +245,7 @@ struct Sweep {
       return;
     }
     if (rank == 0 && a.verbose) describe(c, m.description);
+    if (rank == 0 && !m.tune_log.empty()) table.note(m.tune_log);
     ++tally.ran;
     // Rank 0 always takes part, so its verdict is the configuration's (ranks left out have none).
     int invalid = 0;

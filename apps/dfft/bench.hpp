@@ -35,6 +35,9 @@ struct BenchArgs {
   bool list = false;                   // --list: print the configurations, run nothing
   int progress = 0;                    // >0 --progress, <0 --no-progress
   std::vector<std::string> given;      // options given on the command line (override a cases file)
+  // Tuning (docs/tuning.md): with --tune the plan chooses decomposition, variant, methods, grid.
+  std::string tune = "none", wisdom = "dfft-wisdom.json";
+  double tune_budget = 0;
 };
 
 /// One plan to build and time.

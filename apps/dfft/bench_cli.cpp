@@ -41,7 +41,11 @@ repetitions. Phases (fft/pack/comm/unpack) are summed over the plan's stages on 
 over ranks per repetition, and the median over repetitions is shown. GFlop/s uses the FFTW
 convention: 5 N log2 N (c2c) or 2.5 N log2 N (r2c/c2r), N = product of the sizes, over the
 median time. Exit status 1 when a validation error exceeds 1e-10 (double) / 1e-4 (float), a
-configuration fails unexpectedly, or nothing ran. Record fields: docs/bench.md.)";
+configuration fails unexpectedly, or nothing ran. Record fields: docs/bench.md.
+
+Suites: --cases FILE.json runs a test-case file (benchmarks/cases/*.json; docs/cases.md) with a
+progress line on stderr. --report FILE... prints the relative-runtime tables of result files;
+--csv writes CSV; tools/plot.py draws the figures (docs/results-format.md).)";
 
 template <class T>
 void add_list(CLI::App* c, const std::string& name, std::vector<std::string>& v, const T& allowed,
@@ -98,6 +102,12 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--chunks", a.chunks, "onesided: slabs per peer block (pipelining)")
       ->capture_default_str()->check(CLI::PositiveNumber);
   add_suite_options(c, a);
+  c->add_option("--tune", a.tune, "Let the plan choose decomposition, grid, variant and methods "
+                                  "(docs/tuning.md); --decomp/--variant/--method are then ignored")
+      ->capture_default_str()->check(CLI::IsMember({"none", "heuristic", "measure"}));
+  c->add_option("--wisdom", a.wisdom, "--tune: wisdom file to reuse and update")->capture_default_str();
+  c->add_option("--tune-budget", a.tune_budget, "--tune measure: seconds before no new candidate starts")
+      ->check(CLI::NonNegativeNumber);
 }
 
 // Test-case files, result files and report tables (docs/cases.md, docs/results-format.md).
@@ -212,6 +222,13 @@ void finish_args(BenchArgs& a) {
   if (a.methods.empty()) a.methods = a.backend == "cuda" ? kAllMethods : kCpuMethods;
   if (a.precisions.empty()) a.precisions = {"double"};
   if (a.transforms.empty()) a.transforms = {"r2c"};
+  if (a.tune != "none") {  // one configuration per size, precision, transform and grid: the tuner picks
+    a.decomps = {"slab-2d1d"};
+    a.variants = {"default"};
+    a.methods = {"a2a-sync"};
+    a.methods1.clear();
+    a.methods2.clear();
+  }
 }
 
 std::vector<Config> expand(const BenchArgs& a) {
@@ -249,6 +266,9 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.opt.tolerance = a.tolerance;
                 c.opt.onesided_sync = dfft::parse_onesided_sync(a.onesided_sync);
                 c.opt.chunks = a.chunks;
+                c.opt.tune = dfft::parse_tune(a.tune);
+                c.opt.wisdom_file = a.wisdom;
+                c.opt.tune_budget_s = a.tune_budget;
                 c.warmup = a.warmup;
                 c.reps = a.reps;
                 c.validate = a.validate > 0;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "dfft/dfft.hpp"
+#include "dfft/tune.hpp"
 #include "dfft/validate.hpp"
 #include "mpi_check.hpp"
 
@@ -67,7 +68,7 @@ void fill_input(const dfft::Plan<T>& plan, bool real, PlanBuffer<T>& dst) {
 template <class T, class Run>
 DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSettings& s, MPI_Comm comm) {
   for (int i = 0; i < s.warmup; ++i) run();
-  std::vector<double> total, phase[4];
+  std::vector<double> total, phase[4], own[4];
   for (int i = 0; i < s.reps; ++i) {
     APP_MPI(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
@@ -81,7 +82,10 @@ DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSett
     }
     APP_MPI(MPI_Allreduce(mine, worst, 5, MPI_DOUBLE, MPI_MAX, comm));
     total.push_back(worst[0] * 1e3);
-    for (int p = 0; p < 4; ++p) phase[p].push_back(worst[p + 1] * 1e3);
+    for (int p = 0; p < 4; ++p) {
+      phase[p].push_back(worst[p + 1] * 1e3);
+      own[p].push_back(mine[p + 1] * 1e3);
+    }
   }
   DirectionTiming t;
   t.min = *std::min_element(total.begin(), total.end());
@@ -91,6 +95,15 @@ DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSett
   t.pack = median(phase[1]);
   t.comm = median(phase[2]);
   t.unpack = median(phase[3]);
+  t.samples = total;
+  // Per-rank phases show load imbalance that the max over ranks hides.
+  int rank = 0, size = 1;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  APP_MPI(MPI_Comm_size(comm, &size));
+  std::array<double, 4> mine{median(own[0]), median(own[1]), median(own[2]), median(own[3])};
+  std::vector<std::array<double, 4>> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
+  APP_MPI(MPI_Gather(mine.data(), 4, MPI_DOUBLE, all.data(), 4, MPI_DOUBLE, 0, comm));
+  t.rank_phases = std::move(all);
   return t;
 }
 
@@ -128,6 +141,8 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
     m.inverse = time_direction(*plan, inv, s, comm);
   }
   m.grid = plan->grid();
+  m.used = plan->options();
+  if (const auto* tr = plan->tune_report()) m.tune_log = dfft::describe(*tr);
   auto bytes = plan->exchange_bytes();
   m.exchange_bytes.resize(bytes.size());
   APP_MPI(MPI_Allreduce(bytes.data(), m.exchange_bytes.data(), static_cast<int>(bytes.size()),

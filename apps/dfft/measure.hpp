@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ struct Rejected : std::runtime_error {
 struct DirectionTiming {
   double min = 0, median = 0, max = 0;
   double fft = 0, pack = 0, comm = 0, unpack = 0;  // median over repetitions
+  std::vector<double> samples;                      // every repetition's max-over-ranks time
+  std::vector<std::array<double, 4>> rank_phases;   // rank 0 only: per rank, median fft/pack/comm/unpack
 };
 
 struct Measurement {
@@ -29,6 +32,8 @@ struct Measurement {
   std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
   double reference_error, roundtrip_error, laplacian_error;  // NaN when not run
   std::string description;                   // plan.describe() on rank 0 when asked
+  dfft::Options used;                        // the plan's options (the tuner's choice with --tune)
+  std::string tune_log;                      // dfft::describe() of the tune report, if tuned
 };
 
 struct MeasureSettings {

@@ -80,6 +80,11 @@ enum class OneSidedSync { fence, flush };
 /// CUDA support: a plan-time error otherwise); `automatic` uses cuda_aware when the MPI reports
 /// CUDA support at run time, else host. (nccl always moves device memory.)
 enum class Staging { automatic, host, cuda_aware };
+/// Plan tuning (docs/tuning.md): `none` builds the plan the options describe; `heuristic` picks
+/// decomposition, grid, variant and methods with the analytic model (docs/models.md) without
+/// running anything; `measure` reuses a matching wisdom entry or times candidate plans and keeps
+/// the fastest. Plan::tune_report() tells what was done.
+enum class Tune { none, heuristic, measure };
 
 std::string to_string(Decomposition);
 std::string to_string(Variant);
@@ -90,6 +95,7 @@ std::string to_string(R2R);
 std::string to_string(Codec);
 std::string to_string(OneSidedSync);
 std::string to_string(Staging);
+std::string to_string(Tune);
 /// Parse the names used everywhere (CLI, JSON): "slab-2d1d", "slab-1d2d", "pencil",
 /// "default", "realigned", "r2c", "c2c", "r2r", "a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
 /// "p2p-streams", "nccl", "cpu", "cuda", "auto", "host", "cuda-aware". Unknown names throw dfft::Error listing the allowed ones.
@@ -102,6 +108,7 @@ R2R parse_r2r(const std::string&);  // "none", "dct2", "dst2"
 Codec parse_codec(const std::string&);
 OneSidedSync parse_onesided_sync(const std::string&);
 Staging parse_staging(const std::string&);
+Tune parse_tune(const std::string&);  // "none", "heuristic", "measure"
 
 struct Options {
   Decomposition decomposition = Decomposition::slab_2d1d;
@@ -142,6 +149,15 @@ struct Options {
   /// 2*(n/2+1) reals) so that forward(p, p) and inverse(p, p) work on one buffer of
   /// max(input, output) bytes. c2c plans work in place without it.
   bool in_place = false;
+  /// Choose decomposition, grid (unless `grid` is given), variant, methods and chunks by
+  /// measurement or model instead of taking them from these options (docs/tuning.md).
+  Tune tune = Tune::none;
+  /// JSON wisdom file: `measure` reuses and updates its entries; `heuristic` reads its model
+  /// calibration. Empty: no file. Malformed or foreign entries are ignored (with a warning in
+  /// the tune report), never trusted.
+  std::string wisdom_file;
+  /// `measure`: stop timing further candidates after this many seconds (0: no limit).
+  double tune_budget_s = 0;
 };
 
 /// Time spent per phase in one stage of the last executed transform, seconds, this rank.

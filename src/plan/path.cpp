@@ -56,6 +56,27 @@ std::vector<int> realigned_order(int dims, int split_axis) {
   return o;
 }
 
+// r2r kinds are per axis; which combinations a plan can take is decided here, once.
+void check_r2r(const Options& opt, int d) {
+  bool any = false, all = !opt.r2r.empty();
+  for (R2R k : opt.r2r) {
+    any |= k != R2R::none;
+    all &= k != R2R::none;
+  }
+  if (!opt.r2r.empty() && static_cast<int>(opt.r2r.size()) != d)
+    fail("r2r takes one kind per axis (", d, " for this array), got ", opt.r2r.size());
+  if (opt.transform == Transform::r2r && !all)
+    fail("transform r2r needs a kind (dct2 or dst2) on every axis; for periodic axes mixed with "
+         "DCT/DST axes use transform c2c with r2r kinds on the DCT/DST axes");
+  if (opt.transform == Transform::r2c && any)
+    fail("r2r axes cannot be combined with the r2c transform; use c2c (complex data, periodic "
+         "and DCT/DST axes mixed) or r2r (real data, DCT/DST on every axis)");
+  if (any && opt.backend == Backend::cuda) fail("r2r on the cuda backend is not implemented");
+  // The codecs code complex elements; r2r exchanges move reals.
+  if (opt.transform == Transform::r2r && (opt.codec != Codec::none || opt.tolerance > 0))
+    fail("compressed exchanges (codec, tolerance) are not implemented for transform r2r");
+}
+
 std::string join(const std::vector<int>& v, char sep = ',') {
   std::ostringstream s;
   for (std::size_t i = 0; i < v.size(); ++i) s << (i ? std::string(1, sep) : "") << v[i];
@@ -154,6 +175,7 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
   for (auto n : shape)
     if (n < 1) fail("every size must be at least 1, got ", n);
   if (opt.batch < 1) fail("batch must be at least 1, got ", opt.batch);
+  check_r2r(opt, d);
   Recipe rec = recipe_for(opt.decomposition, d, static_cast<int>(grid.size()));
   // A batch is one more axis in front: never split, never transformed, slowest in memory.
   const int o = opt.batch > 1 ? 1 : 0;
@@ -169,6 +191,11 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
   }
   const int D = d + o;
   const bool r2c = opt.transform == Transform::r2c;
+  const bool reals = opt.transform == Transform::r2r;  // every step moves reals
+  std::vector<R2R> kinds;  // per axis of the layouts (batch axis first, never transformed)
+  for (R2R k : opt.r2r)
+    if (k != R2R::none) kinds = opt.r2r;
+  if (!kinds.empty() && o) kinds.insert(kinds.begin(), R2R::none);
   int nranks = 1;
   for (int g : grid) nranks *= g;
 
@@ -211,6 +238,7 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
     Step f{Step::Kind::fft, {}, {}};
     f.fft.axes = rec.axes[i];
     f.fft.r2c = r2c && i == 0;
+    f.fft.r2r = kinds;
     f.fft.in = i == 0 ? input_of(p.coords)
                       : Layout{box_of(spec, rec.dists[i], grid, p.coords), nat, {}};
     f.fft.out = {box_of(spec, rec.dists[i], grid, p.coords), out_order[i], {}};
@@ -220,6 +248,7 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
     int gd = 0;
     while (rec.dists[i][gd] == rec.dists[i + 1][gd]) ++gd;
     e.exchange.grid_dim = gd;
+    e.exchange.real = reals;
     e.exchange.me = p.coords[gd];
     for (int k = 0; k < grid[gd]; ++k) {
       auto c = p.coords;
@@ -259,8 +288,8 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
       pin.push_back(input_of(grid_coords(grid, r)));
       pout.push_back(output_of(grid_coords(grid, r)));
     }
-    if (differs(uin, pin)) p.steps.insert(p.steps.begin(), reshape(uin, pin, r2c));
-    if (differs(pout, uout)) p.steps.push_back(reshape(pout, uout, false));
+    if (differs(uin, pin)) p.steps.insert(p.steps.begin(), reshape(uin, pin, r2c || reals));
+    if (differs(pout, uout)) p.steps.push_back(reshape(pout, uout, reals));
     p.input = uin[rank];
     p.output = uout[rank];
   }
@@ -278,7 +307,11 @@ std::string describe(const Path& p) {
   std::ostringstream s;
   for (const auto& st : p.steps) {
     if (st.kind == Step::Kind::fft) {
-      s << (st.fft.r2c ? "r2c" : "fft") << " axes(" << join(st.fft.axes) << ") " << lay(st.fft.in)
+      s << (st.fft.r2c ? "r2c" : "fft") << " axes(" << join(st.fft.axes) << ")";
+      for (int a : st.fft.axes)
+        if (!st.fft.r2r.empty() && st.fft.r2r[a] != R2R::none)
+          s << " " << to_string(st.fft.r2r[a]) << "(" << a << ")";
+      s << " " << lay(st.fft.in)
         << " -> " << lay(st.fft.out) << "\n";
     } else {
       const auto& e = st.exchange;

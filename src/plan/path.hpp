@@ -20,13 +20,14 @@ namespace dfft::detail {
 struct FftStep {
   std::vector<int> axes;  // transformed axes; with r2c the last one is the halved axis
   bool r2c = false;       // the real <-> complex step (forward r2c, inverse c2r)
+  std::vector<R2R> r2r;   // per axis of the layouts: DCT/DST axes; empty: all periodic
   Layout in, out;         // this rank; for r2c `in` is the real box, `out` the complex box
 };
 
 struct ExchangeStep {
   int grid_dim = 0;               // sub-communicator: ranks that differ only in this coordinate;
                                   // -1: the whole communicator (a reshape from/to user boxes)
-  bool real = false;              // moves real elements (reshape of an r2c plan's input)
+  bool real = false;              // moves reals (r2r plans; reshape of an r2c plan's input)
   std::vector<Layout> src, dst;   // per member of the sub-communicator (index = coordinate)
   int me = 0;                     // this rank's index in the sub-communicator
 };

@@ -32,6 +32,7 @@ constexpr Table<Backend, 2> kBackend{{{Backend::cpu, "cpu"}, {Backend::cuda, "cu
 constexpr Table<Staging, 3> kStaging{{{Staging::automatic, "auto"},
                                       {Staging::host, "host"},
                                       {Staging::cuda_aware, "cuda-aware"}}};
+constexpr Table<Tune, 3> kTune{{{Tune::none, "none"}, {Tune::heuristic, "heuristic"}, {Tune::measure, "measure"}}};
 
 template <class E, std::size_t N>
 std::string name_of(const Table<E, N>& t, E e) {
@@ -61,6 +62,7 @@ std::string to_string(R2R e) { return name_of(kR2R, e); }
 std::string to_string(Codec e) { return name_of(kCodec, e); }
 std::string to_string(OneSidedSync e) { return name_of(kSync, e); }
 std::string to_string(Staging e) { return name_of(kStaging, e); }
+std::string to_string(Tune e) { return name_of(kTune, e); }
 Decomposition parse_decomposition(const std::string& s) { return parse(kDecomp, s, "decomposition"); }
 Variant parse_variant(const std::string& s) { return parse(kVariant, s, "variant"); }
 Transform parse_transform(const std::string& s) { return parse(kTransform, s, "transform"); }
@@ -70,5 +72,6 @@ R2R parse_r2r(const std::string& s) { return parse(kR2R, s, "r2r kind"); }
 Codec parse_codec(const std::string& s) { return parse(kCodec, s, "codec"); }
 OneSidedSync parse_onesided_sync(const std::string& s) { return parse(kSync, s, "one-sided sync"); }
 Staging parse_staging(const std::string& s) { return parse(kStaging, s, "staging"); }
+Tune parse_tune(const std::string& s) { return parse(kTune, s, "tune mode"); }
 
 }  // namespace dfft

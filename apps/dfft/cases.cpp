@@ -1,0 +1,151 @@
+// Test-case files: reading (rank 0) and expansion into bench configurations.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "cases.hpp"
+#include "mpi_check.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+constexpr std::size_t kMaxConfigs = 100000;
+
+// Copies the settings that are set into bench arguments.
+void apply(const CaseSettings& s, BenchArgs& a) {
+  if (s.warmup) a.warmup = *s.warmup;
+  if (s.reps) a.reps = *s.reps;
+  if (s.validate) a.validate = *s.validate ? 1 : -1;
+  if (s.reference) a.reference = *s.reference ? 1 : -1;
+  if (s.normalize) a.normalize = *s.normalize;
+  if (s.effort) a.effort = *s.effort;
+  if (s.backend) a.backend = *s.backend;
+  if (s.staging) a.staging = *s.staging;
+  if (s.max_message_bytes) a.max_message_bytes = *s.max_message_bytes;
+  if (s.precisions) a.precisions = *s.precisions;
+  if (s.transforms) a.transforms = *s.transforms;
+  if (s.decomps) a.decomps = *s.decomps;
+  if (s.variants) a.variants = *s.variants;
+  if (s.grids) a.grids = *s.grids;
+  if (s.methods || s.methods1 || s.methods2) {  // a test's methods replace the global ones whole
+    a.methods = s.methods.value_or(std::vector<std::string>{});
+    a.methods1 = s.methods1.value_or(std::vector<std::string>{});
+    a.methods2 = s.methods2.value_or(std::vector<std::string>{});
+  }
+  if (s.sizes) {
+    a.sizes.clear();
+    for (const auto& shape : *s.sizes) {
+      std::vector<std::string> tokens;
+      for (auto n : shape) tokens.push_back(std::to_string(n));
+      a.sizes.push_back(tokens);
+    }
+  }
+}
+
+// The command line's arguments with every setting a cases file controls back at its default:
+// options the format does not know (compression, tuning, ...) still come from the command line.
+BenchArgs sweep_defaults(const BenchArgs& cli) {
+  const BenchArgs fresh;
+  BenchArgs a = cli;
+  a.sizes = fresh.sizes;
+  a.decomps = fresh.decomps;
+  a.variants = fresh.variants;
+  a.grids = fresh.grids;
+  a.methods = fresh.methods;
+  a.methods1 = fresh.methods1;
+  a.methods2 = fresh.methods2;
+  a.precisions = fresh.precisions;
+  a.transforms = fresh.transforms;
+  a.warmup = fresh.warmup;
+  a.reps = fresh.reps;
+  a.validate = fresh.validate;
+  a.reference = fresh.reference;
+  a.effort = fresh.effort;
+  a.normalize = fresh.normalize;
+  a.backend = fresh.backend;
+  a.staging = fresh.staging;
+  a.max_message_bytes = fresh.max_message_bytes;
+  a.default_sweep = false;
+  return a;
+}
+
+// Explicit command-line settings win over the file.
+void apply_cli(const BenchArgs& cli, BenchArgs& a) {
+  auto given = [&](const char* n) { return std::find(cli.given.begin(), cli.given.end(), n) != cli.given.end(); };
+  for (const char* sweep : {"--size", "--decomp", "--variant", "--grid", "--method", "--method1", "--method2"})
+    if (given(sweep))
+      throw CaseError(std::string("dfft bench: ") + sweep + " cannot be combined with --cases (the file defines the sweep)");
+  if (given("--warmup")) a.warmup = cli.warmup;
+  if (given("--reps")) a.reps = cli.reps;
+  if (given("--validate")) a.validate = cli.validate;
+  if (given("--reference")) a.reference = cli.reference;
+  if (given("--normalize")) a.normalize = cli.normalize;
+  if (given("--effort")) a.effort = cli.effort;
+  if (given("--backend")) a.backend = cli.backend;
+  if (given("--staging")) a.staging = cli.staging;
+  if (given("--max-message-bytes")) a.max_message_bytes = cli.max_message_bytes;
+  if (given("--precision")) a.precisions = cli.precisions;
+  if (given("--transform")) a.transforms = cli.transforms;
+}
+
+}  // namespace
+
+std::vector<Config> expand_cases(const CaseFile& f, const BenchArgs& cli) {
+  std::vector<Config> out;
+  for (const auto& t : f.tests) {
+    BenchArgs a = sweep_defaults(cli);
+    apply(f.global, a);
+    apply(t.settings, a);
+    apply_cli(cli, a);
+    finish_args(a);
+    std::vector<Config> configs;
+    try {
+      configs = expand(a);
+    } catch (const std::exception& e) {
+      throw CaseError("cases file: test '" + t.name + "': " + e.what());
+    }
+    const std::vector<int> ranks = t.settings.ranks.value_or(f.global.ranks.value_or(std::vector<int>{0}));
+    for (auto& c : configs)
+      for (int r : ranks) {
+        c.ranks = r;
+        c.test = t.name;
+        out.push_back(c);
+        if (out.size() > kMaxConfigs) throw CaseError("cases file: more than 100000 configurations");
+      }
+  }
+  return out;
+}
+
+CaseFile load_cases(const std::string& path, MPI_Comm comm) {
+  int rank = 0;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  std::string text;
+  int ok = 1;
+  if (rank == 0) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream buf;
+    if (in) buf << in.rdbuf();
+    text = buf.str();
+    if (!in || in.bad()) {
+      ok = 0;
+      text = "cannot read cases file '" + path + "'";
+    } else if (text.size() > kMaxCasesBytes) {
+      ok = 0;
+      text = "cases file '" + path + "' is larger than 16 MiB";
+    }
+  }
+  long long len = static_cast<long long>(text.size());
+  APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
+  APP_MPI(MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm));
+  text.resize(static_cast<std::size_t>(len));
+  APP_MPI(MPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm));
+  if (!ok) throw CaseError(text);
+  try {
+    return parse_cases_json(text);
+  } catch (const CaseError& e) {
+    throw CaseError(path + ": " + e.what());
+  }
+}
+
+}  // namespace dfftapp

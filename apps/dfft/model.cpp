@@ -1,0 +1,278 @@
+// `dfft model calibrate | predict | fit | check` (docs/models.md): registration, calibrate and
+// predict. fit and check (result files) are in model_results.cpp.
+#include "model.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "bench.hpp"
+#include "command.hpp"
+#include "dfft/dfft.hpp"
+#include "dfft/tune.hpp"
+#include "mpi_check.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+std::string bcast_text(std::string s, MPI_Comm comm) {
+  int len = static_cast<int>(s.size());
+  APP_MPI(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
+  s.resize(static_cast<std::size_t>(len));
+  APP_MPI(MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm));
+  return s;
+}
+
+// Rank 0's file text; `exists` tells whether it could be opened.
+std::string read_file(const std::string& path, bool& exists, MPI_Comm comm) {
+  int rank = 0;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  std::string text;
+  int ok = 0;
+  if (rank == 0) {
+    std::ifstream in(path, std::ios::binary);
+    ok = static_cast<bool>(in);
+    std::ostringstream s;
+    if (ok) s << in.rdbuf();
+    text = s.str();
+  }
+  APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
+  exists = ok != 0;
+  return bcast_text(text, comm);
+}
+
+void print_calibration(const dfft::model::Calibration& c) {
+  std::printf("calibration: %d rank%s, %s, %s, host %s, %s\n", c.ranks, c.ranks == 1 ? "" : "s",
+              c.backend.c_str(), c.device.c_str(), c.host.c_str(), c.timestamp.c_str());
+  if (c.ranks >= 2)
+    std::printf("  ping-pong (2 ranks):        latency %8.2f us  bandwidth %8.3f GB/s\n",
+                c.pingpong.latency * 1e6, c.pingpong.bandwidth * 1e-9);
+  for (const auto& l : c.alltoall)
+    std::printf("  all-to-all, groups of %3d:  latency %8.2f us  bandwidth %8.3f GB/s per peer\n",
+                l.size, l.latency * 1e6, l.bandwidth * 1e-9);
+  std::printf("  FFT GFlop/s (contiguous / middle / strided axis): double %.2f / %.2f / %.2f, float %.2f / %.2f / "
+              "%.2f\n", c.fft_contiguous[0] * 1e-9, c.fft_middle[0] * 1e-9, c.fft_strided[0] * 1e-9,
+              c.fft_contiguous[1] * 1e-9, c.fft_middle[1] * 1e-9, c.fft_strided[1] * 1e-9);
+  std::printf("  pack (strided box copy): %.3f GB/s\n", c.pack_rate * 1e-9);
+}
+
+int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
+  int rank = 0;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  // Refuse before measuring to overwrite a file that is not a wisdom file.
+  bool exists = false;
+  const std::string text = read_file(a.file, exists, comm);
+  dfft::Wisdom w;
+  if (exists) {
+    try {
+      w = dfft::parse_wisdom(text);
+    } catch (const dfft::Error& e) {
+      if (rank == 0) std::fprintf(stderr, "dfft model calibrate: %s: %s; not overwriting it\n", a.file.c_str(), e.what());
+      return 2;
+    }
+  }
+  dfft::model::CalibrateSettings s;
+  s.reps = a.reps;
+  s.fft_n = a.fft_n;
+  auto c = dfft::model::calibrate(comm, dfft::parse_backend(a.backend), s);
+  int ok = 1;
+  if (rank == 0) {
+    print_calibration(c);
+    std::erase_if(w.calibrations, [&](const dfft::model::Calibration& x) {
+      return x.ranks == c.ranks && x.backend == c.backend && x.device == c.device;
+    });
+    w.calibrations.push_back(c);
+    const std::string tmp = a.file + ".tmp." + std::to_string(::getpid());
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << dfft::to_json(w);
+      ok = static_cast<bool>(out);
+    }
+    ok = ok && std::rename(tmp.c_str(), a.file.c_str()) == 0;
+    if (!ok) std::remove(tmp.c_str());
+    std::printf(ok ? "calibration stored in %s\n" : "dfft model calibrate: cannot write %s\n", a.file.c_str());
+  }
+  APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
+  return ok ? 0 : 2;
+}
+
+std::string ms(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", s * 1e3);
+  return b;
+}
+
+void print_crossover(const dfft::model::Calibration& c, const std::vector<std::int64_t>& spectral, int P,
+                     bool is_double) {
+  double m = 1;
+  for (auto v : spectral) m *= static_cast<double>(v);
+  std::printf("\nslab vs pencil (thesis 2.5.3): pencil communicates less time iff P^2/M > 2s/(L*B)\n"
+              "  M = %.0f complex elements exchanged, P = %d, s = %d bytes\n", m, P, is_double ? 8 : 4);
+  auto show = [&](const char* what, const dfft::model::Link& l) {
+    auto x = dfft::model::slab_pencil_crossover(m, P, is_double, l);
+    std::printf("  %-28s L = %.2f us, B = %.3f GB/s: P^2/M = %.3g %s 2s/(LB) = %.3g -> %s; equal at M = %.3g "
+                "(N = %.0f for a cube)\n",
+                what, l.latency * 1e6, l.bandwidth * 1e-9, x.lhs, x.pencil_faster ? ">" : "<=", x.rhs,
+                x.pencil_faster ? "pencil faster" : "slab faster", x.crossover_elements,
+                std::cbrt(x.crossover_elements));
+  };
+  if (P < 2) {
+    std::printf("  one rank: no communication\n");
+    return;
+  }
+  show("all-to-all link of P ranks:", c.link(P));
+  if (c.pingpong.bandwidth > 0) show("ping-pong link:", c.pingpong);
+}
+
+struct Row {
+  dfft::Options opt;
+  dfft::model::Prediction p;
+};
+
+// The predicted bytes must be what the real plan sends; build each plan and compare.
+int check_against_plans(const std::vector<Row>& rows, const std::vector<std::int64_t>& shape, bool is_double,
+                        MPI_Comm comm) {
+  int mismatches = 0;
+  for (const auto& r : rows) {
+    std::vector<std::int64_t> mine;
+    try {
+      if (is_double) mine = dfft::Plan<double>(comm, shape, r.opt).exchange_bytes();
+      else mine = dfft::Plan<float>(comm, shape, r.opt).exchange_bytes();
+    } catch (const dfft::Error&) {
+      continue;  // same on every rank: plan-time rejection
+    }
+    std::vector<std::int64_t> mx(mine.size());
+    APP_MPI(MPI_Allreduce(mine.data(), mx.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, comm));
+    std::vector<std::int64_t> pred;
+    for (const auto& s : r.p.stages)
+      if (s.name.rfind("exchange", 0) == 0 || s.name == "reshape") pred.push_back(s.bytes);
+    mismatches += pred != mx;
+  }
+  return mismatches;
+}
+
+int run_predict(const ModelArgs& a, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  APP_MPI(MPI_Comm_size(comm, &size));
+  const int P = a.ranks > 0 ? a.ranks : size;
+  const bool is_double = a.precision == "double";
+  std::vector<std::int64_t> shape;
+  try {
+    shape = parse_shape(a.size);
+  } catch (const dfft::Error& e) {
+    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  std::string why;
+  auto cals = read_calibrations(a.file, comm, why);
+  const auto* found = find_calibration(cals, P, a.backend);
+  auto cal = found ? *found : dfft::model::Calibration::defaults(P);
+  dfft::Options base;
+  base.transform = dfft::parse_transform(a.transform);
+  base.backend = dfft::parse_backend(a.backend);
+  std::vector<Row> rows;
+  for (const auto& o : dfft::tune_candidates(base, P, static_cast<int>(shape.size()))) {
+    try {
+      rows.push_back({o, dfft::model::predict(cal, shape, o, P, is_double)});
+    } catch (const dfft::Error&) {
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.p.total.total() < y.p.total.total(); });
+  const int bad = P == size && !a.no_plan_check ? check_against_plans(rows, shape, is_double, comm) : -1;
+  if (rank != 0) return 0;
+  if (!found)
+    std::printf("warning: no calibration for %d ranks (%s) in %s%s; using the placeholder constants\n", P,
+                a.backend.c_str(), a.file.c_str(), why.empty() ? "" : (" (" + why + ")").c_str());
+  else print_calibration(cal);
+  std::printf("\npredicted forward transform (the inverse walks the same path), ms, slowest rank per stage:\n");
+  int w = 9;
+  for (const auto& r : rows) w = std::max(w, static_cast<int>(dfft::tune_label(r.opt).size()));
+  std::printf("%4s  %-*s %9s %9s %9s %9s %9s  %s\n", "rank", w, "candidate", "fft", "pack", "comm", "unpack",
+              "total", "exchanges: bytes sent / peers (max over ranks)");
+  int k = 0;
+  for (const auto& r : rows) {
+    if (a.top > 0 && k >= a.top) break;
+    std::string ex;
+    for (const auto& s : r.p.stages)
+      if (s.name != "reshape" && s.name.rfind("exchange", 0) == 0)
+        ex += (ex.empty() ? "" : ", ") + std::to_string(s.bytes) + " B / " + std::to_string(s.peers);
+    const auto& t = r.p.total;
+    std::printf("%4d  %-*s %9s %9s %9s %9s %9s  %s\n", ++k, w, dfft::tune_label(r.opt).c_str(), ms(t.fft).c_str(),
+                ms(t.pack).c_str(), ms(t.comm).c_str(), ms(t.unpack).c_str(), ms(t.total()).c_str(), ex.c_str());
+  }
+  if (bad >= 0)
+    std::printf("exchange bytes checked against Plan::exchange_bytes() of the %zu plans: %s\n", rows.size(),
+                bad == 0 ? "all equal" : (std::to_string(bad) + " differ").c_str());
+  auto spectral = shape;
+  if (base.transform == dfft::Transform::r2c) spectral.back() = spectral.back() / 2 + 1;
+  print_crossover(cal, spectral, P, is_double);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, MPI_Comm comm, std::string& why) {
+  bool exists = false;
+  const std::string text = read_file(file, exists, comm);
+  if (!exists) {
+    why = "cannot open " + file;
+    return {};
+  }
+  try {
+    return dfft::parse_wisdom(text).calibrations;
+  } catch (const dfft::Error& e) {
+    why = e.what();
+    return {};
+  }
+}
+
+const dfft::model::Calibration* find_calibration(const std::vector<dfft::model::Calibration>& cs, int ranks,
+                                                 const std::string& backend) {
+  const dfft::model::Calibration* hit = nullptr;
+  for (const auto& c : cs)
+    if (c.ranks == ranks && c.backend == backend) hit = &c;  // the newest stored last
+  return hit;
+}
+
+Command make_model_command(CLI::App& parent) {
+  auto a = std::make_shared<ModelArgs>();
+  CLI::App* m = parent.add_subcommand("model", "Performance models: calibrate, predict, fit, check (docs/models.md)");
+  m->require_subcommand(1);
+  auto* cal = m->add_subcommand("calibrate", "Measure latency/bandwidth per communicator size, FFT and pack "
+                                             "rates; store them in the wisdom file");
+  auto* pre = m->add_subcommand("predict", "Predict every candidate plan's phases with the analytic model");
+  auto* fit = m->add_subcommand("fit", "Fit T(P) = A P^-B per size and configuration to dfft bench --json records");
+  auto* chk = m->add_subcommand("check", "Predicted (both models) vs measured times of dfft bench --json records");
+  for (auto* c : {cal, pre}) {
+    c->add_option("--backend", a->backend)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+    c->add_option("--file,--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
+  }
+  chk->add_option("--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
+  cal->add_option("--reps", a->reps, "Repetitions per micro-benchmark")->check(CLI::PositiveNumber)->capture_default_str();
+  cal->add_option("--fft-n", a->fft_n, "FFT/pack benchmarks use an N^3 array")->check(CLI::Range(2, 1024))->capture_default_str();
+  pre->add_option("--size", a->size, "Global shape NX NY [NZ ...] or NXxNYxNZ")->expected(1, 8)->capture_default_str();
+  pre->add_option("--precision", a->precision)->check(CLI::IsMember({"double", "float"}))->capture_default_str();
+  pre->add_option("--transform", a->transform)->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
+  pre->add_option("--ranks", a->ranks, "Predict for this many ranks (default: the ranks running)")->check(CLI::PositiveNumber);
+  pre->add_option("--top", a->top, "Print only the N best")->check(CLI::NonNegativeNumber);
+  pre->add_flag("--no-plan-check", a->no_plan_check, "Do not build the plans to cross-check the exchanged bytes");
+  for (auto* c : {fit, chk}) c->add_option("results", a->results, "dfft bench --json files (JSON lines)")->required();
+  fit->add_option("--predict", a->predict_at, "Rank counts to predict")->delimiter(',')->capture_default_str();
+  auto run = [a, cal, pre, fit](MPI_Comm comm) {
+    if (cal->parsed()) return run_calibrate(*a, comm);
+    if (pre->parsed()) return run_predict(*a, comm);
+    if (fit->parsed()) return run_model_fit(*a, comm);
+    return run_model_check(*a, comm);
+  };
+  return {m, run};
+}
+
+}  // namespace dfftapp

@@ -1,0 +1,36 @@
+// `dfft model`: calibrate | predict | fit | check (docs/models.md). model.cpp holds the
+// subcommands that run the library's model, model_results.cpp those that read result files.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "dfft/model.hpp"
+
+namespace dfftapp {
+
+struct ModelArgs {
+  // calibrate / predict
+  std::string backend = "cpu", file = "dfft-wisdom.json";
+  int reps = 15, fft_n = 64, ranks = 0, top = 0;
+  std::vector<std::string> size{"64", "64", "64"};
+  std::string precision = "double", transform = "r2c";
+  bool no_plan_check = false;
+  // fit / check
+  std::vector<std::string> results;
+  std::vector<double> predict_at{8, 16, 32, 64};
+};
+
+int run_model_fit(const ModelArgs& a, MPI_Comm comm);
+int run_model_check(const ModelArgs& a, MPI_Comm comm);
+
+/// Calibrations stored in a wisdom file (rank 0 reads, everyone gets them); `why` set on error.
+std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, MPI_Comm comm,
+                                                        std::string& why);
+/// The calibration measured with `ranks` ranks on `backend`, if the file has one.
+const dfft::model::Calibration* find_calibration(const std::vector<dfft::model::Calibration>& cs,
+                                                 int ranks, const std::string& backend);
+
+}  // namespace dfftapp

@@ -1,0 +1,194 @@
+#include "results.hpp"
+
+#include <cmath>
+
+#include "report.hpp"
+#include "stats.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+using json = nlohmann::json;
+
+json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
+
+struct CsvColumn {
+  const char* name;
+  const char* pointer;  // JSON pointer into the record
+  char sep;             // how a list is joined
+};
+
+const std::vector<CsvColumn>& columns() {
+  static const std::vector<CsvColumn> c{
+      {"decomposition", "/decomposition", ';'}, {"variant", "/variant", ';'},
+      {"methods", "/methods", ';'},             {"codec", "/codec", ';'},
+      {"precision", "/precision", ';'},
+      {"transform", "/transform", ';'},         {"size", "/size", 'x'},
+      {"ranks", "/ranks", ';'},                 {"grid", "/grid", 'x'},
+      {"direction", "/direction", ';'},         {"time_min_ms", "/time_ms/min", ';'},
+      {"time_median_ms", "/time_ms/median", ';'}, {"time_max_ms", "/time_ms/max", ';'},
+      {"time_mean_ms", "/time_ms/mean", ';'},   {"time_stddev_ms", "/time_ms/stddev", ';'},
+      {"time_ci99_lo_ms", "/time_ms/ci99/0", ';'}, {"time_ci99_hi_ms", "/time_ms/ci99/1", ';'},
+      {"samples", "/time_ms/n", ';'},           {"fft_ms", "/phases_ms/fft", ';'},
+      {"pack_ms", "/phases_ms/pack", ';'},      {"comm_ms", "/phases_ms/comm", ';'},
+      {"unpack_ms", "/phases_ms/unpack", ';'},  {"gflops", "/gflops", ';'},
+      {"error", "/error", ';'},                 {"reference_error", "/reference_error", ';'},
+      {"roundtrip_error", "/roundtrip_error", ';'}, {"laplacian_error", "/laplacian_error", ';'},
+      {"validation", "/validation", ';'},       {"backend", "/backend", ';'},
+      {"staging", "/staging", ';'},             {"effort", "/effort", ';'},
+      {"normalize", "/normalize", ';'},         {"warmup", "/warmup", ';'},
+      {"reps", "/reps", ';'},                   {"exchange_bytes", "/exchange_bytes", ';'},
+      {"max_message_bytes", "/max_message_bytes", ';'}, {"test", "/test", ';'},
+      {"timestamp", "/timestamp", ';'},         {"host", "/host", ';'},
+      {"dfft_version", "/dfft_version", ';'},   {"cpu_model", "/machine/cpu_model", ';'},
+      {"cpu_cores", "/machine/cpu_cores", ';'}, {"gpu_model", "/machine/gpu_model", ';'},
+      {"mpi_library", "/machine/mpi_library", ';'}, {"fftw_version", "/machine/fftw_version", ';'},
+      {"cuda_runtime", "/machine/cuda_runtime", ';'}, {"cufft_version", "/machine/cufft_version", ';'},
+      {"rank_fft_ms", "/rank_phases_ms/fft", ';'}, {"rank_pack_ms", "/rank_phases_ms/pack", ';'},
+      {"rank_comm_ms", "/rank_phases_ms/comm", ';'}, {"rank_unpack_ms", "/rank_phases_ms/unpack", ';'},
+      {"samples_ms", "/samples_ms", ';'},
+  };
+  return c;
+}
+
+std::string scalar_text(const json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();  // numbers (shortest exact form) and booleans
+}
+
+std::string cell(const json& v, char sep) {
+  if (!v.is_array()) return scalar_text(v);
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += sep;
+    s += scalar_text(v[i]);
+  }
+  return s;
+}
+
+std::string quoted(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) {
+    if (ch == '"') q += '"';
+    q += ch;
+  }
+  return q + '"';
+}
+
+bool has_number(const json& j, const char* pointer) {
+  const json::json_pointer p(pointer);
+  return j.contains(p) && j.at(p).is_number();
+}
+
+}  // namespace
+
+void add_result_fields(json& j, const Record& r) {
+  if (!r.samples_ms.empty()) {
+    const SampleStats s = sample_stats(r.samples_ms, 0.99);
+    auto& t = j["time_ms"];
+    t["mean"] = s.mean;
+    t["stddev"] = number_or_null(s.stddev);
+    t["ci99"] = s.n >= 2 ? json::array({s.ci_lo, s.ci_hi}) : json(nullptr);
+    t["n"] = s.n;
+    j["samples_ms"] = r.samples_ms;
+  }
+  if (!r.rank_phases.empty()) {
+    const char* names[4] = {"fft", "pack", "comm", "unpack"};
+    json per = json::object();
+    for (int p = 0; p < 4; ++p) {
+      json col = json::array();
+      for (const auto& rp : r.rank_phases) col.push_back(rp[static_cast<std::size_t>(p)]);
+      per[names[p]] = col;
+    }
+    j["rank_phases_ms"] = per;
+  }
+  j["staging"] = r.staging.empty() ? json(nullptr) : json(r.staging);
+  j["test"] = r.test.empty() ? json(nullptr) : json(r.test);
+  if (r.machine) j["machine"] = *r.machine;
+}
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& c : columns()) v.push_back(c.name);
+    return v;
+  }();
+  return names;
+}
+
+std::string csv_row(const json& record) {
+  std::string row;
+  bool first = true;
+  for (const auto& c : columns()) {
+    if (!first) row += ',';
+    first = false;
+    const json::json_pointer p(c.pointer);
+    if (record.contains(p)) row += quoted(cell(record.at(p), c.sep));
+  }
+  return row;
+}
+
+bool CsvWriter::open(const std::string& path, std::string& why) {
+  out_.open(path, std::ios::out | std::ios::trunc);
+  if (!out_) {
+    why = "cannot open '" + path + "' for writing";
+    return false;
+  }
+  std::string header;
+  for (const auto& n : csv_columns()) header += (header.empty() ? "" : ",") + n;
+  out_ << header << '\n';
+  out_.flush();
+  return true;
+}
+
+void CsvWriter::write(const json& record) {
+  out_ << csv_row(record) << '\n';
+  out_.flush();
+}
+
+void check_record(const json& r, const std::string& where) {
+  auto fail = [&](const std::string& what) { throw ResultFileError(where + ": " + what); };
+  if (!r.is_object()) fail("not a JSON object");
+  for (const char* key : {"decomposition", "variant", "precision", "transform", "direction", "backend"})
+    if (!r.contains(key) || !r[key].is_string()) fail(std::string("missing or non-string field '") + key + "'");
+  for (const char* key : {"size", "grid", "methods"})
+    if (!r.contains(key) || !r[key].is_array()) fail(std::string("missing or non-array field '") + key + "'");
+  if (r["size"].empty()) fail("empty 'size'");
+  for (const auto& n : r["size"])
+    if (!n.is_number_integer() || n.get<std::int64_t>() < 1) fail("'size' must hold positive integers");
+  for (const auto& g : r["grid"])
+    if (!g.is_number_integer()) fail("'grid' must hold integers");
+  for (const auto& m : r["methods"])
+    if (!m.is_string()) fail("'methods' must hold strings");
+  if (!r.contains("ranks") || !r["ranks"].is_number_integer() || r["ranks"].get<std::int64_t>() < 1)
+    fail("missing or invalid 'ranks'");
+  for (const char* p : {"/time_ms/min", "/time_ms/median", "/time_ms/max", "/phases_ms/fft", "/phases_ms/pack",
+                        "/phases_ms/comm", "/phases_ms/unpack"})
+    if (!has_number(r, p)) fail(std::string("missing number ") + p);
+}
+
+std::vector<json> read_results(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ResultFileError("cannot open result file '" + path + "'");
+  std::vector<json> out;
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path + ":" + std::to_string(no);
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::exception& e) {
+      throw ResultFileError(where + ": not a JSON line (" + e.what() + ")");
+    }
+    check_record(j, where);
+    out.push_back(std::move(j));
+  }
+  if (in.bad()) throw ResultFileError("error reading '" + path + "'");
+  return out;
+}
+
+}  // namespace dfftapp

@@ -1,0 +1,50 @@
+// Result files of `dfft bench`: the record fields beyond the basic ones of report.cpp (thesis
+// statistics, per-rank phases, machine), CSV output, and reading JSON-lines files back.
+// Field list: docs/results-format.md.
+#pragma once
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dfftapp {
+
+struct Record;
+
+/// Adds time_ms.{mean,stddev,ci99,n}, samples_ms, rank_phases_ms, staging, test and machine to a
+/// record's JSON object (called by to_json()).
+void add_result_fields(nlohmann::json& j, const Record& r);
+
+/// CSV with a fixed header: one row per JSON record (lists joined with ';', sizes with 'x').
+class CsvWriter {
+ public:
+  bool open(const std::string& path, std::string& why);
+  void write(const nlohmann::json& record);
+  bool is_open() const { return out_.is_open(); }
+
+ private:
+  std::ofstream out_;
+};
+
+/// The CSV column names, in order.
+const std::vector<std::string>& csv_columns();
+/// One CSV row (no newline) for a record as written by `dfft bench --json`.
+std::string csv_row(const nlohmann::json& record);
+
+/// A result file that cannot be read or has a malformed line.
+struct ResultFileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Reads a JSON-lines result file (blank lines skipped). Throws ResultFileError naming the file
+/// and line for anything that is not a JSON object with the basic record fields.
+std::vector<nlohmann::json> read_results(const std::string& path);
+
+/// Checks that `record` has the fields the report and plots use (decomposition, size, ranks,
+/// direction, time_ms.median, ...); throws ResultFileError with `where` in the message.
+void check_record(const nlohmann::json& record, const std::string& where);
+
+}  // namespace dfftapp

@@ -1,0 +1,270 @@
+// `dfft transform IN OUT`: a distributed transform of a .npy file into a .npy file. Every rank
+// reads its input box with MPI-IO, the plan runs, every rank writes its output box. The scaling
+// follows numpy.fft's `norm` argument so that results compare with numpy directly.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <memory>
+
+#include "bench.hpp"
+#include "command.hpp"
+#include "dfft/dfft.hpp"
+#include "npy_io.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+struct TransformArgs {
+  std::string in, out, transform = "r2c", norm = "backward";
+  std::string decomp = "slab-2d1d", variant = "default", grid = "auto";
+  std::string backend = "cpu", staging = "auto", effort = "estimate";
+  std::vector<std::string> methods, methods1, methods2;
+  bool inverse = false, verbose = false, quiet = false;
+  std::int64_t last_n = -1;
+};
+
+// Input and output of the run as the files see them.
+struct Job {
+  bool real_in = false, real_out = false, forward = true, is_double = true;
+  std::vector<std::int64_t> shape;        // the plan's (real-space) shape
+  std::vector<std::int64_t> out_shape;    // shape of the output file
+  NpyType out_type = NpyType::other;
+};
+
+const char* kFooter = R"(Transforms: r2c (real input, complex output with the last axis n/2+1, like
+numpy.fft.rfftn), c2r (the inverse: complex input with the halved last axis, real output of last
+axis --last-n, default 2*(m-1) like numpy.fft.irfftn), c2c (complex to complex; --inverse for
+the backward transform, like numpy.fft.ifftn).
+Element types: float32 and complex64 run in single precision, float64 and complex128 in double;
+the output has the matching type. Input in C or Fortran order, output in C order; little endian.
+Scaling (--norm, as numpy.fft): backward (default: inverse scaled by 1/N), ortho (both by
+1/sqrt(N)), forward (forward by 1/N), none (unscaled, like FFTW). N = product of the real shape.
+The output is written to OUT.dfft-tmp and renamed at the end: on any error no OUT is left.
+Exit status: 0 done, 1 bad or mismatching file or failed I/O, 2 bad options. Details:
+docs/transform.md.)";
+
+void add_options(CLI::App* c, TransformArgs& a) {
+  c->add_option("IN", a.in, "Input .npy file (C or Fortran order)")->required();
+  c->add_option("OUT", a.out, "Output .npy file")->required();
+  c->add_option("--transform", a.transform, "r2c | c2r | c2c")
+      ->capture_default_str()->check(CLI::IsMember({"r2c", "c2r", "c2c"}));
+  c->add_flag("--inverse", a.inverse, "c2c: the inverse (backward) transform");
+  c->add_option("--last-n", a.last_n, "c2r: length of the real last axis (2*(m-1) or 2*(m-1)+1)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward | none")
+      ->capture_default_str()->check(CLI::IsMember({"backward", "ortho", "forward", "none"}));
+  c->add_option("--decomp", a.decomp, "slab-2d1d | slab-1d2d | pencil")->capture_default_str();
+  c->add_option("--variant", a.variant, "default | realigned")->capture_default_str();
+  c->add_option("--grid", a.grid, "Process grid P1xP2 (pencil), P (slab) or auto")->capture_default_str();
+  auto* m = c->add_option("--method", a.methods, "Redistribution method of every exchange")->delimiter(',');
+  auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")->delimiter(',');
+  auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange")->delimiter(',');
+  m->excludes(m1)->excludes(m2);
+  c->add_option("--backend", a.backend, "cpu | cuda")->capture_default_str();
+  c->add_option("--staging", a.staging, "CUDA backend: auto | host | cuda-aware")->capture_default_str();
+  c->add_option("--effort", a.effort, "FFTW planning effort")
+      ->capture_default_str()->check(CLI::IsMember({"estimate", "measure"}));
+  c->add_flag("--verbose", a.verbose, "Print the plan's path");
+  c->add_flag("--quiet", a.quiet, "Print nothing on success");
+}
+
+// Options as the library wants them; unknown names throw dfft::Error listing the allowed ones.
+dfft::Options plan_options(const TransformArgs& a) {
+  dfft::Options o;
+  o.decomposition = dfft::parse_decomposition(a.decomp);
+  o.variant = dfft::parse_variant(a.variant);
+  try {
+    o.grid = parse_grid(a.grid);
+  } catch (const dfft::Error&) {
+    throw dfft::Error("transform", 0, 0, "bad --grid '" + a.grid + "' (write P1xP2, P or auto)");
+  }
+  o.backend = dfft::parse_backend(a.backend);
+  o.staging = dfft::parse_staging(a.staging);
+  o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
+  o.transform = a.transform == "c2c" ? dfft::Transform::c2c : dfft::Transform::r2c;
+  std::vector<std::string> names = a.methods;
+  if (!a.methods1.empty() || !a.methods2.empty()) {
+    names = a.methods1.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods1;
+    for (const auto& x : a.methods2.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods2) names.push_back(x);
+  }
+  if (!names.empty()) {
+    o.methods.clear();
+    for (const auto& n : names) o.methods.push_back(dfft::parse_method(n));
+  }
+  return o;
+}
+
+std::string shape_str(const std::vector<std::int64_t>& s) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + ")";
+}
+
+// What the file and the options together ask for; throws IoError for a mismatch.
+Job plan_job(const TransformArgs& a, const NpyHeader& h) {
+  Job j;
+  const bool complex_in = h.type == NpyType::c8 || h.type == NpyType::c16;
+  j.is_double = h.type == NpyType::f8 || h.type == NpyType::c16;
+  const std::string file = "'" + a.in + "' holds " + npy_type_name(h.type);
+  if (a.transform == "r2c" && complex_in)
+    throw IoError("wrong dtype: --transform r2c needs float32 or float64 input; " + file + " (use --transform c2c)");
+  if (a.transform != "r2c" && !complex_in)
+    throw IoError("wrong dtype: --transform " + a.transform + " needs complex64 or complex128 input; " + file +
+                  " (use --transform r2c)");
+  if (h.shape.size() < 2) throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) + "; dfft needs at least 2 dimensions");
+  for (auto n : h.shape)
+    if (n < 1) throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) + "; every axis needs at least one element");
+  j.shape = h.shape;
+  const NpyType cplx = j.is_double ? NpyType::c16 : NpyType::c8, real = j.is_double ? NpyType::f8 : NpyType::f4;
+  if (a.transform == "r2c") {
+    j.real_in = true;
+    j.out_shape = h.shape;
+    j.out_shape.back() = h.shape.back() / 2 + 1;
+    j.out_type = cplx;
+  } else if (a.transform == "c2r") {
+    const std::int64_t m = h.shape.back(), n = a.last_n > 0 ? a.last_n : 2 * (m - 1);
+    if (n < 1 || n / 2 + 1 != m)
+      throw IoError("--last-n " + std::to_string(n) + " does not match the last axis of '" + a.in + "' (" +
+                    std::to_string(m) + " complex values hold a real axis of " + std::to_string(2 * (m - 1)) +
+                    " or " + std::to_string(2 * m - 1) + ")");
+    j.shape.back() = n;
+    j.forward = false;
+    j.real_out = true;
+    j.out_shape = j.shape;
+    j.out_type = real;
+  } else {
+    j.forward = !a.inverse;
+    j.out_shape = h.shape;
+    j.out_type = cplx;
+  }
+  return j;
+}
+
+double scale_factor(const std::string& norm, bool forward, const std::vector<std::int64_t>& shape) {
+  double n = 1;
+  for (auto v : shape) n *= static_cast<double>(v);
+  if (norm == "ortho") return 1 / std::sqrt(n);
+  if (norm == "backward") return forward ? 1.0 : 1 / n;
+  if (norm == "forward") return forward ? 1 / n : 1.0;
+  return 1.0;
+}
+
+// Plan memory (device memory with the CUDA backend).
+template <class T>
+struct Buffer {
+  const dfft::Plan<T>& plan;
+  void* p;
+  Buffer(const dfft::Plan<T>& pl, std::size_t bytes) : plan(pl), p(pl.allocate(std::max<std::size_t>(bytes, 1))) {}
+  ~Buffer() { plan.deallocate(p); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+template <class T>
+void execute(dfft::Plan<T>& plan, const Job& j, const void* in, void* out) {
+  using C = std::complex<T>;
+  if (j.real_in) plan.forward(static_cast<const T*>(in), static_cast<C*>(out));
+  else if (j.real_out) plan.inverse(static_cast<const C*>(in), static_cast<T*>(out));
+  else if (j.forward) plan.forward(static_cast<const C*>(in), static_cast<C*>(out));
+  else plan.inverse(static_cast<const C*>(in), static_cast<C*>(out));
+}
+
+struct Timings {
+  double read = 0, compute = 0, write = 0;
+};
+
+template <class T>
+Timings run_typed(const TransformArgs& a, const NpyHeader& h, const Job& j, MPI_Comm comm, std::string& path) {
+  dfft::Options opt = plan_options(a);
+  dfft::Plan<T> plan(comm, j.shape, opt);
+  if (a.verbose) path = plan.describe();
+  // Forward runs input layout -> output layout; the inverse the other way round.
+  const dfft::Layout& src = j.forward ? plan.input_layout() : plan.output_layout();
+  const dfft::Layout& dst = j.forward ? plan.output_layout() : plan.input_layout();
+  const std::size_t in_elem = j.real_in ? sizeof(T) : 2 * sizeof(T), out_elem = j.real_out ? sizeof(T) : 2 * sizeof(T);
+  std::vector<T> host_in(static_cast<std::size_t>(src.alloc_count()) * in_elem / sizeof(T));
+  std::vector<T> host_out(static_cast<std::size_t>(dst.alloc_count()) * out_elem / sizeof(T));
+  Timings t;
+  double t0 = MPI_Wtime();
+  read_npy_box(a.in, h, src, host_in.data(), comm);
+  t.read = MPI_Wtime() - t0;
+  NpyOutput output(a.out, comm);  // fails here, before the transform, when OUT cannot be written
+  Buffer<T> din(plan, host_in.size() * sizeof(T)), dout(plan, host_out.size() * sizeof(T));
+  plan.upload(din.p, host_in.data(), host_in.size() * sizeof(T));
+  t0 = MPI_Wtime();
+  execute(plan, j, din.p, dout.p);
+  t.compute = MPI_Wtime() - t0;
+  plan.download(host_out.data(), dout.p, host_out.size() * sizeof(T));
+  const T s = static_cast<T>(scale_factor(a.norm, j.forward, j.shape));
+  if (s != T(1))
+    for (auto& v : host_out) v *= s;
+  t0 = MPI_Wtime();
+  output.write(j.out_type, j.out_shape, dst, host_out.data());
+  output.commit();
+  t.write = MPI_Wtime() - t0;
+  return t;
+}
+
+std::string direction_text(const TransformArgs& a, const Job& j) {
+  if (a.transform == "c2c") return j.forward ? "c2c forward" : "c2c inverse";
+  return a.transform == "r2c" ? "r2c forward" : "c2r inverse";
+}
+
+int run_transform(const TransformArgs& a, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS) return 1;
+  auto complain = [&](const std::string& what) {
+    if (rank == 0) std::fprintf(stderr, "dfft transform: %s\n", what.c_str());
+  };
+  try {
+    if (a.last_n > 0 && a.transform != "c2r") throw dfft::Error("transform", 0, rank, "--last-n applies to --transform c2r only");
+    if (a.inverse && a.transform != "c2c")
+      throw dfft::Error("transform", 0, rank, "--inverse applies to c2c; the inverse of r2c is --transform c2r");
+    (void)plan_options(a);
+  } catch (const dfft::Error& e) {
+    complain(e.what());
+    return 2;
+  }
+  try {
+    const NpyHeader h = read_npy_header(a.in, comm);
+    Job j;
+    try {
+      j = plan_job(a, h);
+    } catch (const IoError& e) {  // the header is the same on every rank, so is this error
+      complain(e.what());
+      return 1;
+    }
+    std::string path;
+    Timings t = j.is_double ? run_typed<double>(a, h, j, comm, path) : run_typed<float>(a, h, j, comm, path);
+    if (rank == 0 && !path.empty()) std::printf("%s\n", path.c_str());
+    if (rank == 0 && !a.quiet)
+      std::printf("dfft transform: %s %s %s -> %s %s %s, %s on %d rank%s (%s %s); read %.3f s, transform %.3f s, "
+                  "write %.3f s\n",
+                  a.in.c_str(), npy_type_name(h.type), shape_str(h.shape).c_str(), a.out.c_str(),
+                  npy_type_name(j.out_type), shape_str(j.out_shape).c_str(), direction_text(a, j).c_str(), size,
+                  size == 1 ? "" : "s", a.decomp.c_str(), a.variant.c_str(), t.read, t.compute, t.write);
+    return 0;
+  } catch (const IoError& e) {
+    complain(e.what());
+    return 1;
+  } catch (const dfft::Error& e) {
+    // Plan creation rejects what the library cannot do (e.g. a grid that does not fit).
+    complain(e.what());
+    return e.call() == "plan" ? 2 : 1;
+  }
+}
+
+}  // namespace
+
+Command make_transform_command(CLI::App& parent) {
+  auto args = std::make_shared<TransformArgs>();
+  CLI::App* c = parent.add_subcommand(
+      "transform", "Transform a .npy file into a .npy file (r2c, c2r or c2c), reading and writing with MPI-IO");
+  add_options(c, *args);
+  c->footer(kFooter);
+  return {c, [args](MPI_Comm comm) { return run_transform(*args, comm); }};
+}
+
+}  // namespace dfftapp

@@ -1,0 +1,188 @@
+// `dfft tune`: time the candidate plans of one problem, print them ranked, store the winner in
+// the wisdom file (docs/tuning.md).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <utility>
+
+#include "bench.hpp"
+#include "command.hpp"
+#include "dfft/dfft.hpp"
+#include "dfft/tune.hpp"
+#include "dfft/validate.hpp"
+#include "mpi_check.hpp"
+
+namespace dfftapp {
+
+namespace {
+
+struct TuneArgs {
+  std::vector<std::string> size{"64", "64", "64"};
+  std::string precision = "double", transform = "r2c", backend = "cpu", grid = "auto";
+  std::string effort = "estimate", mode = "measure", wisdom = "dfft-wisdom.json";
+  bool no_wisdom = false, reuse = false, validate = false;
+  double budget = 0;
+  dfft::TuneSettings settings;
+  int top = 0;
+};
+
+const char* kFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
+rank count, both variants, every method of the backend for each exchange, and chunks 1 and 4
+for onesided. Each candidate runs --warmup untimed and --reps timed forward+inverse pairs
+(all ranks start each repetition together after a barrier); its time is the maximum over ranks
+of each rank's median. A candidate whose first repetition takes more than --cut times the best
+median so far is stopped (cut). The fastest is stored in the wisdom file, keyed by size, ranks,
+fixed grid, precision, transform, backend and device model; plans made with --tune measure
+(Options::tune = measure) and the same wisdom file reuse it without measuring. docs/tuning.md.)";
+
+void add_options(CLI::App* c, TuneArgs& a) {
+  c->add_option("--size", a.size, "Global shape NX NY [NZ ...] or NXxNYxNZ")->expected(1, 8)->capture_default_str();
+  c->add_option("--precision", a.precision)->check(CLI::IsMember({"double", "float"}))->capture_default_str();
+  c->add_option("--transform", a.transform)->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
+  c->add_option("--backend", a.backend)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  c->add_option("--grid", a.grid, "Fix the process grid (P1xP2 or P); default: tune it")->capture_default_str();
+  c->add_option("--effort", a.effort, "FFTW planning effort")
+      ->check(CLI::IsMember({"estimate", "measure"}))->capture_default_str();
+  c->add_option("--mode", a.mode, "measure (time candidates) | heuristic (analytic model only)")
+      ->check(CLI::IsMember({"measure", "heuristic"}))->capture_default_str();
+  c->add_option("--wisdom", a.wisdom, "Wisdom file to update (and, for heuristic, read the calibration from)")
+      ->capture_default_str();
+  c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file");
+  c->add_flag("--reuse", a.reuse, "Take a matching wisdom entry instead of measuring");
+  c->add_option("--budget", a.budget, "Stop starting new candidates after this many seconds (0: none)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  c->add_option("--reps", a.settings.reps, "Timed forward+inverse pairs per candidate")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--warmup", a.settings.warmup, "Untimed pairs per candidate")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  c->add_option("--cut", a.settings.cut_factor, "Early-cut factor (>= 1)")
+      ->check(CLI::Range(1.0, 1e9))->capture_default_str();
+  c->add_option("--finalists", a.settings.finalists, "Best candidates timed again, interleaved (< 2: none)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  c->add_option("--final-reps", a.settings.final_reps, "Interleaved repetitions per finalist")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--top", a.top, "Print only the N best candidates (0: all)")->check(CLI::NonNegativeNumber);
+  c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
+}
+
+// Finalists first (by their final-round median, which decided), then the other measured ones,
+// then the cut ones, then the rest.
+std::pair<int, double> sort_key(const dfft::TuneCandidate& c) {
+  using S = dfft::TuneCandidate::Status;
+  if (c.status == S::measured) return std::isfinite(c.final_median) ? std::pair{0, c.final_median} : std::pair{1, c.median};
+  if (c.status == S::predicted) return {0, c.predicted};
+  if (c.status == S::cut) return {2, c.first};
+  return {3, 0.0};
+}
+
+std::string ms(double s) {
+  if (!std::isfinite(s)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", s * 1e3);
+  return b;
+}
+
+void print_table(const dfft::TuneReport& r, int top) {
+  std::vector<std::size_t> idx(r.candidates.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](std::size_t a, std::size_t b) { return sort_key(r.candidates[a]) < sort_key(r.candidates[b]); });
+  const bool heur = r.mode == dfft::Tune::heuristic;
+  std::size_t w = 9;
+  for (const auto& c : r.candidates) w = std::max(w, c.label.size());
+  const auto* win = r.winner >= 0 ? &r.candidates[static_cast<std::size_t>(r.winner)] : nullptr;
+  const double best = win ? (heur ? win->predicted : win->time()) : NAN;
+  std::printf("%4s  %-*s  %10s  %10s  %10s  %4s  %7s  %s\n", "rank", static_cast<int>(w), "candidate",
+              heur ? "predicted" : "median ms", heur ? "" : "first ms", heur ? "" : "final ms", heur ? "" : "reps",
+              "vs best", "status");
+  int shown = 0;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const auto& c = r.candidates[idx[k]];
+    if (top > 0 && shown >= top && c.status != dfft::TuneCandidate::Status::rejected) continue;
+    const double t = heur ? c.predicted : c.time();
+    char rel[32] = "-";
+    if (std::isfinite(t) && std::isfinite(best)) std::snprintf(rel, sizeof rel, "%.2fx", t / best);
+    std::string status = to_string(c.status);
+    if (static_cast<int>(idx[k]) == r.winner) status += " <- chosen";
+    if (!c.note.empty()) status += ": " + c.note;
+    std::printf("%4zu  %-*s  %10s  %10s  %10s  %4s  %7s  %s\n", k + 1, static_cast<int>(w), c.label.c_str(),
+                ms(heur ? c.predicted : c.median).c_str(), heur ? "" : ms(c.first).c_str(),
+                heur ? "" : ms(c.final_median).c_str(), heur ? "" : std::to_string(c.reps).c_str(), rel,
+                status.c_str());
+    ++shown;
+  }
+}
+
+std::string shape_str(const std::vector<std::int64_t>& s) {
+  std::string t;
+  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? "x" : "") + std::to_string(s[i]);
+  return t;
+}
+
+template <class T>
+int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options o, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  APP_MPI(MPI_Comm_size(comm, &size));
+  if (rank == 0) {
+    std::printf("dfft tune: %s %s %s on %d rank%s, backend %s, mode %s, warmup %d, reps %d, cut %gx, "
+                "finalists %d x %d reps%s\n",
+                shape_str(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size,
+                size == 1 ? "" : "s", a.backend.c_str(), a.mode.c_str(), a.settings.warmup, a.settings.reps,
+                a.settings.cut_factor, a.settings.finalists, a.settings.final_reps,
+                a.budget > 0 ? (", budget " + std::to_string(a.budget) + " s").c_str() : "");
+    std::printf("times in ms per forward+inverse pair: max over ranks of each rank's median\n");
+  }
+  auto r = dfft::tune<T>(comm, shape, o, a.settings);
+  if (rank == 0) {
+    if (!r.wisdom_hit) print_table(r, a.top);
+    std::printf("%s\n", dfft::describe(r).c_str());
+  }
+  if (a.validate) {
+    dfft::Options chosen = r.chosen;
+    chosen.tune = dfft::Tune::none;
+    dfft::Plan<T> plan(comm, shape, chosen);
+    double e = dfft::validate::reference_error(plan, comm);
+    if (rank == 0) std::printf("dfft tune: chosen plan reference_error %.3g\n", e);
+  }
+  return 0;
+}
+
+int run_tune(TuneArgs& a, MPI_Comm comm) {
+  int rank = 0;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  std::vector<std::int64_t> shape;
+  dfft::Options o;
+  try {
+    shape = parse_shape(a.size);
+    o.grid = parse_grid(a.grid);
+  } catch (const dfft::Error& e) {
+    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  o.transform = dfft::parse_transform(a.transform);
+  o.backend = dfft::parse_backend(a.backend);
+  o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
+  o.tune = dfft::parse_tune(a.mode);
+  o.tune_budget_s = a.budget;
+  o.wisdom_file = a.no_wisdom ? std::string() : a.wisdom;
+  a.settings.reuse_wisdom = a.reuse;
+  return a.precision == "double" ? run_typed<double>(a, shape, o, comm) : run_typed<float>(a, shape, o, comm);
+}
+
+}  // namespace
+
+Command make_tune_command(CLI::App& parent) {
+  auto args = std::make_shared<TuneArgs>();
+  CLI::App* c = parent.add_subcommand(
+      "tune", "Time every candidate plan for one problem, print them ranked and store the fastest in "
+              "the wisdom file");
+  add_options(c, *args);
+  c->footer(kFooter);
+  return {c, [args](MPI_Comm comm) { return run_tune(*args, comm); }};
+}
+
+}  // namespace dfftapp

@@ -1,0 +1,112 @@
+// Performance models of distributed FFTs (docs/models.md):
+//  - analytic: the slab-vs-pencil communication model of the seed thesis (section 2.5.3),
+//    generalised to every stage of a plan's path, with latency and bandwidth per communicator
+//    size, local FFT flop rates and pack throughput measured on this machine (calibrate());
+//  - power law (Orozco et al.): T_N(P) = A_N * P^-B_N, fitted by least squares in log space.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dfft/types.hpp"
+
+namespace dfft::model {
+
+/// Cost of sending d bytes to one peer: latency + d / bandwidth (thesis 2.5.3).
+struct Link {
+  int size = 2;          // communicator size it was measured on
+  double latency = 0;    // seconds
+  double bandwidth = 0;  // bytes per second
+};
+
+/// Machine parameters for the analytic model, measured with `ranks` processes.
+struct Calibration {
+  int ranks = 1;
+  std::string backend = "cpu", device, host, timestamp;
+  bool measured = false;  // false: the built-in placeholder constants (not a measurement)
+  /// Two ranks ping-ponging while the others wait (thesis L and B).
+  Link pingpong;
+  /// MPI_Alltoall in concurrent groups of `size` ranks (every divisor >= 2 of `ranks`), as the
+  /// sub-communicators of a plan exchange at the same time; latency and bandwidth per peer.
+  std::vector<Link> alltoall;
+  /// Local FFT flop rate (FFTW convention, 5 n log2 n per complex transform) of 1-D batches
+  /// of an n^3 array along its last (contiguous), middle and first (strided) axis; [0] double,
+  /// [1] float. An axis of a plan's FFT step uses the rate of its position in the memory order.
+  double fft_contiguous[2] = {0, 0}, fft_middle[2] = {0, 0}, fft_strided[2] = {0, 0};
+  /// Strided box copies (pack, unpack, local block), bytes read per second.
+  double pack_rate = 0;
+
+  /// Placeholder constants for machines without a calibration (docs/models.md lists them).
+  static Calibration defaults(int ranks);
+  /// Link parameters for exchanges within a communicator of `size` ranks: the all-to-all
+  /// measurement of that size, else the nearest size measured, else the ping-pong.
+  Link link(int size) const;
+};
+
+struct CalibrateSettings {
+  int reps = 15;            // repetitions per micro-benchmark (median taken)
+  std::int64_t fft_n = 64;  // FFT and pack benchmarks use an fft_n^3 complex array per rank
+  int device = -1;          // CUDA backend: device ordinal (-1: local rank modulo devices)
+};
+
+/// Run the micro-benchmarks; collective over `comm`; same result on every rank.
+Calibration calibrate(MPI_Comm comm, Backend backend, const CalibrateSettings& s = {});
+
+struct Phases {
+  double fft = 0, pack = 0, comm = 0, unpack = 0;
+  double total() const { return fft + pack + comm + unpack; }
+};
+
+struct StagePrediction {
+  std::string name;           // "fft(1,2)", "exchange1"
+  Phases t;                   // seconds, the slowest rank of this stage
+  std::int64_t bytes = 0;     // exchanges: bytes sent to other ranks, max over ranks
+  int peers = 0;              // exchanges: ranks messaged, max over ranks
+  int comm_size = 1;          // exchanges: members of the sub-communicator
+};
+
+struct Prediction {
+  std::vector<StagePrediction> stages;  // in path order (forward transform)
+  Phases total;                         // sum of the stage predictions
+  std::vector<int> grid;
+};
+
+/// Analytic prediction of one forward transform (the inverse walks the same path) of a plan
+/// with these options on `ranks` processes. Evaluates the plan's path (the same blocks that
+/// Plan::exchange_bytes() counts) for every rank (up to 64; beyond, the first and last 32),
+/// without MPI. Throws dfft::Error (call "plan") for options the planner rejects.
+Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape, const Options& opt,
+                   int ranks, bool is_double);
+
+/// Thesis 2.5.3: pencil communicates faster than slab iff P^2 / M > 2s / (L B), with M the
+/// number of complex elements exchanged (N^3 for a complex N^3 cube; N^2 (N/2+1) for r2c) and
+/// s the bytes of one real. `crossover_elements` is the M where both sides are equal.
+struct Crossover {
+  double lhs = 0, rhs = 0;
+  bool pencil_faster = false;
+  double crossover_elements = 0;
+};
+Crossover slab_pencil_crossover(double complex_elements, int ranks, bool is_double, const Link& l);
+
+/// T(P) = A * P^-B. r2 is the coefficient of determination of the fit in log space.
+struct PowerLaw {
+  double A = std::numeric_limits<double>::quiet_NaN();
+  double B = std::numeric_limits<double>::quiet_NaN();
+  double r2 = std::numeric_limits<double>::quiet_NaN();
+  int points = 0;
+  bool valid() const { return points >= 2; }
+  double operator()(double P) const;
+};
+/// Least squares of log T = log A - B log P. Needs at least two distinct P with T > 0 (else an
+/// invalid fit, points < 2).
+PowerLaw fit_power_law(const std::vector<double>& ranks, const std::vector<double>& times);
+
+/// Calibrations as stored in a wisdom file ("calibrations" array, docs/models.md).
+std::string to_json(const Calibration& c);  // one JSON object
+Calibration calibration_from_json(const std::string& object_text);  // throws dfft::Error
+
+}  // namespace dfft::model

@@ -1,0 +1,133 @@
+// Plan tuning and wisdom (docs/tuning.md).
+//
+//   dfft::Options opt;  opt.tune = dfft::Tune::measure;  opt.wisdom_file = "dfft-wisdom.json";
+//   dfft::Plan<double> plan(comm, {64, 64, 64}, opt);   // times candidates, or reuses wisdom
+//   const dfft::TuneReport* r = plan.tune_report();      // what was done (the app prints it)
+//
+// The library never prints: everything the tuner did or noticed is in the TuneReport.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dfft/model.hpp"
+#include "dfft/types.hpp"
+
+namespace dfft {
+
+struct TuneCandidate {
+  enum class Status {
+    measured,   // timed: median over repetitions
+    cut,        // stopped after its first repetitions (> cut_factor x the best median so far)
+    rejected,   // the library refused to build it (e.g. a grid that does not fit the size)
+    not_run,    // the time budget ran out first
+    predicted   // heuristic mode: model prediction only
+  };
+  Options options;
+  std::string label;  // tune_label(options)
+  Status status = Status::not_run;
+  /// Seconds per forward+inverse pair. median: max over ranks of each rank's median over the
+  /// repetitions; first: max over ranks of the first repetition; final_median: the same over
+  /// the interleaved final round (finalists only, else NaN).
+  double median = std::numeric_limits<double>::quiet_NaN();
+  double first = std::numeric_limits<double>::quiet_NaN();
+  double final_median = std::numeric_limits<double>::quiet_NaN();
+  int reps = 0;
+  /// The time the choice was made on: final_median for finalists, else median.
+  double time() const { return final_median == final_median ? final_median : median; }
+  double predicted = std::numeric_limits<double>::quiet_NaN();  // analytic model, seconds
+  std::string note;  // why it was rejected
+};
+std::string to_string(TuneCandidate::Status);
+
+struct TuneSettings {
+  int warmup = 1;           // untimed forward+inverse pairs per candidate
+  int reps = 5;             // timed pairs (median taken)
+  /// Early cut: a candidate whose first repetition, and a confirming second one, each take more
+  /// than cut_factor x the best median so far is not timed further.
+  double cut_factor = 2.0;
+  int finalists = 3;    // the best this many are timed again, interleaved (< 2: no final round)
+  int final_reps = 15;  // interleaved repetitions of each finalist
+  bool reuse_wisdom = true;   // measure: take a matching wisdom entry instead of measuring
+  bool write_wisdom = true;   // measure: store the winner in Options::wisdom_file
+};
+
+struct TuneReport {
+  Tune mode = Tune::none;
+  Options chosen;       // the options of the plan that was built (tune field kept as given)
+  int winner = -1;      // index into candidates; -1 when taken from wisdom
+  std::vector<TuneCandidate> candidates;  // in the order they were tried
+  TuneSettings settings;
+  bool wisdom_hit = false;      // chosen from a wisdom entry, nothing measured
+  bool wisdom_written = false;  // the winner was stored in the wisdom file
+  std::string wisdom_file, wisdom_key;  // key as compact JSON
+  std::vector<std::string> warnings;    // ignored wisdom, budget exhausted, write failures ...
+  double seconds = 0;                   // wall time spent choosing (max over ranks)
+  bool budget_exhausted = false;
+};
+
+/// One-line name of a candidate: "pencil 2x2 realigned a2a-sync,p2p-type" (+ " chunks=N" when
+/// a onesided exchange is used).
+std::string tune_label(const Options& o);
+/// Human-readable summary: a "wisdom hit" line, or what was measured and chosen, plus warnings.
+std::string describe(const TuneReport& r);
+
+/// Choose options as Plan<T> does for options.tune = heuristic / measure (collective over comm;
+/// the same report on every rank). Writes wisdom like the plan. Options::tune = none is
+/// treated as measure.
+template <class T>
+TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options,
+                const TuneSettings& settings = {});
+
+/// Candidate option sets the tuner tries for this many ranks and dimensions: both slabs, the
+/// pencil on every factorisation P1 x P2 (with d >= 3), both variants, every method per
+/// exchange, chunks 1 and 4 for onesided. A fixed options.grid restricts them to that grid.
+std::vector<Options> tune_candidates(const Options& base, int ranks, int dims);
+/// Methods the candidates use for a backend (cpu: a2a-sync, a2a-type, p2p-sync, p2p-type,
+/// onesided; cuda adds p2p-streams and nccl). Unbuilt ones are skipped when plans are made.
+std::vector<Method> tune_methods(Backend b);
+
+// ---------------------------------------------------------------------------------------------
+// Wisdom files: {"dfft_wisdom": 1, "entries": [...], "calibrations": [...]} (docs/tuning.md).
+
+/// What a wisdom entry is valid for. Everything that changes which plan is fastest.
+struct WisdomKey {
+  std::vector<std::int64_t> shape;
+  int ranks = 1;
+  std::vector<int> grid;  // fixed by the user; empty: tuned
+  std::string precision = "double", transform = "r2c", backend = "cpu", device, effort = "estimate",
+              codec = "none";
+  int batch = 1;
+  bool in_place = false;
+  std::vector<std::string> r2r;
+  bool operator==(const WisdomKey& o) const;
+};
+
+struct WisdomEntry {
+  WisdomKey key;
+  Decomposition decomposition = Decomposition::slab_2d1d;
+  Variant variant = Variant::Default;
+  std::vector<int> grid;
+  std::vector<Method> methods;
+  int chunks = 4;
+  double seconds = 0;  // measured median of a forward+inverse pair
+  std::string timestamp;
+};
+
+struct Wisdom {
+  std::vector<WisdomEntry> entries;
+  std::vector<model::Calibration> calibrations;
+  std::vector<std::string> skipped;  // entries left out, and why (malformed parts)
+};
+
+/// Parse a wisdom file's text. Throws dfft::Error (call "wisdom") when the text is not a wisdom
+/// document; a malformed entry is left out and named in `skipped`. Never trusts, never crashes.
+Wisdom parse_wisdom(const std::string& text);
+std::string to_json(const Wisdom& w);
+std::string to_json(const WisdomKey& k);  // compact, one line
+
+}  // namespace dfft

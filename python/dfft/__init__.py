@@ -1,0 +1,235 @@
+"""dfft: distributed multidimensional FFTs over MPI (docs/python.md).
+
+    from mpi4py import MPI
+    import dfft
+    plan = dfft.Plan(MPI.COMM_WORLD, (64, 64, 64), decomposition="pencil")
+    u = np.random.rand(*plan.input_shape)      # this rank's block, global box plan.input_box
+    uk = plan.forward(u)                       # this rank's block of rfftn(u_global)
+    u2 = plan.inverse(uk) / np.prod(plan.shape)
+
+Every call is collective over the plan's communicator. Local arrays are C-contiguous, in the
+memory order of the plan's layout (``input_order``/``output_order``: global axes, slowest
+first); with the default variant that is the natural order.
+"""
+
+import numpy as np
+
+from ._dfft import Error, _Plan
+
+__all__ = ["Plan", "Error"]
+
+_REAL = {"double": np.dtype(np.float64), "float": np.dtype(np.float32)}
+_COMPLEX = {"double": np.dtype(np.complex128), "float": np.dtype(np.complex64)}
+
+
+def _layout_arg(layout, name):
+    """(lo, hi) or (lo, hi, order) -> the extension's (lo, hi, order) tuple."""
+    if layout is None:
+        return None
+    if len(layout) not in (2, 3):
+        raise ValueError(f"{name} must be (lo, hi) or (lo, hi, order), got {layout!r}")
+    lo, hi = (tuple(int(v) for v in x) for x in layout[:2])
+    order = tuple(int(v) for v in layout[2]) if len(layout) == 3 else ()
+    return (lo, hi, order)
+
+
+class _Side:
+    """One side (input or output) of a plan: box, memory order, local shape, dtype."""
+
+    def __init__(self, info, dtype):
+        self.lo = tuple(info["lo"])
+        self.hi = tuple(info["hi"])
+        self.order = tuple(info["order"])
+        # Allocated extents (padding included); an empty box has no padding to allocate.
+        empty = any(h <= l for l, h in zip(self.lo, self.hi))
+        extent = [h - l for l, h in zip(self.lo, self.hi)] if empty else info["alloc"]
+        self.shape = tuple(extent[a] for a in self.order)
+        self.dtype = dtype
+
+
+class Plan:
+    """A distributed FFT plan (collective to build and to execute).
+
+    shape: global array shape (axis 0 slowest). decomposition: 'slab-2d1d', 'slab-1d2d' or
+    'pencil'; variant: 'default' or 'realigned'; methods: one name or one per exchange
+    ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', ...); transform: 'r2c' (inverse c2r),
+    'c2c' or 'r2r'; precision: 'double' or 'float'; grid: process grid or None (automatic);
+    normalize: scale the inverse so that inverse(forward(a)) == a; r2r: one kind per axis
+    ('dct2', 'dst2', or 'none'/None for a periodic axis of a c2c plan); input_layout and
+    output_layout: this rank's (lo, hi) or (lo, hi, order) boxes (the box API: any tiling, empty
+    boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays,
+    e.g. cupy).
+    """
+
+    def __init__(self, comm, shape, decomposition="slab-2d1d", variant="default",
+                 methods="a2a-sync", transform="r2c", precision="double", grid=None,
+                 normalize=False, r2r=None, input_layout=None, output_layout=None,
+                 backend="cpu", effort="estimate", device=-1):
+        if isinstance(methods, str):
+            methods = [methods]
+        kinds = [("none" if k is None else str(k)) for k in (r2r or [])]
+        if precision not in _REAL:
+            raise ValueError(f"precision must be 'double' or 'float', got {precision!r}")
+        self._impl = _Plan(comm, [int(n) for n in shape], decomposition, variant, list(methods),
+                           transform, precision, list(grid or []), bool(normalize), kinds,
+                           backend, effort, int(device),
+                           _layout_arg(input_layout, "input_layout"),
+                           _layout_arg(output_layout, "output_layout"))
+        self.transform = transform
+        self.precision = precision
+        self.backend = backend
+        real, cplx = _REAL[precision], _COMPLEX[precision]
+        in_dtype = cplx if transform == "c2c" else real
+        out_dtype = real if transform == "r2r" else cplx
+        self._in = _Side(self._impl.input_layout(), in_dtype)
+        self._out = _Side(self._impl.output_layout(), out_dtype)
+
+    # Geometry -----------------------------------------------------------------------------
+    @property
+    def shape(self):
+        """Global real-space shape."""
+        return tuple(self._impl.shape())
+
+    @property
+    def spectral_shape(self):
+        """Global shape of the forward output (last axis n//2+1 for r2c)."""
+        return tuple(self._impl.spectral_shape())
+
+    @property
+    def input_box(self):
+        """This rank's input box as (lo, hi) tuples of global indices (hi exclusive)."""
+        return (self._in.lo, self._in.hi)
+
+    @property
+    def output_box(self):
+        return (self._out.lo, self._out.hi)
+
+    @property
+    def input_order(self):
+        """Global axes of the local input array, slowest first."""
+        return self._in.order
+
+    @property
+    def output_order(self):
+        return self._out.order
+
+    @property
+    def input_shape(self):
+        """Shape of this rank's local input array (memory order)."""
+        return self._in.shape
+
+    @property
+    def output_shape(self):
+        return self._out.shape
+
+    @property
+    def input_dtype(self):
+        return self._in.dtype
+
+    @property
+    def output_dtype(self):
+        return self._out.dtype
+
+    @property
+    def input_slices(self):
+        """Slices (global axis order) that cut this rank's input box out of a global array."""
+        return tuple(slice(l, h) for l, h in zip(self._in.lo, self._in.hi))
+
+    @property
+    def output_slices(self):
+        return tuple(slice(l, h) for l, h in zip(self._out.lo, self._out.hi))
+
+    @property
+    def grid(self):
+        return tuple(self._impl.grid())
+
+    @property
+    def timings(self):
+        """Per-stage phase times (seconds, this rank) of the last forward/inverse."""
+        return self._impl.timings()
+
+    def describe(self):
+        return self._impl.describe()
+
+    def local_input(self, global_array):
+        """This rank's input block cut from a global array, in the plan's memory order."""
+        return np.ascontiguousarray(np.transpose(global_array[self.input_slices], self._in.order))
+
+    def local_output(self, global_array):
+        return np.ascontiguousarray(np.transpose(global_array[self.output_slices], self._out.order))
+
+    # Execution ----------------------------------------------------------------------------
+    def forward(self, a, out=None):
+        """Forward transform of this rank's input block; returns the output block (new array,
+        or `out`). A leading extra axis is a batch: (batch,) + input_shape."""
+        return self._execute(True, a, out, self._in, self._out)
+
+    def inverse(self, b, out=None):
+        """Inverse transform (unnormalised unless normalize=True)."""
+        return self._execute(False, b, out, self._out, self._in)
+
+    def _execute(self, forward, a, out, src, dst):
+        on_device = self.backend == "cuda"
+        a, batch = self._source(a, src, on_device)
+        shape = dst.shape if batch is None else (batch,) + dst.shape
+        if out is None:
+            out = _device_empty(shape, dst.dtype) if on_device else np.empty(shape, dst.dtype)
+        out_ptr = _address(out, shape, dst.dtype, on_device, "out")
+        self._impl.execute(forward, _address(a, a.shape, src.dtype, on_device, "input"), out_ptr,
+                           batch or 1)
+        return out
+
+    def _source(self, a, side, on_device):
+        if not on_device:
+            if np.iscomplexobj(a) and side.dtype.kind != "c":
+                raise TypeError(f"expected a real array ({side.dtype}), got {np.asarray(a).dtype}")
+            a = np.ascontiguousarray(a, dtype=side.dtype)
+        shape = tuple(a.shape)
+        if shape == side.shape:
+            return a, None
+        if len(shape) == len(side.shape) + 1 and shape[1:] == side.shape and shape[0] >= 1:
+            return a, shape[0]
+        raise ValueError(f"expected a local array of shape {side.shape} (or (batch,) + that), "
+                         f"got {shape}")
+
+
+def _address(a, shape, dtype, on_device, what):
+    """Data address of a C-contiguous array of exactly this shape and dtype."""
+    if on_device:
+        cai = getattr(a, "__cuda_array_interface__", None)
+        if cai is None:
+            raise TypeError(f"{what}: the cuda backend takes device arrays "
+                            "(__cuda_array_interface__, e.g. cupy), got " + type(a).__name__)
+        if tuple(cai["shape"]) != tuple(shape) or np.dtype(cai["typestr"]) != dtype:
+            raise ValueError(f"{what}: expected shape {tuple(shape)} and dtype {dtype}, got "
+                             f"{tuple(cai['shape'])} and {np.dtype(cai['typestr'])}")
+        if cai.get("strides") not in (None, _c_strides(shape, dtype)):
+            raise ValueError(f"{what}: the device array must be C-contiguous")
+        return int(cai["data"][0])
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"{what}: expected a numpy array, got {type(a).__name__}")
+    if a.shape != tuple(shape) or a.dtype != dtype:
+        raise ValueError(f"{what}: expected shape {tuple(shape)} and dtype {dtype}, got "
+                         f"{a.shape} and {a.dtype}")
+    if not a.flags.c_contiguous:
+        raise ValueError(f"{what}: the array must be C-contiguous")
+    if what == "out" and not a.flags.writeable:
+        raise ValueError("out: the array must be writeable")
+    return a.ctypes.data
+
+
+def _c_strides(shape, dtype):
+    strides, step = [], dtype.itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _device_empty(shape, dtype):
+    try:
+        import cupy
+    except ImportError as e:
+        raise RuntimeError("the cuda backend allocates its results with cupy; install cupy or "
+                           "pass out=") from e
+    return cupy.empty(shape, dtype)

@@ -1,0 +1,197 @@
+// The Python extension `dfft._dfft`: a thin layer over dfft::Plan<T>. It takes an mpi4py
+// communicator (through mpi4py's C API), option names as strings (parsed by dfft itself, so the
+// errors are dfft's), and runs transforms on raw data addresses. dfft/__init__.py checks the
+// arrays (numpy, or __cuda_array_interface__ objects on the cuda backend) before it passes their
+// addresses here; nothing in this file sees numpy.
+#include <mpi.h>
+#include <mpi4py/mpi4py.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "dfft/dfft.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+/// A user layout from Python: (lo, hi, order); an empty order means natural.
+using PyLayout = std::tuple<Shape, Shape, std::vector<int>>;
+
+MPI_Comm communicator(const py::object& comm) {
+  MPI_Comm* c = PyMPIComm_Get(comm.ptr());
+  if (!c) throw py::error_already_set();  // not an mpi4py communicator: TypeError is set
+  return *c;
+}
+
+dfft::Layout to_layout(const PyLayout& l) {
+  dfft::Layout out;
+  out.box.lo = std::get<0>(l);
+  out.box.hi = std::get<1>(l);
+  out.order = std::get<2>(l);
+  if (out.order.empty())
+    for (int a = 0; a < static_cast<int>(out.box.lo.size()); ++a) out.order.push_back(a);
+  return out;
+}
+
+py::dict describe_layout(const dfft::Layout& l) {
+  Shape alloc;  // allocated extent per global axis (padding included)
+  for (int a = 0; a < l.box.dims(); ++a) alloc.push_back(l.alloc_extent(a));
+  py::dict d;
+  d["lo"] = l.box.lo;
+  d["hi"] = l.box.hi;
+  d["order"] = l.order;
+  d["alloc"] = alloc;
+  return d;
+}
+
+class PyPlan {
+ public:
+  PyPlan(const py::object& comm, const Shape& shape, const dfft::Options& opt, bool dbl,
+         const std::optional<PyLayout>& in, const std::optional<PyLayout>& out) {
+    MPI_Comm c = communicator(comm);
+    if (in.has_value() != out.has_value())
+      throw py::value_error("give both input_layout and output_layout, or neither");
+    py::gil_scoped_release unlocked;  // planning is collective: other Python threads may run
+    if (in) {
+      if (dbl)
+        plan_ =
+            std::make_unique<dfft::Plan<double>>(c, shape, to_layout(*in), to_layout(*out), opt);
+      else
+        plan_ = std::make_unique<dfft::Plan<float>>(c, shape, to_layout(*in), to_layout(*out), opt);
+    } else {
+      if (dbl)
+        plan_ = std::make_unique<dfft::Plan<double>>(c, shape, opt);
+      else
+        plan_ = std::make_unique<dfft::Plan<float>>(c, shape, opt);
+    }
+  }
+
+  void execute(bool forward, std::uintptr_t in, std::uintptr_t out, int batch) {
+    py::gil_scoped_release unlocked;
+    std::visit([&](auto& p) { run(*p, forward, in, out, batch); }, plan_);
+  }
+
+  template <class F>
+  auto with(F&& f) const {
+    return std::visit([&](const auto& p) { return f(*p); }, plan_);
+  }
+
+ private:
+  template <class T>
+  static void run(dfft::Plan<T>& p, bool forward, std::uintptr_t i, std::uintptr_t o, int batch) {
+    using C = std::complex<T>;
+    auto fwd = [&](auto* a, auto* b) {
+      if (batch == 1)
+        p.forward(a, b);
+      else
+        p.forward(batch, a, b);
+    };
+    auto inv = [&](auto* a, auto* b) {
+      if (batch == 1)
+        p.inverse(a, b);
+      else
+        p.inverse(batch, a, b);
+    };
+    auto* ri = reinterpret_cast<T*>(i);
+    auto* ro = reinterpret_cast<T*>(o);
+    auto* ci = reinterpret_cast<C*>(i);
+    auto* co = reinterpret_cast<C*>(o);
+    switch (p.options().transform) {
+      case dfft::Transform::r2c: forward ? fwd(ri, co) : inv(ci, ro); break;
+      case dfft::Transform::c2c: forward ? fwd(ci, co) : inv(ci, co); break;
+      case dfft::Transform::r2r: forward ? fwd(ri, ro) : inv(ri, ro); break;
+    }
+  }
+
+  std::variant<std::unique_ptr<dfft::Plan<float>>, std::unique_ptr<dfft::Plan<double>>> plan_;
+};
+
+dfft::Options make_options(const std::string& decomposition, const std::string& variant,
+                           const std::vector<std::string>& methods, const std::string& transform,
+                           const std::vector<int>& grid, bool normalize,
+                           const std::vector<std::string>& r2r, const std::string& backend,
+                           const std::string& effort, int device) {
+  dfft::Options o;
+  o.decomposition = dfft::parse_decomposition(decomposition);
+  o.variant = dfft::parse_variant(variant);
+  o.methods.clear();
+  for (const auto& m : methods) o.methods.push_back(dfft::parse_method(m));
+  o.transform = dfft::parse_transform(transform);
+  o.grid = grid;
+  o.normalize = normalize;
+  for (const auto& k : r2r) o.r2r.push_back(dfft::parse_r2r(k));
+  o.backend = dfft::parse_backend(backend);
+  if (effort != "estimate" && effort != "measure")
+    throw py::value_error("effort must be 'estimate' or 'measure', got '" + effort + "'");
+  o.effort = effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
+  o.device = device;
+  return o;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_dfft, m) {
+  m.doc() = "dfft extension module; use the dfft package (dfft.Plan), not this directly";
+  if (import_mpi4py() < 0) throw py::error_already_set();
+  py::register_exception<dfft::Error>(m, "Error", PyExc_RuntimeError);
+
+  py::class_<PyPlan>(m, "_Plan")
+      .def(py::init([](const py::object& comm, const Shape& shape, const std::string& decomposition,
+                       const std::string& variant, const std::vector<std::string>& methods,
+                       const std::string& transform, const std::string& precision,
+                       const std::vector<int>& grid, bool normalize,
+                       const std::vector<std::string>& r2r, const std::string& backend,
+                       const std::string& effort, int device, const std::optional<PyLayout>& in,
+                       const std::optional<PyLayout>& out) {
+             if (precision != "double" && precision != "float")
+               throw py::value_error("precision must be 'double' or 'float', got '" + precision +
+                                     "'");
+             auto o = make_options(decomposition, variant, methods, transform, grid, normalize, r2r,
+                                   backend, effort, device);
+             return std::make_unique<PyPlan>(comm, shape, o, precision == "double", in, out);
+           }),
+           py::arg("comm"), py::arg("shape"), py::arg("decomposition"), py::arg("variant"),
+           py::arg("methods"), py::arg("transform"), py::arg("precision"), py::arg("grid"),
+           py::arg("normalize"), py::arg("r2r"), py::arg("backend"), py::arg("effort"),
+           py::arg("device"), py::arg("input_layout"), py::arg("output_layout"))
+      .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
+           py::arg("batch"))
+      .def("input_layout",
+           [](const PyPlan& p) {
+             return p.with([](auto& q) { return describe_layout(q.input_layout()); });
+           })
+      .def("output_layout",
+           [](const PyPlan& p) {
+             return p.with([](auto& q) { return describe_layout(q.output_layout()); });
+           })
+      .def("shape", [](const PyPlan& p) { return p.with([](auto& q) { return q.shape(); }); })
+      .def("spectral_shape",
+           [](const PyPlan& p) { return p.with([](auto& q) { return q.spectral_shape(); }); })
+      .def("grid", [](const PyPlan& p) { return p.with([](auto& q) { return q.grid(); }); })
+      .def("describe", [](const PyPlan& p) { return p.with([](auto& q) { return q.describe(); }); })
+      .def("device", [](const PyPlan& p) { return p.with([](auto& q) { return q.device(); }); })
+      .def("timings", [](const PyPlan& p) {
+        return p.with([](auto& q) {
+          py::list out;
+          for (const auto& t : q.timings()) {
+            py::dict d;
+            d["name"] = t.name;
+            d["fft"] = t.fft;
+            d["pack"] = t.pack;
+            d["comm"] = t.comm;
+            d["unpack"] = t.unpack;
+            out.append(d);
+          }
+          return out;
+        });
+      });
+}

@@ -1,0 +1,45 @@
+#include "backend/cuda/check.hpp"
+
+#include <sstream>
+
+namespace dfft::detail {
+
+namespace {
+[[noreturn]] void raise(const char* call, long code, const std::string& text) {
+  const int r = world_rank();
+  std::ostringstream s;
+  s << "dfft: " << call << " failed with code " << code << " (" << text << ") on rank " << r;
+  throw Error(call, code, r, s.str());
+}
+}  // namespace
+
+void throw_cuda(const char* call, cudaError_t code) {
+  cudaGetLastError();  // clear a sticky-free error so later calls are not blamed for it
+  raise(call, static_cast<long>(code), cudaGetErrorString(code));
+}
+
+const char* cufft_result_name(cufftResult code) {
+  switch (code) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED (out of device memory)";
+    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
+    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    default: return "unknown cuFFT result";
+  }
+}
+
+void throw_cufft(const char* call, cufftResult code) {
+  raise(call, static_cast<long>(code), cufft_result_name(code));
+}
+
+}  // namespace dfft::detail

@@ -1,0 +1,111 @@
+// The CUDA backend's Device: one GPU per rank, cudaMalloc memory, one main stream per plan plus
+// side streams (batched FFT loops, per-peer copies), box copies as kernels, cuFFT plans.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(DFFT_HAS_NCCL)
+#include <nccl.h>
+#endif
+
+#include "backend/cuda/check.hpp"
+#include "backend/cuda/kernels.hpp"
+#include "backend/device.hpp"
+
+namespace dfft::detail {
+
+class CudaDevice final : public Device {
+ public:
+  CudaDevice(MPI_Comm comm, int requested);
+  ~CudaDevice() override;
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  std::string name() const override;
+  bool on_device() const override { return true; }
+  int ordinal() const override { return ordinal_; }
+  void* alloc(std::size_t bytes) override;
+  void release(void* p) noexcept override;
+  std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in, void* scratch_out) override;
+  /// Queues the copy on the main stream and waits for it (callers outside this backend
+  /// hand the result to MPI next). Transports of this backend use copy_box_async.
+  void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
+                std::size_t elem_bytes) override;
+  void scale(void* data, std::int64_t count, double factor, bool is_double) override;
+  void encode_box(const void* src, const Layout& sl, const Box& box, const std::vector<int>& order,
+                  void* dst, Codec c, bool is_double) override;
+  void decode_box(const void* src, const std::vector<int>& order, void* dst, const Layout& dl,
+                  const Box& box, Codec c, bool is_double) override;
+  void upload(void* dst, const void* host_src, std::size_t bytes) override;
+  void download(void* host_dst, const void* src, std::size_t bytes) override;
+  void synchronize() override;
+
+  /// Make this device current on the calling thread (several plans may use several GPUs).
+  void activate() const;
+  cudaStream_t stream() const { return stream_; }
+  /// Side stream i (created on first use), for work that may overlap the main stream.
+  cudaStream_t side_stream(int i);
+  void copy_box_async(const void* src, const Layout& sl, void* dst, const Layout& dl,
+                      const Box& box, std::size_t elem_bytes, cudaStream_t s) const;
+  /// Page-locked host memory for staging (fast, asynchronous copies).
+  void* alloc_host(std::size_t bytes);
+  void release_host(void* p) noexcept;
+  /// Staging buffers shared by all transports of the plan: they run one at a time, so one set
+  /// of the largest size serves them all (pinned host memory is slow to allocate and scarce).
+  /// reserve() at construction (may reallocate), get() during execution.
+  enum class Scratch { host_send, host_recv, dev_send, dev_recv, count };
+  void reserve_scratch(Scratch s, std::size_t bytes);
+  char* scratch(Scratch s) const { return static_cast<char*>(scratch_[static_cast<int>(s)].p); }
+  /// The plan's communicator (collective checks at plan time).
+  MPI_Comm comm() const { return comm_; }
+
+#if defined(DFFT_HAS_NCCL)
+  /// One NCCL communicator per MPI sub-communicator, built on first use (collective over sub).
+  ncclComm_t nccl_comm(MPI_Comm sub);
+#endif
+
+ private:
+  MPI_Comm comm_;
+  int ordinal_ = 0;
+  cudaStream_t stream_ = nullptr;
+  std::vector<cudaStream_t> side_;
+  struct Block {
+    void* p = nullptr;
+    std::size_t bytes = 0;
+  };
+  Block scratch_[static_cast<int>(Scratch::count)];
+#if defined(DFFT_HAS_NCCL)
+  std::map<MPI_Comm, ncclComm_t> nccl_;
+#endif
+};
+
+/// The CudaDevice behind a Device& handed to this backend's transports.
+CudaDevice& as_cuda(Device& d);
+
+/// Reduce a box copy to the kernel's geometry (merged axes, destination order).
+cuda::CopyGeom make_copy_geom(const Layout& sl, const Layout& dl, const Box& box);
+
+/// RAII CUDA event (timing disabled unless asked: cheaper for pure ordering).
+class Event {
+ public:
+  explicit Event(bool timing = false) {
+    DFFT_CUDA(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+  }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+  void record(cudaStream_t s) { DFFT_CUDA(cudaEventRecord(e_, s)); }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+}  // namespace dfft::detail

@@ -1,0 +1,109 @@
+// make_device_transport: the redistribution methods of the CUDA backend.
+//
+//   method        host staging (MPI not CUDA-aware)            CUDA-aware MPI
+//   a2a-sync      pack on GPU, D2H, Alltoallv, H2D, unpack      pack on GPU, Alltoallv on device
+//   p2p-sync      per peer: pack, D2H, sync, Isend; Waitany     same on device pointers
+//   p2p-streams   per-peer streams + host-function callbacks    same on device pointers
+//   a2a-type      whole buffer D2H, Alltoallw with datatypes    Alltoallw on device memory
+//   p2p-type      whole buffer D2H, Isend/Irecv with datatypes  Isend/Irecv on device memory
+//   nccl          grouped ncclSend/ncclRecv on the plan stream (always device memory)
+// The datatype methods under host staging copy the whole array to the host and back, as the
+// thesis does for MPI_Type without CUDA-awareness; their host side is the CPU transport itself.
+#include "backend/cpu/copy_box.hpp"
+#include "backend/cuda/stager.hpp"
+
+namespace dfft::detail {
+
+std::unique_ptr<Transport> make_device_a2a_sync(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool);
+std::unique_ptr<Transport> make_device_p2p_sync(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool);
+std::unique_ptr<Transport> make_device_p2p_streams(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool);
+std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&);
+
+namespace {
+
+// Host memory behind the CPU datatype transports: page-locked, so the whole-array copies run
+// at full PCIe/C2C speed; copy_box on the host for the rank's own block.
+class PinnedHostDevice final : public Device {
+ public:
+  explicit PinnedHostDevice(CudaDevice& d) : gpu_(d) {}
+  std::string name() const override { return "pinned-host"; }
+  bool on_device() const override { return false; }
+  void* alloc(std::size_t bytes) override { return gpu_.alloc_host(bytes); }
+  void release(void* p) noexcept override { gpu_.release_host(p); }
+  std::unique_ptr<LocalFft> make_fft(const FftDesc&, void*, void*) override {
+    fail("internal: no FFTs on the staging device");
+  }
+  void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
+                std::size_t elem) override {
+    host_copy_box(src, sl, dst, dl, box, elem);
+  }
+  void scale(void*, std::int64_t, double, bool) override {}
+  void upload(void*, const void*, std::size_t) override {}
+  void download(void*, const void*, std::size_t) override {}
+
+ private:
+  CudaDevice& gpu_;
+};
+
+class HostStagedType final : public Transport {
+ public:
+  HostStagedType(Method m, MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev)
+      : dev_(dev), host_(dev) {
+    in_bytes_ = static_cast<std::size_t>(s.src[s.me].alloc_count()) * s.elem;
+    out_bytes_ = static_cast<std::size_t>(s.dst[s.me].alloc_count()) * s.elem;
+    dev.reserve_scratch(CudaDevice::Scratch::host_send, in_bytes_);
+    dev.reserve_scratch(CudaDevice::Scratch::host_recv, out_bytes_);
+    inner_ = m == Method::a2a_type ? make_a2a_type(comm, s, host_) : make_p2p_type(comm, s, host_);
+  }
+
+  void execute(const void* src, void* dst, StageTiming& t) override {
+    dev_.activate();
+    const cudaStream_t s = dev_.stream();
+    {
+      PhaseTimer pt(t.pack);
+      DFFT_CUDA(cudaMemcpyAsync(hin(), src, in_bytes_, cudaMemcpyDeviceToHost, s));
+      dev_.synchronize();
+    }
+    inner_->execute(hin(), hout(), t);
+    PhaseTimer pt(t.unpack);
+    DFFT_CUDA(cudaMemcpyAsync(dst, hout(), out_bytes_, cudaMemcpyHostToDevice, s));
+    dev_.synchronize();
+  }
+
+ private:
+  char* hin() const { return dev_.scratch(CudaDevice::Scratch::host_send); }
+  char* hout() const { return dev_.scratch(CudaDevice::Scratch::host_recv); }
+
+  CudaDevice& dev_;
+  PinnedHostDevice host_;
+  std::size_t in_bytes_ = 0, out_bytes_ = 0;
+  std::unique_ptr<Transport> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
+                                                 Device& d) {
+  CudaDevice& dev = as_cuda(d);
+  dev.activate();
+  // Codecs are fused into the device pack/unpack (src/backend/cuda/codec.cu); a2a-type and
+  // p2p-type, which do not pack, reject them in make_transport. onesided never gets here: it is
+  // one transport for every backend, staged through host windows.
+  if (m == Method::nccl) return make_device_nccl(comm, spec, dev);
+  const bool aware = use_cuda_aware(spec.staging, m);
+  switch (m) {
+    case Method::a2a_sync: return make_device_a2a_sync(comm, spec, dev, aware);
+    case Method::p2p_sync: return make_device_p2p_sync(comm, spec, dev, aware);
+    case Method::p2p_streams: return make_device_p2p_streams(comm, spec, dev, aware);
+    case Method::a2a_type:
+    case Method::p2p_type:
+      if (!aware) return std::make_unique<HostStagedType>(m, comm, spec, dev);
+      // CUDA-aware: the CPU datatype transports work on device pointers as they are (their
+      // local copy goes through CudaDevice::copy_box, which runs on the GPU).
+      return m == Method::a2a_type ? make_a2a_type(comm, spec, dev) : make_p2p_type(comm, spec, dev);
+    default: break;
+  }
+  fail("unknown method");
+}
+
+}  // namespace dfft::detail

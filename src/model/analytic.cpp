@@ -1,0 +1,227 @@
+// The analytic model: thesis section 2.5.3 (each message costs L + d/B) applied to every stage
+// of a plan's path, plus local FFT flops over a measured flop rate and packed bytes over a
+// measured copy rate. See docs/models.md for the formulas and what they leave out.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "dfft/model.hpp"
+#include "plan/path.hpp"
+#include "transport/transport.hpp"
+
+namespace dfft::model {
+
+using namespace dfft::detail;
+
+namespace {
+
+constexpr int kAllRanksUpTo = 64;  // beyond: the first and last 32 ranks (largest/smallest boxes)
+
+int position(const std::vector<int>& order, int axis) {
+  return static_cast<int>(std::find(order.begin(), order.end(), axis) - order.begin());
+}
+
+// The calibrated rate for an axis at memory position `pos` (0 slowest) of `dims`: contiguous for
+// the fastest, middle for the next, strided for the rest. Of the input and output layouts the
+// better position counts (FFTW's guru plans can read strided and write contiguously).
+double rate_of(const Calibration& c, int prec, int pos, int dims) {
+  if (pos >= dims - 1) return c.fft_contiguous[prec];
+  if (pos == dims - 2) return c.fft_middle[prec];
+  return c.fft_strided[prec];
+}
+
+double fft_seconds(const FftStep& f, const Calibration& c, int prec, bool reals) {
+  double t = 0;
+  for (int a : f.axes) {
+    const bool halved = f.r2c && a == f.axes.back();
+    // The r2c axis works on real input of the full length; other axes on complex elements.
+    const double n = static_cast<double>(halved ? f.in.box.extent(a) : f.out.box.extent(a));
+    const bool real_axis = halved || reals || (!f.r2r.empty() && f.r2r[a] != R2R::none);
+    const double count = static_cast<double>(halved ? f.in.box.count() : f.out.box.count());
+    const double flops = (real_axis ? 2.5 : 5.0) * count * std::log2(std::max(n, 1.0));
+    const double rate = rate_of(c, prec, std::max(position(f.in.order, a), position(f.out.order, a)),
+                                static_cast<int>(f.in.order.size()));
+    if (flops > 0) t += flops / std::max(rate, 1.0);
+  }
+  return t;
+}
+
+StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& opt,
+                               const Calibration& c, bool is_double) {
+  ExchangeSpec s;
+  s.src = e.src;
+  s.dst = e.dst;
+  s.me = e.me;
+  const std::size_t cplx = is_double ? 16 : 8;
+  s.elem = e.real ? cplx / 2 : cplx;
+  s.codec = e.grid_dim < 0 ? Codec::none : opt.codec;
+  s.is_double = is_double;
+  Blocks b(s);
+  StagePrediction st;
+  st.comm_size = b.size();
+  const Link l = c.link(b.size());
+  const double bw = std::max(l.bandwidth, 1.0), pr = std::max(c.pack_rate, 1.0);
+  double send = 0, recv = 0, pack = 0, unpack = 0;
+  const auto elem = static_cast<double>(s.elem);
+  for (int k = 0; k < b.size(); ++k) {
+    if (k == e.me) {
+      unpack += static_cast<double>(b.send[k].count()) * elem / pr;  // the block this rank keeps
+      continue;
+    }
+    if (b.send_bytes[k] > 0) {
+      ++st.peers;
+      st.bytes += b.send_bytes[k];
+      send += l.latency + static_cast<double>(b.send_bytes[k]) / bw;
+      if (!b.direct_send[k]) pack += static_cast<double>(b.send[k].count()) * elem / pr;
+    }
+    if (b.recv_bytes[k] > 0) {
+      recv += l.latency + static_cast<double>(b.recv_bytes[k]) / bw;
+      if (!b.direct_recv[k]) unpack += static_cast<double>(b.recv[k].count()) * elem / pr;
+    }
+  }
+  st.t.comm = std::max(send, recv);
+  st.t.pack = pack;
+  st.t.unpack = unpack;
+  if (m == Method::a2a_type || m == Method::p2p_type) {
+    // MPI packs derived datatypes inside the communication call: same bytes, counted as comm.
+    st.t.comm += st.t.pack + st.t.unpack;
+    st.t.pack = st.t.unpack = 0;
+  }
+  return st;
+}
+
+std::vector<StagePrediction> rank_stages(const Path& p, const Options& opt, const Calibration& c,
+                                         bool is_double) {
+  std::vector<StagePrediction> out;
+  const int prec = is_double ? 0 : 1;
+  std::size_t xi = 0;
+  for (const Step& st : p.steps) {
+    if (st.kind == Step::Kind::fft) {
+      StagePrediction sp;
+      std::ostringstream name;
+      name << "fft(";
+      for (std::size_t i = 0; i < st.fft.axes.size(); ++i) name << (i ? "," : "") << st.fft.axes[i];
+      name << ")";
+      sp.name = name.str();
+      sp.t.fft = fft_seconds(st.fft, c, prec, opt.transform == Transform::r2r);
+      out.push_back(sp);
+      continue;
+    }
+    const bool reshape = st.exchange.grid_dim < 0;
+    Method m = opt.methods.size() == 1 || reshape ? opt.methods[0]
+                                                  : opt.methods[std::min(xi, opt.methods.size() - 1)];
+    xi += !reshape;
+    StagePrediction sp = exchange_stage(st.exchange, m, opt, c, is_double);
+    sp.name = reshape ? "reshape" : "exchange" + std::to_string(st.exchange.grid_dim);
+    out.push_back(sp);
+  }
+  return out;
+}
+
+}  // namespace
+
+Calibration Calibration::defaults(int ranks) {
+  // Placeholders of the right order for one shared-memory node; not a measurement.
+  Calibration c;
+  c.ranks = ranks;
+  c.measured = false;
+  c.device = "uncalibrated";
+  c.pingpong = {2, 5e-6, 5e9};
+  c.fft_contiguous[0] = 2e9;
+  c.fft_middle[0] = 1.5e9;
+  c.fft_strided[0] = 1e9;
+  c.fft_contiguous[1] = 4e9;
+  c.fft_middle[1] = 3e9;
+  c.fft_strided[1] = 2e9;
+  c.pack_rate = 4e9;
+  return c;
+}
+
+Link Calibration::link(int size) const {
+  const Link* best = nullptr;
+  for (const auto& l : alltoall)
+    if (!best || std::abs(l.size - size) < std::abs(best->size - size)) best = &l;
+  if (best) return *best;
+  if (pingpong.bandwidth > 0) return pingpong;
+  return defaults(ranks).pingpong;
+}
+
+Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape, const Options& opt,
+                   int ranks, bool is_double) {
+  if (ranks < 1) throw Error("plan", 0, -1, "predict: ranks must be at least 1");
+  Prediction pred;
+  pred.grid = choose_grid(opt.decomposition, opt.grid, ranks, static_cast<int>(shape.size()));
+  std::vector<int> which;
+  for (int r = 0; r < ranks; ++r)
+    if (ranks <= kAllRanksUpTo || r < kAllRanksUpTo / 2 || r >= ranks - kAllRanksUpTo / 2) which.push_back(r);
+  for (int r : which) {
+    auto stages = rank_stages(make_path(shape, opt, pred.grid, r), opt, c, is_double);
+    if (pred.stages.empty()) {
+      pred.stages = stages;
+      continue;
+    }
+    // Each stage ends when its slowest rank ends: keep, per stage, the slowest rank's phases.
+    for (std::size_t k = 0; k < stages.size(); ++k) {
+      auto& s = pred.stages[k];
+      if (stages[k].t.total() > s.t.total()) s.t = stages[k].t;
+      s.bytes = std::max(s.bytes, stages[k].bytes);
+      s.peers = std::max(s.peers, stages[k].peers);
+    }
+  }
+  for (const auto& s : pred.stages) {
+    pred.total.fft += s.t.fft;
+    pred.total.pack += s.t.pack;
+    pred.total.comm += s.t.comm;
+    pred.total.unpack += s.t.unpack;
+  }
+  return pred;
+}
+
+Crossover slab_pencil_crossover(double complex_elements, int ranks, bool is_double, const Link& l) {
+  Crossover x;
+  const double s = is_double ? 8 : 4;  // bytes of one real; a complex element is 2s
+  const double P = ranks;
+  x.lhs = P * P / complex_elements;
+  x.rhs = 2 * s / (l.latency * l.bandwidth);
+  x.pencil_faster = x.lhs > x.rhs;
+  x.crossover_elements = P * P * l.latency * l.bandwidth / (2 * s);
+  return x;
+}
+
+double PowerLaw::operator()(double P) const { return A * std::pow(P, -B); }
+
+PowerLaw fit_power_law(const std::vector<double>& ranks, const std::vector<double>& times) {
+  PowerLaw f;
+  std::vector<double> x, y;
+  for (std::size_t i = 0; i < ranks.size() && i < times.size(); ++i)
+    if (ranks[i] > 0 && times[i] > 0 && std::isfinite(times[i])) {
+      x.push_back(std::log(ranks[i]));
+      y.push_back(std::log(times[i]));
+    }
+  const double n = static_cast<double>(x.size());
+  if (x.size() < 2) return f;
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / n, my += y[i] / n;
+  double sxx = 0, sxy = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  if (sxx <= 0) return f;  // every point at the same P: no slope to fit
+  const double slope = sxy / sxx;
+  f.B = -slope;
+  f.A = std::exp(my - slope * mx);
+  double ss_res = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double r = y[i] - (my + slope * (x[i] - mx));
+    ss_res += r * r;
+  }
+  // A constant T (syy = 0) is fitted exactly by B = 0.
+  f.r2 = syy > 0 ? 1 - ss_res / syy : 1.0;
+  f.points = static_cast<int>(x.size());
+  return f;
+}
+
+}  // namespace dfft::model

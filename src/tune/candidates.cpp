@@ -1,0 +1,130 @@
+// The candidate plans of the tuner, in the order they are tried: first every decomposition,
+// grid and variant with one method for all exchanges, then the mixed per-exchange methods, so
+// that a time budget that runs out early has still seen every decomposition.
+#include <algorithm>
+#include <sstream>
+
+#include "dfft/tune.hpp"
+
+namespace dfft {
+
+namespace {
+
+// Pipelining depths tried for the onesided transport (Options::chunks).
+constexpr int kChunks[] = {1, 4};
+
+struct Shape {
+  Decomposition dec;
+  std::vector<int> grid;
+  int exchanges;      // exchanges of the path
+  int busy;           // exchanges whose sub-communicator has more than one member
+};
+
+std::vector<Shape> shapes_for(const Options& base, int ranks, int dims) {
+  std::vector<Shape> out;
+  const auto& g = base.grid;
+  if (g.size() <= 1) {
+    const std::vector<int> slab{ranks};
+    if (g.empty() || g[0] == ranks)
+      for (auto d : {Decomposition::slab_2d1d, Decomposition::slab_1d2d})
+        out.push_back({d, slab, 1, ranks > 1 ? 1 : 0});
+  }
+  if (dims >= 3 && (g.empty() || g.size() == 2)) {
+    for (int p1 = ranks; p1 >= 1; --p1) {
+      if (ranks % p1) continue;
+      std::vector<int> grid{p1, ranks / p1};
+      if (!g.empty() && g != grid) continue;
+      out.push_back({Decomposition::pencil, grid, 2, (grid[0] > 1) + (grid[1] > 1)});
+    }
+  } else if (dims >= 3 && g.size() > 2) {  // a fixed higher-dimensional pencil grid
+    int busy = 0;
+    for (int v : g) busy += v > 1;
+    out.push_back({Decomposition::pencil, g, static_cast<int>(g.size()), busy});
+  }
+  return out;
+}
+
+void add_with_chunks(std::vector<Options>& out, Options o) {
+  if (std::find(o.methods.begin(), o.methods.end(), Method::onesided) == o.methods.end()) {
+    out.push_back(std::move(o));
+    return;
+  }
+  for (int c : kChunks) {
+    o.chunks = c;
+    out.push_back(o);
+  }
+}
+
+}  // namespace
+
+std::vector<Method> tune_methods(Backend b) {
+  std::vector<Method> m{Method::a2a_sync, Method::a2a_type, Method::p2p_sync, Method::p2p_type,
+                        Method::onesided};
+  if (b == Backend::cuda) {
+    m.push_back(Method::p2p_streams);
+    m.push_back(Method::nccl);
+  }
+  return m;
+}
+
+std::vector<Options> tune_candidates(const Options& base, int ranks, int dims) {
+  const auto methods = tune_methods(base.backend);
+  const auto shapes = shapes_for(base, ranks, dims);
+  std::vector<Options> out;
+  auto make = [&](const Shape& sh, Variant v, std::vector<Method> ms) {
+    Options o = base;
+    o.decomposition = sh.dec;
+    o.grid = sh.grid;
+    o.variant = v;
+    o.methods = std::move(ms);
+    o.chunks = base.chunks;
+    add_with_chunks(out, o);
+  };
+  // Pass 1: one method for every exchange. An exchange inside a one-member sub-communicator
+  // sends nothing, so where no exchange has peers the method is not varied at all.
+  for (const auto& sh : shapes)
+    for (auto v : {Variant::Default, Variant::Realigned}) {
+      if (sh.busy == 0) {
+        make(sh, v, {methods.front()});
+        continue;
+      }
+      for (auto m : methods) make(sh, v, {m});
+    }
+  // Pass 2: a different method per exchange, where two exchanges have peers (2-D grids).
+  for (const auto& sh : shapes) {
+    if (sh.busy < 2 || sh.exchanges != 2) continue;
+    for (auto v : {Variant::Default, Variant::Realigned})
+      for (auto m1 : methods)
+        for (auto m2 : methods)
+          if (m1 != m2) make(sh, v, {m1, m2});
+  }
+  return out;
+}
+
+std::string tune_label(const Options& o) {
+  std::ostringstream s;
+  s << to_string(o.decomposition) << " ";
+  for (std::size_t i = 0; i < o.grid.size(); ++i) s << (i ? "x" : "") << o.grid[i];
+  if (o.grid.empty()) s << "auto";
+  s << " " << to_string(o.variant) << " ";
+  bool onesided = false;
+  for (std::size_t i = 0; i < o.methods.size(); ++i) {
+    s << (i ? "," : "") << to_string(o.methods[i]);
+    onesided |= o.methods[i] == Method::onesided;
+  }
+  if (onesided) s << " chunks=" << o.chunks;
+  return s.str();
+}
+
+std::string to_string(TuneCandidate::Status s) {
+  switch (s) {
+    case TuneCandidate::Status::measured: return "measured";
+    case TuneCandidate::Status::cut: return "cut";
+    case TuneCandidate::Status::rejected: return "rejected";
+    case TuneCandidate::Status::not_run: return "not run";
+    case TuneCandidate::Status::predicted: return "predicted";
+  }
+  return "?";
+}
+
+}  // namespace dfft

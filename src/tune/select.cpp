@@ -1,0 +1,173 @@
+#include "tune/select.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "util/check.hpp"
+
+namespace dfft::detail {
+
+bool any_rank_failed(bool failed, std::string& msg, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  DFFT_MPI(MPI_Comm_rank(comm, &rank));
+  DFFT_MPI(MPI_Comm_size(comm, &size));
+  int mine = failed ? rank : size, root = size;
+  DFFT_MPI(MPI_Allreduce(&mine, &root, 1, MPI_INT, MPI_MIN, comm));
+  if (root == size) return false;
+  int len = static_cast<int>(msg.size());
+  DFFT_MPI(MPI_Bcast(&len, 1, MPI_INT, root, comm));
+  msg.resize(static_cast<std::size_t>(len));
+  DFFT_MPI(MPI_Bcast(msg.data(), len, MPI_CHAR, root, comm));
+  return true;
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double max_over_ranks(double v, MPI_Comm comm) {
+  double r = 0;
+  DFFT_MPI(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return r;
+}
+
+double timed_run(CandidateTimer& t, std::size_t i, MPI_Comm comm) {
+  DFFT_MPI(MPI_Barrier(comm));  // every repetition starts together
+  return t.run(i);
+}
+
+// Runs candidate i after a successful prepare; fills median/first/reps/status. A single slow
+// repetition is common on a loaded machine, so a cut needs a second slow one to confirm it.
+void measure_one(CandidateTimer& t, std::size_t i, TuneCandidate& c, const TuneSettings& s,
+                 double best, MPI_Comm comm) {
+  for (int w = 0; w < s.warmup; ++w) timed_run(t, i, comm);
+  std::vector<double> mine{timed_run(t, i, comm)};
+  c.first = max_over_ranks(mine[0], comm);
+  c.reps = 1;
+  const bool cut_now = std::isfinite(best) && c.first > s.cut_factor * best;
+  if (cut_now) {
+    mine.push_back(timed_run(t, i, comm));
+    c.reps = 2;
+    if (max_over_ranks(mine[1], comm) > s.cut_factor * best) {
+      c.status = TuneCandidate::Status::cut;
+      return;
+    }
+  }
+  while (static_cast<int>(mine.size()) < s.reps) mine.push_back(timed_run(t, i, comm));
+  c.reps = static_cast<int>(mine.size());
+  c.median = max_over_ranks(median_of(mine), comm);
+  c.status = TuneCandidate::Status::measured;
+}
+
+// Indices of the `n` best measured candidates (by median; ties by index).
+std::vector<std::size_t> best_measured(const std::vector<TuneCandidate>& cands, int n) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    if (cands[i].status == TuneCandidate::Status::measured && std::isfinite(cands[i].median)) idx.push_back(i);
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return cands[a].median < cands[b].median; });
+  if (static_cast<int>(idx.size()) > n) idx.resize(static_cast<std::size_t>(n));
+  return idx;
+}
+
+// The finalists again, all built at once and run in turn each repetition.
+void final_round(CandidateTimer& t, std::vector<TuneCandidate>& cands, const TuneSettings& s, MPI_Comm comm) {
+  auto fin = best_measured(cands, s.finalists);
+  if (fin.size() < 2 || s.final_reps < 1) return;
+  std::vector<std::size_t> ready;
+  for (auto i : fin) {
+    std::string msg;
+    bool failed = false;
+    try {
+      t.prepare(i);
+    } catch (const Error& e) {
+      failed = true;
+      msg = e.what();
+    }
+    if (any_rank_failed(failed, msg, comm)) {  // built before, so only resources can fail here
+      t.release(i);
+      continue;
+    }
+    timed_run(t, i, comm);  // warm up again: caches and page mappings are per plan
+    ready.push_back(i);
+  }
+  std::vector<std::vector<double>> mine(ready.size());
+  for (int r = 0; r < s.final_reps; ++r)
+    for (std::size_t k = 0; k < ready.size(); ++k) mine[k].push_back(timed_run(t, ready[k], comm));
+  for (std::size_t k = 0; k < ready.size(); ++k) {
+    cands[ready[k]].final_median = max_over_ranks(median_of(mine[k]), comm);
+    t.release(ready[k]);
+  }
+}
+
+}  // namespace
+
+double CandidateTimer::now() { return MPI_Wtime(); }
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int pick_winner(const std::vector<double>& times, const std::vector<bool>& usable) {
+  int best = -1;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (i >= usable.size() || !usable[i] || !std::isfinite(times[i])) continue;
+    if (best < 0 || times[i] < times[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, CandidateTimer& t,
+                            const TuneSettings& s, double budget_s) {
+  if (s.reps < 1 || s.warmup < 0 || !(s.cut_factor >= 1))
+    fail("tune settings need reps >= 1, warmup >= 0 and cut factor >= 1 (got ", s.reps, ", ",
+         s.warmup, ", ", s.cut_factor, ")");
+  SelectResult res;
+  const double start = t.now();
+  double best = kNaN;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    TuneCandidate& c = cands[i];
+    c.status = TuneCandidate::Status::not_run;
+    // Budget decisions use the elapsed time maxed over ranks, so all ranks stop together.
+    if (budget_s > 0 && max_over_ranks(t.now() - start, comm) > budget_s) {
+      res.budget_exhausted = true;
+      continue;
+    }
+    std::string msg;
+    bool failed = false;
+    try {
+      t.prepare(i);
+    } catch (const Error& e) {
+      failed = true;
+      msg = e.what();
+    }
+    if (any_rank_failed(failed, msg, comm)) {
+      t.release(i);
+      c.status = TuneCandidate::Status::rejected;
+      c.note = msg;
+      continue;
+    }
+    measure_one(t, i, c, s, best, comm);
+    t.release(i);
+    if (c.status == TuneCandidate::Status::measured && !(c.median >= best)) best = c.median;
+  }
+  final_round(t, cands, s, comm);
+  // With a final round only the finalists compete: the others' medians were taken earlier,
+  // under possibly different load.
+  const bool finals = std::any_of(cands.begin(), cands.end(),
+                                  [](const TuneCandidate& x) { return std::isfinite(x.final_median); });
+  std::vector<double> times;
+  std::vector<bool> usable;
+  for (const auto& c : cands) {
+    times.push_back(c.time());
+    usable.push_back(c.status == TuneCandidate::Status::measured && (!finals || std::isfinite(c.final_median)));
+  }
+  res.winner = pick_winner(times, usable);
+  res.candidates = std::move(cands);
+  return res;
+}
+
+}  // namespace dfft::detail

@@ -1,0 +1,267 @@
+// The tuner: wisdom lookup, then the analytic model (heuristic) or the timed candidates
+// (measure), then the chosen plan and the wisdom update.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include "model/machine.hpp"
+#include "tune/tuner.hpp"
+#include "util/check.hpp"
+
+namespace dfft::detail {
+
+namespace {
+
+// Tuning parameters decide collective calls; different values on different ranks would hang.
+void check_consistent(MPI_Comm comm, const Options& o, const TuneSettings& s) {
+  // The path's hash, cut to 52 bits so that it survives the trip through a double exactly.
+  const auto path_hash = static_cast<double>(std::hash<std::string>{}(o.wisdom_file) & ((1ull << 52) - 1));
+  double v[8] = {static_cast<double>(o.tune), o.tune_budget_s, path_hash,
+                 static_cast<double>(s.reps), static_cast<double>(s.warmup), s.cut_factor,
+                 static_cast<double>(s.reuse_wisdom), static_cast<double>(s.write_wisdom)};
+  double lo[8], hi[8];
+  DFFT_MPI(MPI_Allreduce(v, lo, 8, MPI_DOUBLE, MPI_MIN, comm));
+  DFFT_MPI(MPI_Allreduce(v, hi, 8, MPI_DOUBLE, MPI_MAX, comm));
+  for (int i = 0; i < 8; ++i)
+    if (lo[i] != hi[i])
+      fail("ranks disagree on the tuning options (tune, tune_budget_s, wisdom_file, settings); "
+           "give every rank the same");
+}
+
+Options with_choice(const Options& base, const WisdomEntry& e) {
+  Options o = base;
+  o.decomposition = e.decomposition;
+  o.variant = e.variant;
+  o.grid = e.grid;
+  o.methods = e.methods;
+  o.chunks = e.chunks;
+  return o;
+}
+
+model::Calibration calibration_for(const Wisdom& w, const WisdomKey& key,
+                                   std::vector<std::string>& warnings) {
+  const model::Calibration* best = nullptr;
+  for (const auto& c : w.calibrations)
+    if (c.ranks == key.ranks && c.backend == key.backend && c.device == key.device) best = &c;
+  if (best) return *best;
+  warnings.push_back("heuristic: no calibration for " + std::to_string(key.ranks) + " ranks on " +
+                     key.device + " in the wisdom file; using the placeholder constants "
+                     "(run dfft model calibrate)");
+  return model::Calibration::defaults(key.ranks);
+}
+
+// Predicted times of every candidate; candidates the planner rejects are marked so.
+void predict_all(std::vector<TuneCandidate>& cands, const model::Calibration& cal,
+                 const std::vector<std::int64_t>& shape, int ranks, bool is_double) {
+  for (auto& c : cands) {
+    try {
+      c.predicted = model::predict(cal, shape, c.options, ranks, is_double).total.total();
+      c.status = TuneCandidate::Status::predicted;
+    } catch (const Error& e) {
+      c.status = TuneCandidate::Status::rejected;
+      c.note = e.what();
+    }
+  }
+}
+
+// Indices of usable candidates, best first (measured median or prediction; ties by index).
+std::vector<int> ranking(const std::vector<TuneCandidate>& cands) {
+  std::vector<int> idx;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const auto& c = cands[i];
+    double t = c.status == TuneCandidate::Status::measured ? c.time() : c.predicted;
+    if ((c.status == TuneCandidate::Status::measured || c.status == TuneCandidate::Status::predicted) &&
+        std::isfinite(t))
+      idx.push_back(static_cast<int>(i));
+  }
+  auto time = [&](int i) {
+    const auto& c = cands[static_cast<std::size_t>(i)];
+    return c.status == TuneCandidate::Status::measured ? c.time() : c.predicted;
+  };
+  std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return time(a) < time(b); });
+  return idx;
+}
+
+struct Problem {
+  MPI_Comm comm;
+  const std::vector<std::int64_t>& shape;
+  const Options& opt;
+  bool is_double;
+  const Layout *in, *out;
+};
+
+// Wisdom hit: builds the stored choice. False (with a warning) when there is none or it fails.
+bool try_wisdom(const Problem& p, const Wisdom& w, const WisdomKey& key, TuneReport& r,
+                std::unique_ptr<PlanImpl>& plan) {
+  auto e = find_wisdom(w, key, static_cast<int>(p.shape.size()), r.warnings);
+  if (!e) return false;
+  Options o = with_choice(p.opt, *e);
+  std::string msg;
+  plan = build_everywhere(p.comm, p.shape, o, p.is_double, p.in, p.out, msg);
+  if (!plan) {
+    r.warnings.push_back("wisdom entry for this configuration could not be built (" + msg + "); measuring");
+    return false;
+  }
+  r.chosen = o;
+  r.wisdom_hit = true;
+  return true;
+}
+
+// Builds the winner, or the best candidate that builds (a heuristic winner may name an unbuilt
+// method); sets r.winner and r.chosen.
+void build_winner(const Problem& p, TuneReport& r, std::unique_ptr<PlanImpl>& plan) {
+  std::string first_note;
+  for (const auto& c : r.candidates)
+    if (c.status == TuneCandidate::Status::rejected && first_note.empty()) first_note = c.note;
+  auto order = ranking(r.candidates);
+  if (r.winner >= 0) {  // the selection's winner first (finalists are ranked by their final round)
+    std::erase(order, r.winner);
+    order.insert(order.begin(), r.winner);
+  }
+  for (int i : order) {
+    auto& c = r.candidates[static_cast<std::size_t>(i)];
+    std::string msg;
+    plan = build_everywhere(p.comm, p.shape, c.options, p.is_double, p.in, p.out, msg);
+    if (plan) {
+      r.winner = i;
+      r.chosen = c.options;
+      return;
+    }
+    c.status = TuneCandidate::Status::rejected;
+    c.note = msg;
+  }
+  fail("tuning found no candidate plan that can be built",
+       first_note.empty() ? std::string() : " (first rejection: " + first_note + ")");
+}
+
+}  // namespace
+
+std::unique_ptr<PlanImpl> build_everywhere(MPI_Comm comm, const std::vector<std::int64_t>& shape,
+                                           const Options& o, bool is_double, const Layout* in,
+                                           const Layout* out, std::string& msg) {
+  std::unique_ptr<PlanImpl> plan;
+  bool failed = false;
+  try {
+    plan = std::make_unique<PlanImpl>(comm, shape, o, is_double, in, out);
+  } catch (const Error& e) {
+    failed = true;
+    msg = e.what();
+  }
+  if (any_rank_failed(failed, msg, comm)) plan.reset();
+  return plan;
+}
+
+TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
+                     bool is_double, const Layout* user_in, const Layout* user_out,
+                     const TuneSettings& s, std::unique_ptr<PlanImpl>* built) {
+  const double t0 = MPI_Wtime();
+  check_consistent(comm, opt, s);
+  TuneReport r;
+  r.mode = opt.tune == Tune::heuristic ? Tune::heuristic : Tune::measure;
+  r.settings = s;
+  r.wisdom_file = opt.wisdom_file;
+  int ranks = 1;
+  DFFT_MPI(MPI_Comm_size(comm, &ranks));
+  const Problem p{comm, shape, opt, is_double, user_in, user_out};
+  const bool boxes = user_in != nullptr;
+  // The wisdom key does not hold every rank's boxes, so box-API plans neither read nor write it.
+  if (boxes && !opt.wisdom_file.empty())
+    r.warnings.push_back("wisdom is not used for plans with user boxes");
+  const std::string file = boxes ? std::string() : opt.wisdom_file;
+  const WisdomKey key = wisdom_key(comm, shape, opt, is_double);
+  r.wisdom_key = to_json(key);
+  const Wisdom w = load_wisdom(file, comm, r.warnings);
+  std::unique_ptr<PlanImpl> plan;
+  const bool hit = r.mode == Tune::measure && s.reuse_wisdom && !file.empty() && try_wisdom(p, w, key, r, plan);
+  if (!hit) {
+    for (const auto& o : tune_candidates(opt, ranks, static_cast<int>(shape.size()))) {
+      TuneCandidate c;
+      c.options = o;
+      c.label = tune_label(o);
+      r.candidates.push_back(c);
+    }
+    if (r.mode == Tune::heuristic) {
+      predict_all(r.candidates, calibration_for(w, key, r.warnings), shape, ranks, is_double);
+    } else {
+      std::vector<Options> opts;
+      for (const auto& c : r.candidates) opts.push_back(c.options);
+      auto timer = make_plan_timer(comm, shape, opts, is_double, user_in, user_out);
+      auto res = select_fastest(comm, std::move(r.candidates), *timer, s, opt.tune_budget_s);
+      r.candidates = std::move(res.candidates);
+      r.winner = res.winner;
+      r.budget_exhausted = res.budget_exhausted;
+      if (res.budget_exhausted)
+        r.warnings.push_back("tune budget of " + std::to_string(opt.tune_budget_s) +
+                             " s exhausted: some candidates were not run");
+    }
+    build_winner(p, r, plan);
+    if (r.mode == Tune::measure && s.write_wisdom && !file.empty()) {
+      const auto& c = r.candidates[static_cast<std::size_t>(r.winner)];
+      WisdomEntry e{key, c.options.decomposition, c.options.variant, plan->path().grid,
+                    c.options.methods, c.options.chunks, c.time(), utc_timestamp()};
+      r.wisdom_written = store_wisdom(file, e, comm, r.warnings);
+    }
+  }
+  double el = MPI_Wtime() - t0;
+  DFFT_MPI(MPI_Allreduce(&el, &r.seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+  if (built) *built = std::move(plan);
+  return r;
+}
+
+std::unique_ptr<PlanImpl> make_plan_impl(MPI_Comm comm, const std::vector<std::int64_t>& shape,
+                                         const Options& opt, bool is_double, const Layout* user_in,
+                                         const Layout* user_out,
+                                         std::shared_ptr<const TuneReport>& report) {
+  if (opt.tune == Tune::none) return std::make_unique<PlanImpl>(comm, shape, opt, is_double, user_in, user_out);
+  std::unique_ptr<PlanImpl> plan;
+  report = std::make_shared<const TuneReport>(
+      run_tuner(comm, shape, opt, is_double, user_in, user_out, TuneSettings{}, &plan));
+  return plan;
+}
+
+}  // namespace dfft::detail
+
+namespace dfft {
+
+template <class T>
+TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options,
+                const TuneSettings& settings) {
+  Options o = options;
+  if (o.tune == Tune::none) o.tune = Tune::measure;
+  return detail::run_tuner(comm, shape, o, std::is_same_v<T, double>, nullptr, nullptr, settings, nullptr);
+}
+
+template TuneReport tune<float>(MPI_Comm, const std::vector<std::int64_t>&, const Options&, const TuneSettings&);
+template TuneReport tune<double>(MPI_Comm, const std::vector<std::int64_t>&, const Options&, const TuneSettings&);
+
+std::string describe(const TuneReport& r) {
+  std::ostringstream s;
+  s.precision(3);
+  if (r.wisdom_hit) {
+    s << "dfft tune: wisdom hit in " << r.wisdom_file << ": " << tune_label(r.chosen)
+      << " (nothing measured, " << r.seconds << " s)";
+  } else {
+    int measured = 0, cut = 0, rejected = 0, not_run = 0;
+    for (const auto& c : r.candidates) {
+      measured += c.status == TuneCandidate::Status::measured || c.status == TuneCandidate::Status::predicted;
+      cut += c.status == TuneCandidate::Status::cut;
+      rejected += c.status == TuneCandidate::Status::rejected;
+      not_run += c.status == TuneCandidate::Status::not_run;
+    }
+    s << "dfft tune: " << to_string(r.mode) << ": " << r.candidates.size() << " candidates ("
+      << measured << (r.mode == Tune::heuristic ? " predicted, " : " measured, ") << cut << " cut, "
+      << rejected << " rejected, " << not_run << " not run) in " << r.seconds << " s; chose "
+      << tune_label(r.chosen);
+    if (r.winner >= 0) {
+      const auto& w = r.candidates[static_cast<std::size_t>(r.winner)];
+      const double t = r.mode == Tune::heuristic ? w.predicted : w.time();
+      s << " (" << t * 1e3 << " ms per forward+inverse" << (r.mode == Tune::heuristic ? ", predicted)" : ")");
+    }
+    if (r.wisdom_written) s << "; wisdom written to " << r.wisdom_file;
+  }
+  for (const auto& w : r.warnings) s << "\n  warning: " << w;
+  return s.str();
+}
+
+}  // namespace dfft

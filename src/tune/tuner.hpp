@@ -1,0 +1,59 @@
+// The tuner as the plan uses it (src/exec/plan.cpp) and its parts (wisdom file I/O, the plan
+// timer). Public entry points: dfft/tune.hpp.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dfft/tune.hpp"
+#include "exec/plan_impl.hpp"
+#include "tune/select.hpp"
+
+namespace dfft::detail {
+
+/// Plan<T> construction: options.tune == none builds the plan as described; otherwise tunes
+/// and builds the chosen plan, and sets `report`.
+std::unique_ptr<PlanImpl> make_plan_impl(MPI_Comm comm, const std::vector<std::int64_t>& shape,
+                                         const Options& opt, bool is_double, const Layout* user_in,
+                                         const Layout* user_out,
+                                         std::shared_ptr<const TuneReport>& report);
+
+/// Tune (collective); when `built` is given, it receives the chosen plan.
+TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
+                     bool is_double, const Layout* user_in, const Layout* user_out,
+                     const TuneSettings& s, std::unique_ptr<PlanImpl>* built);
+
+/// Build a plan on every rank or on none: when any rank throws dfft::Error, all return null
+/// and `msg` holds the lowest failing rank's message.
+std::unique_ptr<PlanImpl> build_everywhere(MPI_Comm comm, const std::vector<std::int64_t>& shape,
+                                           const Options& o, bool is_double, const Layout* in,
+                                           const Layout* out, std::string& msg);
+
+/// Wisdom file I/O: rank 0 reads (a missing file is no error), every rank parses the same text.
+/// Problems become warnings; the result is the same on every rank.
+Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::string>& warnings);
+/// The entry for `key`, checked against what this communicator can build; invalid or missing
+/// entries add a warning and give nothing.
+std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, int dims,
+                                       std::vector<std::string>& warnings);
+/// Rank 0 merges `e` into the file (replacing an entry with the same key) and writes it
+/// atomically (temporary file + rename). Returns success, the same on every rank.
+bool store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm,
+                  std::vector<std::string>& warnings);
+/// Write text to path atomically (local, no MPI); false and `why` on failure.
+bool write_file_atomically(const std::string& path, const std::string& text, std::string& why);
+
+/// The key of a tuning problem (collective: asks rank 0 for the device model).
+WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
+                     bool is_double);
+
+/// Times candidate plans for select_fastest().
+std::unique_ptr<CandidateTimer> make_plan_timer(MPI_Comm comm, const std::vector<std::int64_t>& shape,
+                                               const std::vector<Options>& candidates, bool is_double,
+                                               const Layout* in, const Layout* out);
+
+}  // namespace dfft::detail

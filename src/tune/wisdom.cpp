@@ -1,0 +1,150 @@
+// Wisdom files: parsing (untrusted input: every field checked, a bad entry is skipped, never
+// trusted), and writing.
+#include <algorithm>
+
+#include "dfft/tune.hpp"
+#include "model/calibration_json.hpp"
+#include "tune/json_util.hpp"
+
+namespace dfft {
+
+namespace json = detail::json;
+
+namespace {
+
+constexpr int kFormat = 1;
+constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxRanks = 1 << 24;
+constexpr std::size_t kMaxEntries = 100000;
+
+template <class E>
+E name_to(const std::string& s, E (*parse)(const std::string&), const char* what) {
+  try {
+    return parse(s);
+  } catch (const Error&) {
+    json::bad(std::string("unknown ") + what + " '" + s + "'");
+  }
+}
+
+std::vector<int> ints(const nlohmann::json& obj, const char* name, std::int64_t lo) {
+  std::vector<int> out;
+  for (auto v : json::integers(obj, name, 8, lo, kMaxRanks)) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+nlohmann::json key_json(const WisdomKey& k) {
+  return {{"shape", k.shape},       {"ranks", k.ranks},         {"grid", k.grid},
+          {"precision", k.precision}, {"transform", k.transform}, {"backend", k.backend},
+          {"device", k.device},     {"effort", k.effort},       {"codec", k.codec},
+          {"batch", k.batch},       {"in_place", k.in_place},   {"r2r", k.r2r}};
+}
+
+WisdomKey key_from(const nlohmann::json& v) {
+  WisdomKey k;
+  k.shape = json::integers(v, "shape", 16, 1, kMaxExtent);
+  if (k.shape.size() < 2) json::bad("field 'shape' needs at least 2 sizes");
+  k.ranks = static_cast<int>(json::integer(v, "ranks", 1, kMaxRanks));
+  k.grid = ints(v, "grid", 1);
+  k.precision = json::string(v, "precision", 16);
+  if (k.precision != "double" && k.precision != "float") json::bad("unknown precision '" + k.precision + "'");
+  k.transform = to_string(name_to(json::string(v, "transform", 16), parse_transform, "transform"));
+  k.backend = to_string(name_to(json::string(v, "backend", 16), parse_backend, "backend"));
+  k.device = json::string(v, "device");
+  k.effort = json::string(v, "effort", 16);
+  if (k.effort != "estimate" && k.effort != "measure") json::bad("unknown effort '" + k.effort + "'");
+  k.codec = to_string(name_to(json::string(v, "codec", 16), parse_codec, "codec"));
+  k.batch = static_cast<int>(json::integer(v, "batch", 1, kMaxRanks));
+  k.in_place = json::boolean(v, "in_place");
+  k.r2r = json::strings(v, "r2r", 16);
+  for (const auto& s : k.r2r) name_to(s, parse_r2r, "r2r kind");
+  return k;
+}
+
+nlohmann::json entry_json(const WisdomEntry& e) {
+  std::vector<std::string> methods;
+  for (auto m : e.methods) methods.push_back(to_string(m));
+  return {{"key", key_json(e.key)},
+          {"choice",
+           {{"decomposition", to_string(e.decomposition)},
+            {"variant", to_string(e.variant)},
+            {"grid", e.grid},
+            {"methods", methods},
+            {"chunks", e.chunks}}},
+          {"seconds", e.seconds},
+          {"timestamp", e.timestamp}};
+}
+
+WisdomEntry entry_from(const nlohmann::json& v) {
+  WisdomEntry e;
+  e.key = key_from(json::member(v, "key"));
+  const auto& c = json::member(v, "choice");
+  e.decomposition = name_to(json::string(c, "decomposition", 16), parse_decomposition, "decomposition");
+  e.variant = name_to(json::string(c, "variant", 16), parse_variant, "variant");
+  e.grid = ints(c, "grid", 1);
+  if (e.grid.empty()) json::bad("field 'grid' of a choice must not be empty");
+  for (const auto& m : json::strings(c, "methods", 8)) e.methods.push_back(name_to(m, parse_method, "method"));
+  if (e.methods.empty()) json::bad("field 'methods' must not be empty");
+  e.chunks = static_cast<int>(json::integer(c, "chunks", 1, 1 << 20));
+  e.seconds = json::number(v, "seconds", 0, 1e9);
+  e.timestamp = json::string(v, "timestamp", 64);
+  return e;
+}
+
+}  // namespace
+
+bool WisdomKey::operator==(const WisdomKey& o) const {
+  return shape == o.shape && ranks == o.ranks && grid == o.grid && precision == o.precision &&
+         transform == o.transform && backend == o.backend && device == o.device &&
+         effort == o.effort && codec == o.codec && batch == o.batch && in_place == o.in_place &&
+         r2r == o.r2r;
+}
+
+Wisdom parse_wisdom(const std::string& text) {
+  if (text.size() > (std::size_t{64} << 20)) json::bad("wisdom file larger than 64 MiB");
+  const auto doc = json::parse_checked(text);
+  if (!doc.is_object() || !doc.contains("dfft_wisdom"))
+    json::bad("not a dfft wisdom file (no \"dfft_wisdom\" member)");
+  if (json::integer(doc, "dfft_wisdom", 0, 1 << 30) != kFormat)
+    json::bad("wisdom format version " + json::dump(doc["dfft_wisdom"]) + " is not " +
+              std::to_string(kFormat));
+  Wisdom w;
+  auto each = [&](const char* name, auto&& take) {
+    if (!json::has(doc, name)) return;
+    const auto& arr = doc[name];
+    if (!arr.is_array() || arr.size() > kMaxEntries)
+      json::bad(std::string("\"") + name + "\" must be an array of at most 100000 items");
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      try {
+        take(arr[i]);
+      } catch (const Error& e) {
+        w.skipped.push_back(std::string(name) + "[" + std::to_string(i) + "]: " + e.what());
+      }
+    }
+  };
+  each("entries", [&](const nlohmann::json& v) { w.entries.push_back(entry_from(v)); });
+  each("calibrations", [&](const nlohmann::json& v) { w.calibrations.push_back(detail::calibration_from(v)); });
+  return w;
+}
+
+std::string to_json(const Wisdom& w) {
+  nlohmann::json doc{{"dfft_wisdom", kFormat}};
+  doc["entries"] = nlohmann::json::array();
+  for (const auto& e : w.entries) doc["entries"].push_back(entry_json(e));
+  doc["calibrations"] = nlohmann::json::array();
+  for (const auto& c : w.calibrations) doc["calibrations"].push_back(detail::calibration_json(c));
+  return json::dump(doc, 1) + "\n";
+}
+
+std::string to_json(const WisdomKey& k) { return json::dump(key_json(k)); }
+
+namespace model {
+
+std::string to_json(const Calibration& c) { return json::dump(detail::calibration_json(c), 1); }
+
+Calibration calibration_from_json(const std::string& text) {
+  return detail::calibration_from(json::parse_checked(text));
+}
+
+}  // namespace model
+
+}  // namespace dfft

@@ -1,0 +1,142 @@
+// Test-case files: the format of docs/cases.md parses, the shipped suites parse, every malformed
+// file throws CaseError naming the place, and random corruption throws nothing else.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "cases.hpp"
+
+namespace {
+
+using dfftapp::CaseError;
+using dfftapp::parse_cases_json;
+using Shape = std::vector<std::int64_t>;
+
+const char* kGood = R"({
+  "name": "t", "description": "d", "comment": "ignored",
+  "global": {"warmup": 1, "reps": 3, "precision": "double", "transform": ["r2c", "c2c"], "backend": "cpu",
+             "staging": "host", "validate": true, "reference": false, "effort": "estimate", "ranks": [1, 2]},
+  "tests": [
+    {"name": "slabs", "decomposition": ["slab-2d1d", "slab-1d2d"], "variant": "default",
+     "method": ["a2a-sync", "p2p-type"], "grid": "auto", "sizes": [[17, 12, 10], "32^3", "16^2x32"]},
+    {"decomposition": "pencil", "grid": ["2x1", 2], "method1": "a2a-sync", "method2": ["p2p-sync"],
+     "sizes": {"from": "8^3", "to": [16, 16, 16]}, "ranks": 2, "reps": 5}
+  ]
+})";
+
+std::string message(const std::string& text) {
+  try {
+    parse_cases_json(text);
+  } catch (const CaseError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Cases, ParsesTheDocumentedFormat) {
+  auto f = parse_cases_json(kGood);
+  EXPECT_EQ(f.name, "t");
+  ASSERT_EQ(f.tests.size(), 2u);
+  EXPECT_EQ(f.tests[0].name, "slabs");
+  EXPECT_EQ(f.tests[1].name, "tests[1]");
+  EXPECT_EQ(*f.global.reps, 3);
+  EXPECT_EQ(*f.global.transforms, (std::vector<std::string>{"r2c", "c2c"}));
+  EXPECT_EQ(*f.global.ranks, (std::vector<int>{1, 2}));
+  EXPECT_EQ(*f.tests[0].settings.sizes, (std::vector<Shape>{{17, 12, 10}, {32, 32, 32}, {16, 16, 32}}));
+  EXPECT_EQ(f.tests[1].settings.sizes->size(), 4u);  // 8^3, 8^2x16, 8x16^2, 16^3
+  EXPECT_EQ(*f.tests[1].settings.grids, (std::vector<std::string>{"2x1", "2"}));
+  EXPECT_EQ(*f.tests[1].settings.ranks, (std::vector<int>{2}));
+  EXPECT_EQ(*f.tests[1].settings.reps, 5);
+}
+
+TEST(Cases, DoublingFollowsTheThesis) {
+  auto s = dfftapp::doubling_sizes({128, 128, 128}, {512, 512, 512});
+  std::vector<Shape> want{{128, 128, 128}, {128, 128, 256}, {128, 256, 256}, {256, 256, 256},
+                          {256, 256, 512}, {256, 512, 512}, {512, 512, 512}};
+  EXPECT_EQ(s, want);
+  EXPECT_EQ(dfftapp::doubling_sizes({8, 8}, {8, 8}), (std::vector<Shape>{{8, 8}}));
+  // The cycle stops at the first axis that cannot double: 4^3, 4^2x8, then axis 1 would pass 4.
+  EXPECT_EQ(dfftapp::doubling_sizes({4, 4, 4}, {4, 4, 100}).size(), 2u);
+  EXPECT_THROW(dfftapp::doubling_sizes({8, 8}, {4, 8}), CaseError);
+  EXPECT_THROW(dfftapp::doubling_sizes({8, 8}, {8, 8, 8}), CaseError);
+  EXPECT_THROW(dfftapp::doubling_sizes({0, 8}, {8, 8}), CaseError);
+}
+
+TEST(Cases, SizeText) {
+  EXPECT_EQ(dfftapp::parse_size_text("128^2x256"), (Shape{128, 128, 256}));
+  EXPECT_EQ(dfftapp::parse_size_text("17x12x10"), (Shape{17, 12, 10}));
+  EXPECT_EQ(dfftapp::parse_size_text("64^3"), (Shape{64, 64, 64}));
+  for (const char* bad : {"", "x", "64x", "64^", "^3", "64^0", "6a4", "64^99", "-4x4", "99999999999999999x2"})
+    EXPECT_THROW(dfftapp::parse_size_text(bad), CaseError) << bad;
+}
+
+TEST(Cases, ErrorsNameThePlace) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"{", "invalid JSON"},
+      {"[]", "top level"},
+      {R"({"tests": []})", "tests"},
+      {R"({"tests": [{}]})", "no \"sizes\""},
+      {R"({"tests": [{"sizes": ["8^3"], "decompositon": "pencil"}]})", "tests[0].decompositon: unknown key"},
+      {R"({"tests": [{"sizes": ["8^3"], "method": "p2p-fast"}]})", "tests[0].method: dfft: unknown method"},
+      {R"({"tests": [{"sizes": ["8^3"], "method": ["a2a-sync", 3]}]})", "tests[0].method[1]"},
+      {R"({"tests": [{"sizes": [64, 64, 64]}]})", "write [[64, 64, 64]]"},
+      {R"({"tests": [{"sizes": [[64]]}]})", "2 to 8 dimensions"},
+      {R"({"tests": [{"sizes": [[64, 0, 4]]}]})", "between 1"},
+      {R"({"tests": [{"sizes": {"from": "16^3", "to": "8^3"}}]})", "from <= to"},
+      {R"({"tests": [{"sizes": {"from": "16^3"}}]})", "needs \"from\" and \"to\""},
+      {R"({"tests": [{"sizes": {"from": "8^3", "to": "8^3", "step": 2}}]})", "unknown key 'step'"},
+      {R"({"global": {"reps": 0}, "tests": [{"sizes": ["8^3"]}]})", "global.reps"},
+      {R"({"global": {"reps": "ten"}, "tests": [{"sizes": ["8^3"]}]})", "expected an integer"},
+      {R"({"global": {"warmup": 1e3}, "tests": [{"sizes": ["8^3"]}]})", "global.warmup"},
+      {R"({"global": {"validate": 1}, "tests": [{"sizes": ["8^3"]}]})", "expected true or false"},
+      {R"({"tests": [{"sizes": ["8^3"], "grid": "2y2"}]})", "tests[0].grid"},
+      {R"({"tests": [{"sizes": ["8^3"], "ranks": [0]}]})", "tests[0].ranks[0]"},
+      {R"({"tests": [{"sizes": ["8^3"], "method": "a2a-sync", "method1": "p2p-sync"}]})", "excludes"},
+      {R"({"tests": [{"sizes": ["8^3"], "precision": "half"}]})", "allowed: double, float"},
+      {R"({"tests": [{"sizes": ["8^3"], "backend": "gpu"}]})", "tests[0].backend"},
+      {R"({"tests": [{"sizes": ["8^3"]}], "extra": 1})", "unknown top-level key"},
+      {R"({"tests": [{"sizes": ["8^3"], "reps": 18446744073709551615}]})", "at most"},
+  };
+  for (const auto& [text, expect] : cases) {
+    const std::string m = message(text);
+    EXPECT_NE(m.find(expect), std::string::npos) << text << "\n  gave: " << m;
+  }
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Cases, ShippedSuitesParse) {
+  for (const char* name : {"quick-cpu.json", "thesis-cpu.json", "gpu.json"}) {
+    const std::string text = read(std::string(DFFT_SOURCE_DIR) + "/benchmarks/cases/" + name);
+    ASSERT_FALSE(text.empty()) << name;
+    EXPECT_NO_THROW(parse_cases_json(text)) << name << ": " << message(text);
+  }
+}
+
+TEST(Cases, CorruptionThrowsOnlyCaseError) {
+  const std::string good = kGood;
+  std::mt19937 rng(7);
+  const std::string alphabet = "{}[]\",:0123456789-e.^x truefalsnul\\";
+  for (int iter = 0; iter < 5000; ++iter) {
+    std::string s = good;
+    for (int e = 0; e < 1 + static_cast<int>(rng() % 3); ++e) {
+      const std::size_t at = rng() % s.size();
+      if (rng() % 2) s[at] = alphabet[rng() % alphabet.size()];
+      else s.erase(at, 1 + rng() % 8);
+      if (s.empty()) s = "{";
+    }
+    try {
+      parse_cases_json(s);
+    } catch (const CaseError&) {
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,54 @@
+"""Shared command-line handling of the tests/app scripts: how to start the dfft program under MPI."""
+import argparse
+import os
+import subprocess
+
+
+def parse_args(extra=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--dfft", required=True, help="path of the dfft program")
+    p.add_argument("--mpiexec", required=True)
+    p.add_argument("--np-flag", default="-n")
+    p.add_argument("--preflags", default="", help="mpiexec flags, separated by '|'")
+    p.add_argument("--np", type=int, default=1)
+    p.add_argument("--workdir", required=True)
+    if extra:
+        extra(p)
+    args = p.parse_args()
+    args.dfft = os.path.abspath(args.dfft)
+    args.workdir = os.path.abspath(args.workdir)
+    os.makedirs(args.workdir, exist_ok=True)
+    return args
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.prefix = [args.mpiexec, args.np_flag, str(args.np)] + [f for f in args.preflags.split("|") if f]
+
+    def dfft(self, *argv, np=None, timeout=300):
+        """Runs `mpiexec -n NP dfft ARGV...` in the work directory; returns CompletedProcess."""
+        prefix = list(self.prefix)
+        if np is not None:
+            prefix[2] = str(np)
+        return subprocess.run(prefix + [self.args.dfft] + [str(a) for a in argv], cwd=self.args.workdir,
+                              capture_output=True, text=True, timeout=timeout)
+
+
+class Checks:
+    """Collects failures so that one run reports all of them."""
+
+    def __init__(self):
+        self.failures = []
+        self.passed = 0
+
+    def check(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append(what)
+            print("FAIL:", what, flush=True)
+
+    def finish(self, name):
+        print(f"{name}: {self.passed} checks passed, {len(self.failures)} failed")
+        return 1 if self.failures else 0

@@ -1,0 +1,174 @@
+// Options beyond the sweep: 1/N normalisation, FFTW_MEASURE planning, and message limits small
+// enough that every method must split its messages.
+#include "support/sweep.hpp"
+
+namespace dfft_test {
+namespace {
+
+// normalize=true: inverse(forward(x)) == x with no extra scaling, checked here directly.
+template <class T>
+double normalized_roundtrip(Decomposition dec, Transform tr) {
+  dfft::Options o;
+  o.decomposition = dec;
+  o.transform = tr;
+  o.normalize = true;
+  dfft::Plan<T> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
+  using C = std::complex<T>;
+  std::vector<C> spec(static_cast<std::size_t>(plan.output_count()));
+  double num = 0, den = 0;
+  auto accumulate = [&](const auto& a, const auto& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      num += std::norm(cd(b[i]) - cd(a[i]));
+      den += std::norm(cd(a[i]));
+    }
+  };
+  if (tr == Transform::r2c) {
+    std::vector<T> in(static_cast<std::size_t>(plan.input_count())), back(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(signal(static_cast<std::int64_t>(i) + 97 * world_rank(), 5));
+    plan.forward(in.data(), spec.data());
+    plan.inverse(spec.data(), back.data());
+    accumulate(in, back);
+  } else {
+    std::vector<C> in(static_cast<std::size_t>(plan.input_count())), back(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      auto g = static_cast<std::int64_t>(i) + 97 * world_rank();
+      in[i] = C(static_cast<T>(signal(g, 5)), static_cast<T>(signal(g, 6)));
+    }
+    plan.forward(in.data(), spec.data());
+    plan.inverse(spec.data(), back.data());
+    accumulate(in, back);
+  }
+  double g[2] = {num, den};
+  MPI_Allreduce(MPI_IN_PLACE, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return std::sqrt(g[0] / g[1]);
+}
+
+class Normalize : public ::testing::TestWithParam<std::tuple<Decomposition, Transform>> {};
+
+TEST_P(Normalize, RoundTripIsIdentity) {
+  auto [dec, tr] = GetParam();
+  EXPECT_LE(normalized_roundtrip<double>(dec, tr), 1e-12);
+  EXPECT_LE(normalized_roundtrip<float>(dec, tr), 1e-5);
+}
+
+// And the built-in check agrees (it divides by N only for unnormalised plans).
+TEST_P(Normalize, BuiltInChecksAgree) {
+  auto [dec, tr] = GetParam();
+  dfft::Options o;
+  o.decomposition = dec;
+  o.transform = tr;
+  o.normalize = true;
+  dfft::Plan<double> plan(MPI_COMM_WORLD, {12, 10, 9}, o);
+  EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD)), 1e-12);
+  EXPECT_LE(max_over_ranks(dfft::validate::laplacian_error(plan, MPI_COMM_WORLD)), 1e-10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Opt, Normalize,
+                         ::testing::Combine(::testing::Values(Decomposition::slab_2d1d,
+                                                              Decomposition::slab_1d2d,
+                                                              Decomposition::pencil),
+                                            ::testing::Values(Transform::r2c, Transform::c2c)),
+                         [](const auto& pi) {
+                           std::string s = to_string(std::get<0>(pi.param)) + "_" +
+                                           to_string(std::get<1>(pi.param));
+                           for (auto& ch : s)
+                             if (ch == '-') ch = '_';
+                           return s;
+                         });
+
+// Unnormalised (the default) really is unnormalised: the inverse returns N * x.
+TEST(NormalizeOff, DefaultIsUnnormalised) {
+  dfft::Plan<double> plan(MPI_COMM_WORLD, {6, 4, 5});
+  std::vector<double> in(static_cast<std::size_t>(plan.input_count()), 1.0), back(in.size());
+  std::vector<cd> spec(static_cast<std::size_t>(plan.output_count()));
+  plan.forward(in.data(), spec.data());
+  plan.inverse(spec.data(), back.data());
+  double err = 0;
+  for (double v : back) err = std::max(err, std::abs(v - 120.0));
+  EXPECT_LE(max_over_ranks(err), 1e-10);
+}
+
+template <class T>
+void measure_case(Decomposition dec, Variant var, Transform tr) {
+  dfft::Options o;
+  o.decomposition = dec;
+  o.variant = var;
+  o.transform = tr;
+  o.effort = dfft::Effort::measure;
+  o.methods = {Method::a2a_type};
+  dfft::Plan<T> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
+  EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), ref_tol<T>());
+  EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD)), ref_tol<T>());
+  EXPECT_LE(max_over_ranks(dfft::validate::laplacian_error(plan, MPI_COMM_WORLD)), lap_tol<T>());
+}
+
+TEST(Measure, Slab2d1dRealignedR2cDouble) {
+  measure_case<double>(Decomposition::slab_2d1d, Variant::Realigned, Transform::r2c);
+}
+TEST(Measure, Slab1d2dDefaultC2cFloat) {
+  measure_case<float>(Decomposition::slab_1d2d, Variant::Default, Transform::c2c);
+}
+TEST(Measure, PencilRealignedR2cFloat) {
+  measure_case<float>(Decomposition::pencil, Variant::Realigned, Transform::r2c);
+}
+TEST(Measure, PencilDefaultC2cDouble) {
+  measure_case<double>(Decomposition::pencil, Variant::Default, Transform::c2c);
+}
+
+// Message limits of 64 and 1000 bytes (4 and 62 complex doubles): every block of these sizes
+// exceeds them, so each method must split; 1 byte is below one element (clamped to one).
+struct SmallMessages {
+  Decomposition dec;
+  Variant var;
+  Method method;
+  std::int64_t bytes;
+};
+
+void PrintTo(const SmallMessages& p, std::ostream* os) {
+  *os << to_string(p.dec) << " " << to_string(p.var) << " " << to_string(p.method) << " " << p.bytes << "B";
+}
+
+std::vector<SmallMessages> small_message_cases() {
+  std::vector<SmallMessages> v;
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
+    for (auto var : {Variant::Default, Variant::Realigned})
+      for (auto m : kCpuMethods)
+        for (std::int64_t b : {64, 1000}) v.push_back({dec, var, m, b});
+  for (auto m : kCpuMethods) v.push_back({Decomposition::pencil, Variant::Realigned, m, 1});
+  return v;
+}
+
+class SmallMessage : public ::testing::TestWithParam<SmallMessages> {};
+
+TEST_P(SmallMessage, MatchesReference) {
+  const auto& p = GetParam();
+  dfft::Options o;
+  o.decomposition = p.dec;
+  o.variant = p.var;
+  o.methods = {p.method};
+  o.max_message_bytes = p.bytes;
+  {  // double r2c (16-byte elements)
+    dfft::Plan<double> plan(MPI_COMM_WORLD, {12, 10, 9}, o);
+    EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), 1e-12);
+    EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD)), 1e-12);
+  }
+  o.transform = Transform::c2c;
+  {  // float c2c (8-byte elements)
+    dfft::Plan<float> plan(MPI_COMM_WORLD, {12, 10, 9}, o);
+    EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), 1e-5);
+    EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD)), 1e-5);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Opt, SmallMessage, ::testing::ValuesIn(small_message_cases()),
+                         [](const ::testing::TestParamInfo<SmallMessages>& i) {
+                           std::string s = to_string(i.param.dec) + "_" + to_string(i.param.var) +
+                                           "_" + to_string(i.param.method) + "_" +
+                                           std::to_string(i.param.bytes) + "B";
+                           for (auto& ch : s)
+                             if (ch == '-') ch = '_';
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace dfft_test

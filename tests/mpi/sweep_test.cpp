@@ -1,0 +1,42 @@
+// The main correctness sweep: every decomposition x variant x method x precision x transform,
+// on sizes that do not divide the rank count, on every grid that factors the number of ranks.
+#include "support/sweep.hpp"
+
+namespace dfft_test {
+namespace {
+
+const std::vector<Shape> kShapes{{17, 12, 10}, {12, 10, 9}, {15, 15, 15}};
+std::vector<Case> sweep(std::vector<Decomposition> decs) {
+  std::vector<Case> cases;
+  const int n = world_size();
+  for (auto dec : decs) {
+    auto grids = dec == Decomposition::pencil ? grids_of(n, 2) : grids_of(n, 1);
+    for (const auto& grid : grids)
+      for (auto var : {Variant::Default, Variant::Realigned})
+        for (const auto& ms : method_sets(dec))
+          for (bool dbl : {true, false})
+            for (auto tr : {Transform::r2c, Transform::c2c})
+              for (const auto& shape : kShapes) cases.push_back({dec, var, ms, grid, dbl, tr, shape});
+  }
+  return cases;
+}
+
+class SlabSweep : public ::testing::TestWithParam<Case> {};
+class PencilSweep : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SlabSweep, MatchesReference) {
+  run_case(GetParam());
+}
+TEST_P(PencilSweep, MatchesReference) {
+  run_case(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Slab2d1d, SlabSweep, ::testing::ValuesIn(sweep({Decomposition::slab_2d1d})),
+                         case_name_of);
+INSTANTIATE_TEST_SUITE_P(Slab1d2d, SlabSweep, ::testing::ValuesIn(sweep({Decomposition::slab_1d2d})),
+                         case_name_of);
+INSTANTIATE_TEST_SUITE_P(Pencil, PencilSweep, ::testing::ValuesIn(sweep({Decomposition::pencil})),
+                         case_name_of);
+
+}  // namespace
+}  // namespace dfft_test

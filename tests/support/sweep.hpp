@@ -1,0 +1,159 @@
+// The parametrised transform case shared by the sweep and the 2-D/4-D tests: build a plan,
+// check its distribution against the thesis (partition code written here), then run the three
+// built-in validations with the error bounds.
+#pragma once
+
+#include <sstream>
+
+#include "dfft/validate.hpp"
+#include "support/test_util.hpp"
+
+namespace dfft_test {
+
+using dfft::Decomposition;
+using dfft::Method;
+using dfft::Transform;
+using dfft::Variant;
+
+struct Case {
+  Decomposition dec;
+  Variant var;
+  std::vector<Method> methods;
+  std::vector<int> grid;
+  bool dbl;
+  Transform tr;
+  Shape shape;
+};
+
+inline std::string case_name(const Case& c) {
+  std::ostringstream s;
+  auto clean = [](std::string x) {
+    for (auto& ch : x)
+      if (ch == '-') ch = '_';
+    return x;
+  };
+  s << clean(to_string(c.dec)) << "_" << to_string(c.var);
+  for (auto m : c.methods) s << "_" << clean(to_string(m));
+  s << "_g";
+  for (std::size_t i = 0; i < c.grid.size(); ++i) s << (i ? "x" : "") << c.grid[i];
+  s << "_" << (c.dbl ? "double" : "float") << "_" << to_string(c.tr) << "_";
+  for (std::size_t i = 0; i < c.shape.size(); ++i) s << (i ? "x" : "") << c.shape[i];
+  return s.str();
+}
+
+/// Every redistribution method of the CPU backend.
+inline const std::vector<Method> kCpuMethods{Method::a2a_sync, Method::a2a_type, Method::p2p_sync,
+                                             Method::p2p_type, Method::onesided};
+
+/// Every ordered factorisation of n into `dims` positive factors.
+inline std::vector<std::vector<int>> grids_of(int n, int dims) {
+  if (dims == 1) return {{n}};
+  std::vector<std::vector<int>> out;
+  for (int f = 1; f <= n; ++f)
+    if (n % f == 0)
+      for (auto rest : grids_of(n / f, dims - 1)) {
+        rest.insert(rest.begin(), f);
+        out.push_back(rest);
+      }
+  return out;
+}
+
+inline std::vector<std::vector<Method>> method_sets(Decomposition dec) {
+  std::vector<std::vector<Method>> sets;
+  for (auto m : kCpuMethods) sets.push_back({m});
+  if (dec == Decomposition::pencil) {  // one method per exchange, mixed
+    sets.push_back({Method::a2a_type, Method::p2p_sync});
+    sets.push_back({Method::p2p_type, Method::a2a_sync});
+    sets.push_back({Method::onesided, Method::a2a_type});
+  }
+  return sets;
+}
+
+/// The boxes the thesis prescribes for this rank: slabs split x on input and y (2d1d) or the
+/// (halved) z axis (1d2d) on output; pencils split x,y on input and y,z on output.
+inline void expect_thesis_distribution(const Case& c, const dfft::Layout& in, const dfft::Layout& out) {
+  const int d = static_cast<int>(c.shape.size()), r = world_rank();
+  Shape spec = c.shape;
+  if (c.tr == Transform::r2c) spec.back() = spec.back() / 2 + 1;
+  dfft::Box want_in{Shape(d, 0), c.shape}, want_out{Shape(d, 0), spec};
+  // Row-major grid coordinates (last grid dimension fastest).
+  std::vector<int> coords(c.grid.size());
+  for (int g = static_cast<int>(c.grid.size()) - 1, rest = r; g >= 0; --g) {
+    coords[g] = rest % c.grid[g];
+    rest /= c.grid[g];
+  }
+  for (std::size_t g = 0; g < c.grid.size(); ++g) {
+    const int in_axis = static_cast<int>(g);
+    int out_axis = static_cast<int>(g) + 1;
+    if (c.dec == Decomposition::slab_1d2d) out_axis = d - 1;
+    auto pi = part(c.shape[in_axis], c.grid[g], coords[g]);
+    auto po = part(spec[out_axis], c.grid[g], coords[g]);
+    want_in.lo[in_axis] = pi.lo;
+    want_in.hi[in_axis] = pi.hi;
+    want_out.lo[out_axis] = po.lo;
+    want_out.hi[out_axis] = po.hi;
+  }
+  std::vector<int> natural(d);
+  for (int a = 0; a < d; ++a) natural[a] = a;
+  EXPECT_TRUE(all_ranks(in.box == want_in)) << "input box differs from the thesis distribution";
+  EXPECT_TRUE(all_ranks(out.box == want_out)) << "output box differs from the thesis distribution";
+  EXPECT_TRUE(all_ranks(in.order == natural && out.order == natural));
+}
+
+template <class T>
+void run_typed_case(const Case& c) {
+  dfft::Options o;
+  o.decomposition = c.dec;
+  o.variant = c.var;
+  o.methods = c.methods;
+  o.grid = c.grid;
+  o.transform = c.tr;
+  dfft::Plan<T> plan(MPI_COMM_WORLD, c.shape, o);
+  EXPECT_EQ(plan.grid(), c.grid);
+  expect_thesis_distribution(c, plan.input_layout(), plan.output_layout());
+
+  const double ref = max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD));
+  const double rt = max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD));
+  const double lap_local = dfft::validate::laplacian_error(plan, MPI_COMM_WORLD);
+  EXPECT_LE(ref, ref_tol<T>()) << "reference error\n" << plan.describe();
+  EXPECT_LE(rt, ref_tol<T>()) << "round-trip error\n" << plan.describe();
+  bool lap_runs = true;  // the Laplacian check needs 7+ points per axis (modes below Nyquist)
+  for (auto n : c.shape) lap_runs &= n >= 7;
+  if (lap_runs)
+    EXPECT_LE(max_over_ranks(lap_local), lap_tol<T>()) << "Laplacian error\n" << plan.describe();
+  else
+    EXPECT_TRUE(all_ranks(std::isnan(lap_local))) << "Laplacian should report not_run";
+
+  // One timing record per path step; exchange stages carry their method, in path order.
+  using C = std::complex<T>;
+  std::vector<C> out(static_cast<std::size_t>(plan.output_count()));
+  if (c.tr == Transform::r2c) {
+    std::vector<T> in(static_cast<std::size_t>(plan.input_count()));
+    plan.forward(in.data(), out.data());
+  } else {
+    std::vector<C> in(static_cast<std::size_t>(plan.input_count()));
+    plan.forward(in.data(), out.data());
+  }
+  const std::size_t exchanges = c.dec == Decomposition::pencil ? c.grid.size() : 1;
+  ASSERT_EQ(plan.timings().size(), 2 * exchanges + 1);
+  for (std::size_t i = 0; i < plan.timings().size(); ++i) {
+    const auto& t = plan.timings()[i];
+    EXPECT_GE(t.total(), 0.0) << t.name;
+    if (i % 2 == 1) {
+      const Method m = c.methods.size() == 1 ? c.methods[0] : c.methods[i / 2];
+      EXPECT_THAT(t.name, ::testing::HasSubstr(to_string(m)));
+    }
+  }
+}
+
+/// gtest prints a failing parameter with this (instead of its bytes).
+inline void PrintTo(const Case& c, std::ostream* os) { *os << case_name(c); }
+
+inline std::string case_name_of(const ::testing::TestParamInfo<Case>& i) { return case_name(i.param); }
+
+inline void run_case(const Case& c) {
+  if (c.dbl) run_typed_case<double>(c);
+  else run_typed_case<float>(c);
+}
+
+}  // namespace dfft_test

@@ -1,0 +1,258 @@
+// MPI tests of the tuner: consistent selection from injected timings, tune=measure building a
+// correct plan and writing wisdom, the next plan reusing it, and bad wisdom being ignored.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dfft/dfft.hpp"
+#include "dfft/tune.hpp"
+#include "dfft/validate.hpp"
+#include "tune/select.hpp"
+
+namespace {
+
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int ranks() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+bool same_on_all_ranks(int v) {
+  int lo = 0, hi = 0;
+  MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
+// Timings made up per (candidate, rank, repetition); a clock that advances 1 s per run.
+class MockTimer : public dfft::detail::CandidateTimer {
+ public:
+  std::function<double(std::size_t, int, int)> time;  // (candidate, rank, repetition)
+  std::function<bool(std::size_t, int)> reject = [](std::size_t, int) { return false; };
+  int runs = 0;
+  double clock = 0;
+  void prepare(std::size_t i) override {
+    if (reject(i, rank())) throw dfft::Error("plan", 0, rank(), "mock rejection on this rank");
+  }
+  double run(std::size_t i) override {
+    ++runs;
+    clock += 1;
+    return time(i, rank(), rep_[i]++);
+  }
+  void release(std::size_t) override {}
+  double now() override { return clock; }
+
+ private:
+  std::map<std::size_t, int> rep_;  // runs so far per candidate (warm-up included)
+};
+
+std::vector<dfft::TuneCandidate> candidates(std::size_t n) {
+  std::vector<dfft::TuneCandidate> c(n);
+  for (std::size_t i = 0; i < n; ++i) c[i].label = "candidate " + std::to_string(i);
+  return c;
+}
+
+TEST(Select, PicksTheMinimumOfMaxOverRanksConsistently) {
+  // Candidate i on rank r takes base[i] * (1 + 0.1 r): the slowest rank decides. Candidate 3
+  // is fastest on rank 0 alone but slowest at the max, so it must not win; candidate 2 wins.
+  const std::vector<double> base{5, 4, 2, 1, 3};
+  MockTimer t;
+  t.time = [&](std::size_t i, int r, int) {
+    double f = i == 3 ? 1 + 10.0 * r : 1 + 0.1 * r;
+    return base[i] * f;
+  };
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 3;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(base.size()), t, s, 0);
+  const int P = ranks();
+  const int expect = P == 1 ? 3 : 2;
+  EXPECT_EQ(res.winner, expect);
+  EXPECT_TRUE(same_on_all_ranks(res.winner));
+  EXPECT_DOUBLE_EQ(res.candidates[2].median, 2 * (1 + 0.1 * (P - 1)));
+  for (const auto& c : res.candidates) EXPECT_TRUE(same_on_all_ranks(static_cast<int>(c.status)));
+}
+
+TEST(Select, EarlyCutAndRejectionAndTiesAreCollective) {
+  MockTimer t;
+  // 0: 1.0 s; 1: first two repetitions 2.5 s (> 2 x 1.0: cut, confirmed) then fast; 2: rejected
+  // on the last rank only; 3: 1.0 s (a tie with 0: the lower index ranks first); 4: 0.9 s wins;
+  // 5: one slow first repetition only (not confirmed: timed fully, median 0.95 s).
+  t.time = [](std::size_t i, int, int rep) {
+    if (i == 1) return rep < 2 ? 2.5 : 0.1;
+    if (i == 5) return rep == 0 ? 2.5 : 0.95;
+    return i == 4 ? 0.9 : 1.0;
+  };
+  t.reject = [](std::size_t i, int r) { return i == 2 && r == ranks() - 1; };
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 3;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(6), t, s, 0);
+  using S = dfft::TuneCandidate::Status;
+  EXPECT_EQ(res.candidates[1].status, S::cut);
+  EXPECT_EQ(res.candidates[1].reps, 2);
+  EXPECT_EQ(res.candidates[2].status, S::rejected);
+  EXPECT_NE(res.candidates[2].note.find("mock rejection"), std::string::npos);
+  EXPECT_EQ(res.candidates[5].status, S::measured);
+  EXPECT_DOUBLE_EQ(res.candidates[5].median, 0.95);
+  // Finalists: the three best medians, 4, 5 and 0 (0 before 3 on the tie).
+  EXPECT_TRUE(std::isfinite(res.candidates[0].final_median));
+  EXPECT_FALSE(std::isfinite(res.candidates[3].final_median));
+  EXPECT_EQ(res.winner, 4);
+  EXPECT_TRUE(same_on_all_ranks(res.winner));
+}
+
+TEST(Select, TheFinalRoundDecides) {
+  MockTimer t;
+  // Candidate 0 looked fastest in its own repetitions (0.5 s) but is slow in the interleaved
+  // final round (2 s); candidate 1 is 1 s throughout and must win.
+  t.time = [](std::size_t i, int, int rep) { return i == 0 ? (rep < 3 ? 0.5 : 2.0) : 1.0; };
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 3;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(2), t, s, 0);
+  EXPECT_DOUBLE_EQ(res.candidates[0].median, 0.5);
+  EXPECT_DOUBLE_EQ(res.candidates[0].final_median, 2.0);
+  EXPECT_EQ(res.winner, 1);
+  s.finalists = 0;  // without a final round the first medians decide
+  MockTimer t2;
+  t2.time = t.time;
+  EXPECT_EQ(dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(2), t2, s, 0).winner, 0);
+}
+
+TEST(Select, BudgetStopsStartingCandidates) {
+  MockTimer t;  // every run advances the mock clock by 1 s; 1 warmup + 2 reps = 3 s each
+  t.time = [](std::size_t i, int, int) { return 1.0 + static_cast<double>(i); };
+  dfft::TuneSettings s;
+  s.warmup = 1;
+  s.reps = 2;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(6), t, s, 5.0);
+  EXPECT_TRUE(res.budget_exhausted);
+  EXPECT_EQ(res.candidates[0].status, dfft::TuneCandidate::Status::measured);
+  EXPECT_EQ(res.candidates[5].status, dfft::TuneCandidate::Status::not_run);
+  EXPECT_EQ(res.winner, 0);
+}
+
+// A wisdom file path in a fresh temporary directory, the same on every rank.
+std::string temp_wisdom(const char* name) {
+  char dir[4096] = {0};
+  if (rank() == 0) {
+    std::string tmpl = "/tmp/dfft-tune-test-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (mkdtemp(buf.data())) std::snprintf(dir, sizeof dir, "%s", buf.data());
+  }
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return std::string(dir) + "/" + name;
+}
+
+void write_on_rank0(const std::string& path, const std::string& text) {
+  if (rank() == 0) std::ofstream(path) << text;
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+bool has_warning(const dfft::TuneReport& r, const std::string& part) {
+  for (const auto& w : r.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
+}
+
+dfft::Options measure_options(const std::string& wisdom) {
+  dfft::Options o;
+  o.tune = dfft::Tune::measure;
+  o.wisdom_file = wisdom;
+  return o;
+}
+
+const std::vector<std::int64_t> kShape{10, 9, 7};
+
+TEST(TuneMeasure, BuildsACorrectPlanAndTheNextPlanReusesWisdom) {
+  const auto path = temp_wisdom("wisdom.json");
+  dfft::Plan<double> first(MPI_COMM_WORLD, kShape, measure_options(path));
+  const dfft::TuneReport* r = first.tune_report();
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(r->wisdom_hit);
+  EXPECT_TRUE(r->wisdom_written);
+  ASSERT_GE(r->winner, 0);
+  EXPECT_EQ(r->candidates[static_cast<std::size_t>(r->winner)].status, dfft::TuneCandidate::Status::measured);
+  EXPECT_EQ(first.options().decomposition, r->chosen.decomposition);
+  EXPECT_LT(dfft::validate::reference_error(first, MPI_COMM_WORLD), 1e-12);
+  EXPECT_TRUE(same_on_all_ranks(r->winner));
+
+  dfft::Plan<double> second(MPI_COMM_WORLD, kShape, measure_options(path));
+  const dfft::TuneReport* r2 = second.tune_report();
+  ASSERT_NE(r2, nullptr);
+  EXPECT_TRUE(r2->wisdom_hit);
+  EXPECT_TRUE(r2->candidates.empty());  // nothing measured
+  EXPECT_EQ(dfft::tune_label(r2->chosen), dfft::tune_label(r->chosen));
+  EXPECT_EQ(second.grid(), first.grid());
+  EXPECT_LT(dfft::validate::reference_error(second, MPI_COMM_WORLD), 1e-12);
+  EXPECT_NE(dfft::describe(*r2).find("wisdom hit"), std::string::npos);
+
+  // Another precision is another configuration: measured, not taken from the double entry.
+  dfft::Plan<float> other(MPI_COMM_WORLD, kShape, measure_options(path));
+  EXPECT_FALSE(other.tune_report()->wisdom_hit);
+  EXPECT_TRUE(has_warning(*other.tune_report(), "none of the 1 entries"));
+  EXPECT_LT(dfft::validate::reference_error(other, MPI_COMM_WORLD), 1e-5);
+}
+
+TEST(TuneMeasure, MalformedWisdomIsIgnoredWithAWarningAndReplaced) {
+  const auto path = temp_wisdom("bad.json");
+  write_on_rank0(path, "{\"dfft_wisdom\": 1, \"entries\": [ {\"key\": ");
+  dfft::Plan<double> p(MPI_COMM_WORLD, kShape, measure_options(path));
+  const auto* r = p.tune_report();
+  EXPECT_FALSE(r->wisdom_hit);
+  EXPECT_TRUE(has_warning(*r, "ignored"));
+  EXPECT_TRUE(has_warning(*r, "replaced unreadable wisdom file"));
+  EXPECT_TRUE(r->wisdom_written);
+  EXPECT_LT(dfft::validate::reference_error(p, MPI_COMM_WORLD), 1e-12);
+}
+
+TEST(TuneMeasure, EntryWithThisKeyButAnImpossibleChoiceIsNotTrusted) {
+  const auto path = temp_wisdom("forged.json");
+  // Learn this configuration's key without measuring: heuristic mode reports it too.
+  dfft::Options h;
+  h.tune = dfft::Tune::heuristic;
+  auto key = dfft::tune<double>(MPI_COMM_WORLD, kShape, h).wisdom_key;
+  std::ostringstream doc;
+  doc << R"({"dfft_wisdom": 1, "entries": [{"key": )" << key
+      << R"(, "choice": {"decomposition": "pencil", "variant": "default", "grid": [3, 3],
+            "methods": ["a2a-sync"], "chunks": 4}, "seconds": 0.001, "timestamp": "x"}]})";
+  write_on_rank0(path, doc.str());
+  dfft::TuneSettings s;
+  s.write_wisdom = false;
+  auto r = dfft::tune<double>(MPI_COMM_WORLD, kShape, measure_options(path), s);
+  EXPECT_FALSE(r.wisdom_hit);
+  EXPECT_TRUE(has_warning(r, "wisdom entry for this configuration ignored"));
+  EXPECT_GE(r.winner, 0);
+}
+
+TEST(TuneHeuristic, PicksWithoutMeasuringAndBuildsAValidPlan) {
+  dfft::Options o;
+  o.tune = dfft::Tune::heuristic;
+  dfft::Plan<double> p(MPI_COMM_WORLD, kShape, o);
+  const auto* r = p.tune_report();
+  ASSERT_NE(r, nullptr);
+  for (const auto& c : r->candidates)
+    EXPECT_TRUE(c.status == dfft::TuneCandidate::Status::predicted ||
+                c.status == dfft::TuneCandidate::Status::rejected);
+  EXPECT_TRUE(has_warning(*r, "placeholder constants"));
+  EXPECT_LT(dfft::validate::reference_error(p, MPI_COMM_WORLD), 1e-12);
+}
+
+}  // namespace

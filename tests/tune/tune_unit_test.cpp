@@ -1,0 +1,189 @@
+// One-process tests of the tuner's pure parts: power-law fit, winner selection, candidates,
+// the analytic model's bookkeeping, and the wisdom parser on malformed input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "dfft/model.hpp"
+#include "dfft/tune.hpp"
+#include "tune/select.hpp"
+
+namespace {
+
+using dfft::Decomposition;
+using dfft::Method;
+
+TEST(PowerLaw, RecoversExactParameters) {
+  for (double A : {0.55, 7.163, 164.24})
+    for (double B : {0.667, 0.86, 1.074}) {
+      std::vector<double> P{1, 2, 3, 4, 8, 16}, T;
+      for (double p : P) T.push_back(A * std::pow(p, -B));
+      auto f = dfft::model::fit_power_law(P, T);
+      ASSERT_TRUE(f.valid());
+      EXPECT_NEAR(f.A, A, 1e-9 * A);
+      EXPECT_NEAR(f.B, B, 1e-9);
+      EXPECT_DOUBLE_EQ(f.r2, 1.0);
+      EXPECT_NEAR(f(32), A * std::pow(32, -B), 1e-9 * A);
+    }
+}
+
+TEST(PowerLaw, TwoRankCountsSuffice) {
+  auto f = dfft::model::fit_power_law({2, 4}, {10, 6});
+  ASSERT_TRUE(f.valid());
+  EXPECT_NEAR(f(2), 10, 1e-12);
+  EXPECT_NEAR(f(4), 6, 1e-12);
+  EXPECT_NEAR(f.B, std::log2(10.0 / 6.0), 1e-12);
+  EXPECT_DOUBLE_EQ(f.r2, 1.0);
+}
+
+TEST(PowerLaw, NoisyDataHasRSquaredBelowOneAndBadInputIsInvalid) {
+  auto f = dfft::model::fit_power_law({1, 2, 4, 8}, {10, 4, 3.5, 1});
+  ASSERT_TRUE(f.valid());
+  EXPECT_LT(f.r2, 1.0);
+  EXPECT_GT(f.r2, 0.5);
+  EXPECT_FALSE(dfft::model::fit_power_law({4, 4}, {1, 2}).valid());   // one distinct P
+  EXPECT_FALSE(dfft::model::fit_power_law({1, 2}, {1, -2}).valid());  // non-positive time dropped
+  EXPECT_FALSE(dfft::model::fit_power_law({}, {}).valid());
+}
+
+TEST(Select, PickWinnerTakesMinimumAndLowerIndexOnTies) {
+  using dfft::detail::pick_winner;
+  const double nan = std::nan("");
+  EXPECT_EQ(pick_winner({3, 1, 2}, {true, true, true}), 1);
+  EXPECT_EQ(pick_winner({3, 1, 1}, {true, true, true}), 1);
+  EXPECT_EQ(pick_winner({3, 1, 0.5}, {true, true, false}), 1);
+  EXPECT_EQ(pick_winner({nan, 2, nan}, {true, true, true}), 1);
+  EXPECT_EQ(pick_winner({nan}, {true}), -1);
+  EXPECT_EQ(pick_winner({}, {}), -1);
+}
+
+TEST(Candidates, CoverEveryDecompositionGridVariantAndMethod) {
+  dfft::Options base;
+  auto c4 = dfft::tune_candidates(base, 4, 3);
+  // Slabs: 2 decompositions x 2 variants x (4 methods + onesided with chunks 1 and 4) = 24.
+  // Pencils 4x1, 1x4: one busy exchange, 2 x 2 x 6 = 24. Pencil 2x2: uniform 2 x 6 = 12, mixed
+  // 2 variants x (20 ordered pairs + 8 pairs with onesided counted twice for chunks) = 56.
+  EXPECT_EQ(c4.size(), 24u + 24u + 12u + 56u);
+  int grids2x2 = 0, onesided1 = 0;
+  for (const auto& o : c4) {
+    grids2x2 += o.decomposition == Decomposition::pencil && o.grid == std::vector<int>{2, 2};
+    for (auto m : o.methods) onesided1 += m == Method::onesided && o.chunks == 1;
+  }
+  EXPECT_EQ(grids2x2, 12 + 56);
+  EXPECT_GT(onesided1, 0);
+  // One rank: no exchange has peers, so methods are not varied: 2 slabs + pencil 1x1, 2 variants.
+  EXPECT_EQ(dfft::tune_candidates(base, 1, 3).size(), 6u);
+  // A fixed grid restricts the candidates to it.
+  base.grid = {2, 2};
+  for (const auto& o : dfft::tune_candidates(base, 4, 3)) EXPECT_EQ(o.grid, (std::vector<int>{2, 2}));
+  EXPECT_EQ(dfft::tune_label(dfft::tune_candidates(base, 4, 3).back()),
+            "pencil 2x2 realigned onesided,p2p-type chunks=4");
+}
+
+TEST(Model, CrossoverMatchesTheThesisExample) {
+  // Thesis 2.5.3: B = 25e9 B/s, L = 2e-5 s, P = 16, double: pencil faster below N ~ 200.
+  dfft::model::Link l{16, 2e-5, 25e9};
+  auto x = dfft::model::slab_pencil_crossover(199.0 * 199 * 199, 16, true, l);
+  EXPECT_TRUE(x.pencil_faster);
+  EXPECT_FALSE(dfft::model::slab_pencil_crossover(202.0 * 202 * 202, 16, true, l).pencil_faster);
+  EXPECT_NEAR(std::cbrt(x.crossover_elements), 200, 1.0);
+}
+
+TEST(Model, PredictionCountsTheExchangedBytes) {
+  auto cal = dfft::model::Calibration::defaults(4);
+  dfft::Options o;
+  o.transform = dfft::Transform::c2c;
+  o.decomposition = Decomposition::slab_2d1d;
+  auto p = dfft::model::predict(cal, {16, 16, 16}, o, 4, true);
+  ASSERT_EQ(p.stages.size(), 3u);
+  // Each rank sends 3 of its 4 blocks of 4x4x16 complex doubles: 3 * 256 * 16 bytes.
+  EXPECT_EQ(p.stages[1].bytes, 3 * 256 * 16);
+  EXPECT_EQ(p.stages[1].peers, 3);
+  EXPECT_GT(p.total.comm, 0);
+  EXPECT_GT(p.total.fft, 0);
+  EXPECT_NEAR(p.total.total(), p.stages[0].t.total() + p.stages[1].t.total() + p.stages[2].t.total(), 1e-15);
+  o.decomposition = Decomposition::pencil;
+  o.grid = {2, 2};
+  auto q = dfft::model::predict(cal, {16, 16, 16}, o, 4, true);
+  EXPECT_EQ(q.stages.size(), 5u);
+  EXPECT_EQ(q.stages[1].peers, 1);
+  EXPECT_THROW(dfft::model::predict(cal, {2, 2, 2}, dfft::Options{}, 4, true), dfft::Error);
+}
+
+// --- wisdom parser ------------------------------------------------------------------------
+
+const char* kValid = R"({"dfft_wisdom": 1, "entries": [
+ {"key": {"shape": [64, 64, 64], "ranks": 4, "grid": [], "precision": "double", "transform": "r2c",
+          "backend": "cpu", "device": "cpu: test", "effort": "estimate", "codec": "none",
+          "batch": 1, "in_place": false, "r2r": []},
+  "choice": {"decomposition": "pencil", "variant": "realigned", "grid": [2, 2],
+             "methods": ["a2a-sync", "p2p-type"], "chunks": 4},
+  "seconds": 0.0123, "timestamp": "2024-01-01T00:00:00Z"}], "calibrations": []})";
+
+TEST(Wisdom, ValidFileRoundTrips) {
+  auto w = dfft::parse_wisdom(kValid);
+  ASSERT_EQ(w.entries.size(), 1u);
+  EXPECT_TRUE(w.skipped.empty());
+  const auto& e = w.entries[0];
+  EXPECT_EQ(e.decomposition, Decomposition::pencil);
+  EXPECT_EQ(e.grid, (std::vector<int>{2, 2}));
+  EXPECT_EQ(e.methods, (std::vector<Method>{Method::a2a_sync, Method::p2p_type}));
+  auto again = dfft::parse_wisdom(dfft::to_json(w));
+  ASSERT_EQ(again.entries.size(), 1u);
+  EXPECT_TRUE(again.entries[0].key == e.key);
+  EXPECT_EQ(dfft::to_json(again), dfft::to_json(w));
+  auto cal = dfft::model::Calibration::defaults(3);
+  w.calibrations.push_back(cal);
+  auto with_cal = dfft::parse_wisdom(dfft::to_json(w));
+  ASSERT_EQ(with_cal.calibrations.size(), 1u);
+  EXPECT_EQ(with_cal.calibrations[0].ranks, 3);
+  EXPECT_EQ(with_cal.calibrations[0].pack_rate, cal.pack_rate);
+}
+
+TEST(Wisdom, MalformedDocumentsThrowWisdomErrors) {
+  const std::vector<std::string> bad{
+      "", "null", "[]", "{}", "{\"dfft_wisdom\": 2}", "{\"dfft_wisdom\": \"1\"}", "{\"dfft_wisdom\": 1.5}",
+      "{\"dfft_wisdom\": 1, \"entries\": {}}", "{\"dfft_wisdom\": 1,", std::string(100000, '['),
+      "{\"dfft_wisdom\": 1, \"entries\": [\"\xff\xfe\"]}", "\x00\x01garbage", "{\"dfft_wisdom\": -1}"};
+  for (const auto& text : bad) {
+    try {
+      dfft::parse_wisdom(text);
+      ADD_FAILURE() << "accepted: " << text.substr(0, 40);
+    } catch (const dfft::Error& e) {
+      EXPECT_EQ(e.call(), "wisdom") << text.substr(0, 40);
+    }
+  }
+}
+
+TEST(Wisdom, MalformedEntriesAreSkippedNotTrusted) {
+  std::string base = kValid;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = base;
+    auto at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  const std::vector<std::string> variants{
+      with("\"ranks\": 4", "\"ranks\": -4"),
+      with("\"ranks\": 4", "\"ranks\": 4.5"),
+      with("\"ranks\": 4", "\"ranks\": 99999999999999999999"),
+      with("[64, 64, 64]", "[64]"),
+      with("[64, 64, 64]", "[64, \"x\", 64]"),
+      with("\"pencil\"", "\"cube\""),
+      with("\"p2p-type\"", "\"carrier-pigeon\""),
+      with("\"grid\": [2, 2]", "\"grid\": []"),
+      with("\"chunks\": 4", "\"chunks\": 0"),
+      with("\"seconds\": 0.0123", "\"seconds\": \"fast\""),
+      with("\"choice\"", "\"choix\""),
+      with("\"in_place\": false", "\"in_place\": 0"),
+  };
+  for (const auto& text : variants) {
+    auto w = dfft::parse_wisdom(text);
+    EXPECT_TRUE(w.entries.empty()) << text;
+    EXPECT_EQ(w.skipped.size(), 1u) << text;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Figures from `dfft bench --json` result files (JSON lines), in the style of the thesis (5.3).
+
+    python3 tools/plot.py out.jsonl [more.jsonl ...] -o figs/ [--stat median|mean|min]
+
+Writes PNG files into the output folder, one set per backend, precision and transform:
+  runtime_*_npP.png   total time vs size, the best method of each decomposition and variant,
+                      with the single-device reference (dashed); 99% CI error bars with --stat mean
+  relative_*_npP.png  the same divided by the best time at each size (1 = fastest)
+  methods_*_npP.png   relative runtime of every method, one panel per decomposition and variant
+  phases_*_npP.png    stacked fft/pack/comm/unpack time of every configuration at the largest size
+  scaling_*.png       strong scaling (time vs ranks at fixed size) and weak scaling (size grows
+                      with the ranks) of the forward transform; needs several rank counts
+Uses matplotlib only (Debian: python3-matplotlib); installs nothing. Format: docs/results-format.md.
+"""
+import argparse
+import collections
+import json
+import math
+import os
+import sys
+
+PHASES = ("fft", "pack", "comm", "unpack")
+DECOMP_ORDER = {"slab-2d1d": 0, "slab-1d2d": 1, "pencil": 2}
+MARKERS = {"slab-2d1d": "o", "slab-1d2d": "s", "pencil": "^", "single-device": "x"}
+
+
+def save(plt, fig, out, dpi):
+    # Palette PNGs are a third of the size of RGBA ones for these line plots (docs keep them small).
+    fig.savefig(out, dpi=dpi)
+    plt.close(fig)
+    try:
+        from PIL import Image
+        with Image.open(out) as im:
+            small = im.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT)
+        small.save(out, optimize=True)
+    except (ImportError, AttributeError, OSError):
+        pass  # keep the full-colour file
+
+
+def load(paths):
+    records = []
+    for path in paths:
+        with open(path) as f:
+            for no, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                    _ = (r["decomposition"], r["size"], r["ranks"], r["direction"], r["time_ms"]["median"])
+                except (ValueError, KeyError, TypeError) as e:
+                    sys.exit(f"plot.py: {path}:{no}: not a dfft bench record ({e})")
+                records.append(r)
+    if not records:
+        sys.exit("plot.py: no records in " + ", ".join(paths))
+    return records
+
+
+def config_key(r):
+    return (r["backend"], r["precision"], r["transform"], r["direction"], r["ranks"], r["decomposition"],
+            r.get("variant"), tuple(r["methods"]), tuple(r["grid"]), r.get("codec"), tuple(r["size"]))
+
+
+def dedupe(records):
+    """A configuration measured twice (two tests of a cases file, or several files): the later
+    record wins, as in `dfft bench --report`."""
+    last = {}
+    for r in records:
+        last[config_key(r)] = r
+    if len(last) < len(records):
+        print(f"plot.py: {len(records) - len(last)} records repeat an earlier configuration; using the later ones")
+    return list(last.values())
+
+
+def value(r, stat):
+    t = r["time_ms"]
+    if stat == "mean" and t.get("mean") is not None:
+        return t["mean"]
+    return t["median"] if stat == "mean" else t[stat]
+
+
+def ci(r, stat):
+    """(lower, upper) error-bar lengths: the 99% CI of the mean, only for --stat mean."""
+    c = r["time_ms"].get("ci99")
+    if stat != "mean" or not c or r["time_ms"].get("mean") is None:
+        return (0.0, 0.0)
+    m = r["time_ms"]["mean"]
+    return (max(m - c[0], 0.0), max(c[1] - m, 0.0))
+
+
+def points(size):
+    return math.prod(size)
+
+
+def size_label(size):
+    """Thesis notation: 128^2x256."""
+    parts, i = [], 0
+    while i < len(size):
+        j = i
+        while j < len(size) and size[j] == size[i]:
+            j += 1
+        parts.append(f"{size[i]}" + (f"$^{j - i}$" if j - i > 1 else ""))
+        i = j
+    return "x".join(parts)
+
+
+def method_text(r):
+    m = r["methods"]
+    text = "-" if not m else (m[0] if len(set(m)) == 1 else ",".join(m))
+    if r.get("codec") not in (None, "none"):
+        text += " " + r["codec"]  # compressed exchanges are another configuration
+    return text
+
+
+def family(r):
+    """Decomposition and variant (and grid for pencils): the lines of the runtime figure."""
+    if r["decomposition"] == "single-device":
+        return "single-device"
+    s = f'{r["decomposition"]} {r["variant"]}'
+    if r["decomposition"] == "pencil":
+        s += " " + "x".join(map(str, r["grid"]))
+    return s
+
+
+def family_key(name):
+    return (DECOMP_ORDER.get(name.split()[0], 9), name)
+
+
+def groups_by_ranks(records):
+    """{(backend, precision, transform, ranks): [records]}; single-device rows join every ranks group."""
+    out = collections.defaultdict(list)
+    singles = []
+    for r in records:
+        if r["decomposition"] == "single-device":
+            singles.append(r)
+        else:
+            out[(r["backend"], r["precision"], r["transform"], r["ranks"])].append(r)
+    for key in list(out):
+        out[key] += [s for s in singles if (s["backend"], s["precision"], s["transform"]) == key[:3]]
+    if not out:
+        for s in singles:
+            out[(s["backend"], s["precision"], s["transform"], 1)].append(s)
+    return out
+
+
+def best_by(records, keyfn, stat):
+    """{(key, size, direction): fastest record}."""
+    best = {}
+    for r in records:
+        k = (keyfn(r), tuple(r["size"]), r["direction"])
+        if k not in best or value(r, stat) < value(best[k], stat):
+            best[k] = r
+    return best
+
+
+def sizes_of(records):
+    return sorted({tuple(r["size"]) for r in records}, key=lambda s: (points(s), s))
+
+
+def style(name, i, cmap):
+    dec = name.split()[0]
+    dashed = "realigned" in name or dec == "single-device"
+    color = "black" if dec == "single-device" else cmap(i % 10)
+    return dict(color=color, marker=MARKERS.get(dec, "d"), linestyle="--" if dashed else "-", markersize=5)
+
+
+def title_of(key, records):
+    backend, precision, transform, ranks = key
+    hosts = sorted({r.get("host", "?") for r in records})
+    kind = "r2c/c2r" if transform == "r2c" else transform
+    return f"dfft {kind}, {precision}, {ranks} rank{'s' if ranks != 1 else ''}, backend {backend} ({', '.join(hosts)})"
+
+
+def size_axis(ax, sizes):
+    ax.set_xticks(range(len(sizes)))
+    ax.set_xticklabels([size_label(s) for s in sizes], rotation=45, ha="right")
+    ax.set_xlabel("global size (Nx x Ny x Nz)")
+
+
+def direction_title(transform, direction):
+    if transform == "r2c":
+        return "forward (r2c)" if direction == "forward" else "inverse (c2r)"
+    return f"{direction} ({transform})"
+
+
+def plot_runtime(plt, key, records, stat, out, relative):
+    sizes = sizes_of(records)
+    best = best_by(records, family, stat)
+    names = sorted({family(r) for r in records}, key=family_key)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), sharey=relative)
+    cmap = plt.get_cmap("tab10")
+    for ax, direction in zip(axes, ("forward", "inverse")):
+        top = {s: min((value(r, stat) for (n, sz, d), r in best.items() if sz == s and d == direction),
+                      default=None) for s in sizes}
+        for i, name in enumerate(names):
+            xs, ys, err = [], [], [[], []]
+            for x, s in enumerate(sizes):
+                r = best.get((name, s, direction))
+                if r is None:
+                    continue
+                v = value(r, stat)
+                xs.append(x)
+                ys.append(v / top[s] if relative else v)
+                lo, hi = ci(r, stat)
+                err[0].append(lo / top[s] if relative else lo)
+                err[1].append(hi / top[s] if relative else hi)
+            if xs:
+                ax.errorbar(xs, ys, yerr=err if any(err[0] + err[1]) else None, label=name, capsize=2,
+                            **style(name, i, cmap))
+        size_axis(ax, sizes)
+        ax.set_title(direction_title(key[2], direction))
+        ax.grid(True, which="both", alpha=0.3)
+        if relative:
+            ax.set_ylabel("relative runtime (time / fastest at that size)")
+            ax.axhline(1.0, color="grey", linewidth=0.8)
+        else:
+            ax.set_yscale("log")
+            ax.set_ylabel(f"time per transform [ms] ({stat})")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center right", fontsize=8, title="best method per size")
+    fig.suptitle(title_of(key, records) + ("" if not relative else " - relative runtime"), fontsize=10)
+    fig.tight_layout(rect=(0, 0, 0.83, 0.95))
+    save(plt, fig, out, 90)
+
+
+def plot_methods(plt, key, records, stat, out):
+    """One panel per decomposition family and direction: every method relative to the family's best."""
+    dist = [r for r in records if r["decomposition"] != "single-device"]
+    fams = sorted({family(r) for r in dist}, key=family_key)
+    if not fams:
+        return False
+    sizes = sizes_of(dist)
+    cmap = plt.get_cmap("tab10")
+    fig, axes = plt.subplots(len(fams), 2, figsize=(11, 2.3 * len(fams) + 1), squeeze=False, sharex=True)
+    for row, fam in enumerate(fams):
+        recs = [r for r in dist if family(r) == fam]
+        best = best_by(recs, method_text, stat)
+        methods = sorted({method_text(r) for r in recs})
+        for col, direction in enumerate(("forward", "inverse")):
+            ax = axes[row][col]
+            for i, m in enumerate(methods):
+                xs, ys = [], []
+                for x, s in enumerate(sizes):
+                    cand = [value(r, stat) for (mm, sz, d), r in best.items() if sz == s and d == direction]
+                    r = best.get((m, s, direction))
+                    if r is not None and cand:
+                        xs.append(x)
+                        ys.append(value(r, stat) / min(cand))
+                if xs:
+                    ax.plot(xs, ys, label=m, color=cmap(i % 10), marker="o", markersize=4)
+            ax.axhline(1.0, color="grey", linewidth=0.8)
+            ax.grid(True, alpha=0.3)
+            ax.set_title(f"{fam}: {direction_title(key[2], direction)}", fontsize=9)
+            ax.set_ylabel("relative runtime", fontsize=8)
+            if row == len(fams) - 1:
+                size_axis(ax, sizes)
+            ax.legend(fontsize=7, loc="upper left", title="method", title_fontsize=7)
+    fig.suptitle(title_of(key, records) + f" - methods relative to the best of each panel ({stat})", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    save(plt, fig, out, 70)
+    return True
+
+
+def plot_phases(plt, key, records, out):
+    dist = [r for r in records if r["decomposition"] != "single-device"]
+    if not dist:
+        return False
+    # The largest of the sizes that most configurations ran (a scaling series may add larger ones).
+    count = collections.Counter(tuple(r["size"]) for r in dist)
+    size = max(count, key=lambda s: (count[s], points(s)))
+    recs = [r for r in dist if tuple(r["size"]) == size]
+    colors = {"fft": "#4c72b0", "pack": "#dd8452", "comm": "#c44e52", "unpack": "#55a868"}
+    n = max(len([r for r in recs if r["direction"] == d]) for d in ("forward", "inverse"))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 1.2 + 0.28 * n), sharex=True)
+    for ax, direction in zip(axes, ("forward", "inverse")):
+        rows = sorted((r for r in recs if r["direction"] == direction),
+                      key=lambda r: sum(r["phases_ms"][p] for p in PHASES), reverse=True)
+        labels = [f"{family(r)} {method_text(r)}" for r in rows]
+        left = [0.0] * len(rows)
+        for p in PHASES:
+            widths = [r["phases_ms"][p] for r in rows]
+            ax.barh(range(len(rows)), widths, left=left, color=colors[p], label=p)
+            left = [a + b for a, b in zip(left, widths)]
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels(labels, fontsize=7)
+        ax.set_xlabel("time [ms] (per phase: median over repetitions of the max over ranks)", fontsize=8)
+        ax.set_title(f"{direction_title(key[2], direction)}, size {size_label(size)}", fontsize=9)
+        ax.grid(True, axis="x", alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper right", ncol=4, fontsize=8, title="phase")
+    fig.suptitle(title_of(key, records) + " - phase split", fontsize=10, x=0.35)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    save(plt, fig, out, 80)
+    return True
+
+
+def scaling_series(records, stat):
+    """{family: {size: {ranks: time}}} of the forward transform, best method per point."""
+    series = collections.defaultdict(lambda: collections.defaultdict(dict))
+    for r in records:
+        if r["decomposition"] == "single-device" or r["direction"] != "forward":
+            continue
+        fam = f'{r["decomposition"]} {r["variant"]}'
+        cell = series[fam][tuple(r["size"])]
+        v = value(r, stat)
+        if r["ranks"] not in cell or v < cell[r["ranks"]]:
+            cell[r["ranks"]] = v
+    return series
+
+
+def plot_scaling(plt, key3, records, stat, out):
+    series = scaling_series(records, stat)
+    strong = {f: {s: c for s, c in sizes.items() if len(c) >= 2} for f, sizes in series.items()}
+    if not any(strong.values()):
+        return False
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 6.5))
+    cmap = plt.get_cmap("viridis")
+    all_sizes = sorted({s for f in strong.values() for s in f}, key=points)
+    shade = {s: cmap(i / max(len(all_sizes) - 1, 1) * 0.9) for i, s in enumerate(all_sizes)}
+    for fam in sorted(strong, key=family_key):
+        for s, cell in sorted(strong[fam].items(), key=lambda kv: points(kv[0])):
+            ps = sorted(cell)
+            ax1.plot(ps, [cell[p] for p in ps], marker=MARKERS.get(fam.split()[0], "o"), color=shade[s],
+                     label=f"{fam} {size_label(s)}")
+            ax1.plot(ps, [cell[ps[0]] * ps[0] / p for p in ps], color=shade[s], linestyle=":", linewidth=0.8)
+    # Weak scaling: chains where the points per rank stay constant.
+    weak = 0
+    for fam in sorted(series, key=family_key):
+        per_rank = collections.defaultdict(dict)
+        for s, cell in series[fam].items():
+            for p, v in cell.items():
+                per_rank[points(s) / p][p] = (v, s)
+        for n, chain in sorted(per_rank.items()):
+            if len(chain) < 2:
+                continue
+            ps = sorted(chain)
+            weak += 1
+            ax2.plot(ps, [chain[p][0] for p in ps], marker=MARKERS.get(fam.split()[0], "o"),
+                     label=f"{fam}, {int(n)} points/rank ({size_label(chain[ps[0]][1])} on {ps[0]})")
+    ranks = sorted({p for f in series.values() for c in f.values() for p in c})
+    for ax, name in ((ax1, "strong scaling: fixed size (dotted: ideal T(P0) P0/P)"),
+                     (ax2, "weak scaling: points per rank fixed (ideal: flat)")):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ranks)
+        ax.set_xticklabels([str(p) for p in ranks])
+        ax.set_yscale("log")
+        ax.set_xlabel("ranks P")
+        ax.set_ylabel(f"forward time per transform [ms] ({stat})")
+        ax.set_title(name, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+    if not weak:
+        ax2.text(0.5, 0.5, "no size grows with the ranks in these results", ha="center", transform=ax2.transAxes)
+    backend, precision, transform = key3
+    hosts = sorted({r.get("host", "?") for r in records})
+    fig.suptitle(f"dfft {transform}, {precision}, backend {backend} ({', '.join(hosts)}): best method per point",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    save(plt, fig, out, 90)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="+", help="JSON-lines result files of dfft bench --json")
+    ap.add_argument("-o", "--out", required=True, help="output folder (created if missing)")
+    ap.add_argument("--stat", choices=("median", "mean", "min"), default="median",
+                    help="statistic per configuration (default median; mean adds 99%% CI error bars)")
+    args = ap.parse_args()
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("plot.py: matplotlib is not installed for " + sys.executable +
+                 " (Debian/Ubuntu: apt-get install python3-matplotlib, then run /usr/bin/python3 tools/plot.py)")
+    records = dedupe(load(args.files))
+    os.makedirs(args.out, exist_ok=True)
+    written = []
+    for key, recs in sorted(groups_by_ranks(records).items()):
+        tag = f"{key[2]}_{key[1]}_{key[0]}_np{key[3]}"
+        for kind, fn in (("runtime", lambda o: plot_runtime(plt, key, recs, args.stat, o, False) or True),
+                         ("relative", lambda o: plot_runtime(plt, key, recs, args.stat, o, True) or True),
+                         ("methods", lambda o: plot_methods(plt, key, recs, args.stat, o)),
+                         ("phases", lambda o: plot_phases(plt, key, recs, o))):
+            path = os.path.join(args.out, f"{kind}_{tag}.png")
+            if fn(path):
+                written.append(path)
+    by_kind = collections.defaultdict(list)
+    for r in records:
+        by_kind[(r["backend"], r["precision"], r["transform"])].append(r)
+    for key3, recs in sorted(by_kind.items()):
+        path = os.path.join(args.out, f"scaling_{key3[2]}_{key3[1]}_{key3[0]}.png")
+        if plot_scaling(plt, key3, recs, args.stat, path):
+            written.append(path)
+        else:
+            print(f"plot.py: no scaling figure for {'/'.join(key3)}: the results hold one rank count per size "
+                  "(use \"ranks\": [1, 2, 4] in a cases file, or pass results of several mpirun -np)")
+    for p in written:
+        print("wrote", p)
+
+
+if __name__ == "__main__":
+    main()
