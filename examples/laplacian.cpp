@@ -11,26 +11,30 @@
 //   mpirun -np 4 build/bin/examples/laplacian 48 slab-1d2d
 //
 // Exit status 0 when the error at the largest size is below 1e-9.
-#include <dfft/dfft.hpp>
 #include <mpi.h>
+#include <dfft/dfft.hpp>
 
 #include <cmath>
 #include <complex>
-#include <numbers>
 #include <cstdio>
+#include <numbers>
 #include <string>
 #include <vector>
 
 namespace {
 
-double u_of(double x, double y, double z) { return std::exp(std::sin(x) + std::cos(y) + std::sin(z)); }
+double u_of(double x, double y, double z) {
+  return std::exp(std::sin(x) + std::cos(y) + std::sin(z));
+}
 
 double laplacian_of(double x, double y, double z) {
   const double cx = std::cos(x), sy = std::sin(y), cz = std::cos(z);
   return u_of(x, y, z) * (cx * cx - std::sin(x) + sy * sy - std::cos(y) + cz * cz - std::sin(z));
 }
 
-double wavenumber(std::int64_t i, std::int64_t n) { return static_cast<double>(i <= n / 2 ? i : i - n); }
+double wavenumber(std::int64_t i, std::int64_t n) {
+  return static_cast<double>(i <= n / 2 ? i : i - n);
+}
 
 // Calls fn(i, j, k, offset) for every point of this rank's box in a layout of any memory order.
 template <class Fn>
@@ -45,11 +49,13 @@ void for_each_point(const dfft::Layout& l, Fn fn) {
 // Relative L2 error of the spectral Laplacian on an n^3 grid.
 double laplacian_error(std::int64_t n, const dfft::Options& opt, MPI_Comm comm) {
   dfft::Plan<double> plan(comm, {n, n, n}, opt);
-  const double h = 2 * std::numbers::pi / static_cast<double>(n), inv_n = 1.0 / static_cast<double>(n * n * n);
+  const double h = 2 * std::numbers::pi / static_cast<double>(n),
+               inv_n = 1.0 / static_cast<double>(n * n * n);
   std::vector<double> u(static_cast<std::size_t>(plan.input_count()));
   std::vector<std::complex<double>> u_hat(static_cast<std::size_t>(plan.output_count()));
-  for_each_point(plan.input_layout(),
-                 [&](auto i, auto j, auto k, auto at) { u[static_cast<std::size_t>(at)] = u_of(i * h, j * h, k * h); });
+  for_each_point(plan.input_layout(), [&](auto i, auto j, auto k, auto at) {
+    u[static_cast<std::size_t>(at)] = u_of(i * h, j * h, k * h);
+  });
   plan.forward(u.data(), u_hat.data());
   for_each_point(plan.output_layout(), [&](auto i, auto j, auto k, auto at) {
     const double kx = wavenumber(i, n), ky = wavenumber(j, n), kz = static_cast<double>(k);
@@ -58,7 +64,8 @@ double laplacian_error(std::int64_t n, const dfft::Options& opt, MPI_Comm comm) 
   plan.inverse(u_hat.data(), u.data());  // u now holds the spectral Laplacian
   double sums[2] = {0, 0}, all[2];
   for_each_point(plan.input_layout(), [&](auto i, auto j, auto k, auto at) {
-    const double exact = laplacian_of(i * h, j * h, k * h), d = u[static_cast<std::size_t>(at)] - exact;
+    const double exact = laplacian_of(i * h, j * h, k * h),
+                 d = u[static_cast<std::size_t>(at)] - exact;
     sums[0] += d * d;
     sums[1] += exact * exact;
   });
@@ -81,8 +88,9 @@ int main(int argc, char** argv) {
   try {
     if (argc > 2) opt.decomposition = dfft::parse_decomposition(argv[2]);
     if (rank == 0)
-      std::printf("Spectral Laplacian of exp(sin x + cos y + sin z), %d rank%s, %s\n%6s  %s\n", ranks,
-                  ranks == 1 ? "" : "s", dfft::to_string(opt.decomposition).c_str(), "N", "relative L2 error");
+      std::printf("Spectral Laplacian of exp(sin x + cos y + sin z), %d rank%s, %s\n%6s  %s\n",
+                  ranks, ranks == 1 ? "" : "s", dfft::to_string(opt.decomposition).c_str(), "N",
+                  "relative L2 error");
     double err = 0;
     for (auto n : sizes) {
       err = laplacian_error(n, opt, MPI_COMM_WORLD);

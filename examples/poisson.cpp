@@ -11,19 +11,21 @@
 //   mpirun -np 4 build/bin/examples/poisson 64 pencil   # one size, another decomposition
 //
 // Exit status 0 when the error at the largest size is below 1e-10.
-#include <dfft/dfft.hpp>
 #include <mpi.h>
+#include <dfft/dfft.hpp>
 
 #include <cmath>
 #include <complex>
-#include <numbers>
 #include <cstdio>
+#include <numbers>
 #include <string>
 #include <vector>
 
 namespace {
 
-double u_exact(double x, double y, double z) { return std::exp(std::sin(x) + std::cos(y) + std::sin(z)); }
+double u_exact(double x, double y, double z) {
+  return std::exp(std::sin(x) + std::cos(y) + std::sin(z));
+}
 
 // laplace(u) = u * (d2/dx2 + d2/dy2 + d2/dz2 of the exponent plus its squared gradient).
 double forcing(double x, double y, double z) {
@@ -32,7 +34,9 @@ double forcing(double x, double y, double z) {
 }
 
 // Wavenumber of index i on an axis of n points (the upper half of the indices are negative k).
-double wavenumber(std::int64_t i, std::int64_t n) { return static_cast<double>(i <= n / 2 ? i : i - n); }
+double wavenumber(std::int64_t i, std::int64_t n) {
+  return static_cast<double>(i <= n / 2 ? i : i - n);
+}
 
 // Calls fn(i, j, k, offset) for every point of this rank's box; offset is the position in the
 // local array (the layout may store the axes in any order, so use its strides).
@@ -60,7 +64,8 @@ double solve(std::int64_t n, const dfft::Options& opt, MPI_Comm comm) {
   plan.forward(f.data(), f_hat.data());
   const double scale = 1.0 / static_cast<double>(n * n * n);
   for_each_point(plan.output_layout(), [&](auto i, auto j, auto k, auto at) {
-    const double kx = wavenumber(i, n), ky = wavenumber(j, n), kz = static_cast<double>(k);  // r2c: k >= 0
+    const double kx = wavenumber(i, n), ky = wavenumber(j, n),
+                 kz = static_cast<double>(k);  // r2c: k >= 0
     const double k2 = kx * kx + ky * ky + kz * kz;
     f_hat[static_cast<std::size_t>(at)] *= k2 > 0 ? -scale / k2 : 0.0;
   });
@@ -69,7 +74,8 @@ double solve(std::int64_t n, const dfft::Options& opt, MPI_Comm comm) {
 
   // The exact solution is defined up to a constant: compare with its zero-mean version.
   double sum = 0, total = 0;
-  for_each_point(plan.input_layout(), [&](auto i, auto j, auto k, auto) { sum += u_exact(i * h, j * h, k * h); });
+  for_each_point(plan.input_layout(),
+                 [&](auto i, auto j, auto k, auto) { sum += u_exact(i * h, j * h, k * h); });
   MPI_Allreduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
   const double mean = total * scale;
   double err[2] = {0, 0}, all[2];
@@ -96,8 +102,9 @@ int main(int argc, char** argv) {
   try {
     if (argc > 2) opt.decomposition = dfft::parse_decomposition(argv[2]);
     if (rank == 0)
-      std::printf("Poisson, u = exp(sin x + cos y + sin z), %d rank%s, %s\n%6s  %s\n", ranks, ranks == 1 ? "" : "s",
-                  dfft::to_string(opt.decomposition).c_str(), "N", "max error / max |u|");
+      std::printf("Poisson, u = exp(sin x + cos y + sin z), %d rank%s, %s\n%6s  %s\n", ranks,
+                  ranks == 1 ? "" : "s", dfft::to_string(opt.decomposition).c_str(), "N",
+                  "max error / max |u|");
     double err = 0;
     for (auto n : sizes) {
       err = solve(n, opt, MPI_COMM_WORLD);

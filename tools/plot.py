@@ -3,7 +3,7 @@
 
     python3 tools/plot.py out.jsonl [more.jsonl ...] -o figs/ [--stat median|mean|min]
 
-Writes PNG files into the output folder, one set per backend, precision and transform:
+Writes PNG files into the output folder, one set per backend, precision, transform and rank count:
   runtime_*_npP.png   total time vs size, the best method of each decomposition and variant,
                       with the single-device reference (dashed); 99% CI error bars with --stat mean
   relative_*_npP.png  the same divided by the best time at each size (1 = fastest)
@@ -18,6 +18,7 @@ import collections
 import json
 import math
 import os
+import subprocess
 import sys
 
 PHASES = ("fft", "pack", "comm", "unpack")
@@ -360,6 +361,20 @@ def plot_scaling(plt, key3, records, stat, out):
     return True
 
 
+def system_python_or_exit():
+    """matplotlib is missing for this interpreter (often a pyenv or virtualenv python3 first on
+    PATH): rerun with the system one if that has it (the Debian package), else say what to install."""
+    system = "/usr/bin/python3"
+    if (os.environ.get("DFFT_PLOT_REEXEC") != "1" and os.path.exists(system)
+            and os.path.realpath(system) != os.path.realpath(sys.executable)
+            and subprocess.run([system, "-c", "import matplotlib"], capture_output=True).returncode == 0):
+        print(f"plot.py: no matplotlib for {sys.executable}; using {system}", file=sys.stderr)
+        os.environ["DFFT_PLOT_REEXEC"] = "1"
+        os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
+    sys.exit("plot.py: matplotlib is not installed for " + sys.executable +
+             " (Debian/Ubuntu: apt-get install python3-matplotlib; other systems: pip install matplotlib)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+", help="JSON-lines result files of dfft bench --json")
@@ -372,8 +387,7 @@ def main():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        sys.exit("plot.py: matplotlib is not installed for " + sys.executable +
-                 " (Debian/Ubuntu: apt-get install python3-matplotlib, then run /usr/bin/python3 tools/plot.py)")
+        system_python_or_exit()
     records = dedupe(load(args.files))
     os.makedirs(args.out, exist_ok=True)
     written = []

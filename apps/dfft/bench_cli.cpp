@@ -128,6 +128,25 @@ void add_suite_options(CLI::App* c, BenchArgs& a) {
               "Progress line on stderr (default: on for --cases runs and runs of more than 10 configurations)");
 }
 
+// Whether the user gave an option. Flags and lists are read from their values (a flag with a
+// default can count as given in some CLI11 versions); options with a value from count().
+bool given_option(const CLI::App& c, const BenchArgs& a, const std::string& name) {
+  if (name == "--validate") return a.validate != 0;
+  if (name == "--reference") return a.reference != 0;
+  if (name == "--normalize") return a.normalize;
+  if (name == "--max-message-bytes") return a.max_message_bytes != 0;
+  if (name == "--size") return !a.sizes.empty();
+  if (name == "--precision") return !a.precisions.empty();
+  if (name == "--transform") return !a.transforms.empty();
+  if (name == "--decomp") return !a.decomps.empty();
+  if (name == "--variant") return !a.variants.empty();
+  if (name == "--grid") return !a.grids.empty();
+  if (name == "--method") return !a.methods.empty();
+  if (name == "--method1") return !a.methods1.empty();
+  if (name == "--method2") return !a.methods2.empty();
+  return c.count(name) > 0;
+}
+
 // Options whose explicit values override the settings of a --cases file.
 const std::vector<std::string> kOverridable{"--size", "--decomp", "--variant", "--grid", "--method",
                                             "--method1", "--method2", "--precision", "--transform",
@@ -288,7 +307,7 @@ Command make_bench_command(CLI::App& parent) {
   c->footer(kFooter);
   auto run = [args, c](MPI_Comm comm) {
     for (const auto& name : kOverridable)
-      if (c->count(name) > 0) args->given.push_back(name);
+      if (given_option(*c, *args, name)) args->given.push_back(name);
     if (!args->report.empty()) return run_report(*args, comm);
     if (args->cases.empty()) finish_args(*args);  // a cases file brings its own settings
     return run_bench(*args, comm);

@@ -72,10 +72,14 @@ BenchArgs sweep_defaults(const BenchArgs& cli) {
 
 // Explicit command-line settings win over the file.
 void apply_cli(const BenchArgs& cli, BenchArgs& a) {
-  auto given = [&](const char* n) { return std::find(cli.given.begin(), cli.given.end(), n) != cli.given.end(); };
-  for (const char* sweep : {"--size", "--decomp", "--variant", "--grid", "--method", "--method1", "--method2"})
+  auto given = [&](const char* n) {
+    return std::find(cli.given.begin(), cli.given.end(), n) != cli.given.end();
+  };
+  for (const char* sweep :
+       {"--size", "--decomp", "--variant", "--grid", "--method", "--method1", "--method2"})
     if (given(sweep))
-      throw CaseError(std::string("dfft bench: ") + sweep + " cannot be combined with --cases (the file defines the sweep)");
+      throw CaseError(std::string(sweep) +
+                      " cannot be combined with --cases (the file defines the sweep)");
   if (given("--warmup")) a.warmup = cli.warmup;
   if (given("--reps")) a.reps = cli.reps;
   if (given("--validate")) a.validate = cli.validate;
@@ -105,13 +109,15 @@ std::vector<Config> expand_cases(const CaseFile& f, const BenchArgs& cli) {
     } catch (const std::exception& e) {
       throw CaseError("cases file: test '" + t.name + "': " + e.what());
     }
-    const std::vector<int> ranks = t.settings.ranks.value_or(f.global.ranks.value_or(std::vector<int>{0}));
+    const std::vector<int> ranks =
+        t.settings.ranks.value_or(f.global.ranks.value_or(std::vector<int>{0}));
     for (auto& c : configs)
       for (int r : ranks) {
         c.ranks = r;
         c.test = t.name;
         out.push_back(c);
-        if (out.size() > kMaxConfigs) throw CaseError("cases file: more than 100000 configurations");
+        if (out.size() > kMaxConfigs)
+          throw CaseError("cases file: more than 100000 configurations");
       }
   }
   return out;

@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::size_t kMaxSizes = 4096;          // sizes per test
+constexpr std::size_t kMaxSizes = 4096;  // sizes per test
 constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
 constexpr int kMaxDims = 8;
 
@@ -33,7 +33,8 @@ std::int64_t get_int(const json& v, const std::string& where, std::int64_t lo, s
     fail(where, "must be at most " + std::to_string(hi));
   const std::int64_t x = v.get<std::int64_t>();
   if (x < lo || x > hi)
-    fail(where, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", found " + v.dump());
+    fail(where, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                    ", found " + v.dump());
   return x;
 }
 
@@ -59,7 +60,8 @@ std::string get_name(const json& v, const std::string& where, E (*parse)(const s
   return s;
 }
 
-std::string get_choice(const json& v, const std::string& where, const std::vector<std::string>& allowed) {
+std::string get_choice(const json& v, const std::string& where,
+                       const std::vector<std::string>& allowed) {
   std::string s = get_string(v, where);
   if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
     std::string list;
@@ -70,12 +72,14 @@ std::string get_choice(const json& v, const std::string& where, const std::vecto
 }
 
 // A string or a non-empty list of strings, each checked by `one`.
-std::vector<std::string> get_list(const json& v, const std::string& where,
-                                  const std::function<std::string(const json&, const std::string&)>& one) {
+std::vector<std::string> get_list(
+    const json& v, const std::string& where,
+    const std::function<std::string(const json&, const std::string&)>& one) {
   if (!v.is_array()) return {one(v, where)};
   if (v.empty()) fail(where, "empty list");
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(one(v[i], where + "[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out.push_back(one(v[i], where + "[" + std::to_string(i) + "]"));
   return out;
 }
 
@@ -88,8 +92,10 @@ std::string grid_entry(const json& v, const std::string& where) {
   while (true) {
     std::size_t end = s.find('x', start);
     std::string t = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (t.empty() || t.size() > 8 || t.find_first_not_of("0123456789") != std::string::npos || std::stol(t) < 1)
-      fail(where, "grid must be \"auto\", \"P\" or \"P1xP2\" with positive integers, found \"" + s + "\"");
+    if (t.empty() || t.size() > 8 || t.find_first_not_of("0123456789") != std::string::npos ||
+        std::stol(t) < 1)
+      fail(where,
+           "grid must be \"auto\", \"P\" or \"P1xP2\" with positive integers, found \"" + s + "\"");
     if (++parts > kMaxDims) fail(where, "too many grid dimensions in \"" + s + "\"");
     if (end == std::string::npos) break;
     start = end + 1;
@@ -122,11 +128,14 @@ std::vector<std::int64_t> shape_of(const json& v, const std::string& where) {
   return shape;
 }
 
-void add_sizes(const json& v, const std::string& where, std::vector<std::vector<std::int64_t>>& out) {
+void add_sizes(const json& v, const std::string& where,
+               std::vector<std::vector<std::int64_t>>& out) {
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end(); ++it)
-      if (it.key() != "from" && it.key() != "to") fail(where, "unknown key '" + it.key() + "' (allowed: from, to)");
-    if (!v.contains("from") || !v.contains("to")) fail(where, "a doubling range needs \"from\" and \"to\"");
+      if (it.key() != "from" && it.key() != "to")
+        fail(where, "unknown key '" + it.key() + "' (allowed: from, to)");
+    if (!v.contains("from") || !v.contains("to"))
+      fail(where, "a doubling range needs \"from\" and \"to\"");
     auto from = shape_of(v["from"], where + ".from"), to = shape_of(v["to"], where + ".to");
     try {
       for (auto& s : doubling_sizes(from, to)) out.push_back(std::move(s));
@@ -144,8 +153,10 @@ std::vector<std::vector<std::int64_t>> get_sizes(const json& v, const std::strin
   if (v.is_array()) {
     if (v.empty()) fail(where, "empty list");
     if (v[0].is_number())
-      fail(where, "a list of sizes is expected; write [[64, 64, 64]] or [\"64x64x64\"] for one size");
-    for (std::size_t i = 0; i < v.size(); ++i) add_sizes(v[i], where + "[" + std::to_string(i) + "]", out);
+      fail(where,
+           "a list of sizes is expected; write [[64, 64, 64]] or [\"64x64x64\"] for one size");
+    for (std::size_t i = 0; i < v.size(); ++i)
+      add_sizes(v[i], where + "[" + std::to_string(i) + "]", out);
   } else {
     add_sizes(v, where, out);
   }
@@ -157,7 +168,8 @@ std::vector<int> get_ranks(const json& v, const std::string& where) {
   if (!v.is_array()) return {static_cast<int>(get_int(v, where, 1, 1 << 24))};
   if (v.empty()) fail(where, "empty list");
   for (std::size_t i = 0; i < v.size(); ++i)
-    out.push_back(static_cast<int>(get_int(v[i], where + "[" + std::to_string(i) + "]", 1, 1 << 24)));
+    out.push_back(
+        static_cast<int>(get_int(v[i], where + "[" + std::to_string(i) + "]", 1, 1 << 24)));
   return out;
 }
 
@@ -165,44 +177,62 @@ using Reader = std::function<void(const json&, const std::string&, CaseSettings&
 
 const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> r{
-      {"warmup", [](auto& v, auto& w, auto& s) { s.warmup = static_cast<int>(get_int(v, w, 0, 1000000)); }},
-      {"reps", [](auto& v, auto& w, auto& s) { s.reps = static_cast<int>(get_int(v, w, 1, 1000000)); }},
+      {"warmup",
+       [](auto& v, auto& w, auto& s) { s.warmup = static_cast<int>(get_int(v, w, 0, 1000000)); }},
+      {"reps",
+       [](auto& v, auto& w, auto& s) { s.reps = static_cast<int>(get_int(v, w, 1, 1000000)); }},
       {"validate", [](auto& v, auto& w, auto& s) { s.validate = get_bool(v, w); }},
       {"reference", [](auto& v, auto& w, auto& s) { s.reference = get_bool(v, w); }},
       {"normalize", [](auto& v, auto& w, auto& s) { s.normalize = get_bool(v, w); }},
-      {"effort", [](auto& v, auto& w, auto& s) { s.effort = get_choice(v, w, {"estimate", "measure"}); }},
-      {"backend", [](auto& v, auto& w, auto& s) { s.backend = get_name(v, w, dfft::parse_backend); }},
-      {"staging", [](auto& v, auto& w, auto& s) { s.staging = get_name(v, w, dfft::parse_staging); }},
+      {"effort",
+       [](auto& v, auto& w, auto& s) {
+         s.effort = get_choice(v, w, {"estimate", "measure"});
+       }},
+      {"backend",
+       [](auto& v, auto& w, auto& s) { s.backend = get_name(v, w, dfft::parse_backend); }},
+      {"staging",
+       [](auto& v, auto& w, auto& s) { s.staging = get_name(v, w, dfft::parse_staging); }},
       {"max_message_bytes",
-       [](auto& v, auto& w, auto& s) { s.max_message_bytes = get_int(v, w, 1, std::numeric_limits<std::int64_t>::max()); }},
+       [](auto& v, auto& w, auto& s) {
+         s.max_message_bytes = get_int(v, w, 1, std::numeric_limits<std::int64_t>::max());
+       }},
       {"precision",
        [](auto& v, auto& w, auto& s) {
-         s.precisions = get_list(v, w, [](auto& x, auto& y) { return get_choice(x, y, {"double", "float"}); });
+         s.precisions = get_list(v, w, [](auto& x, auto& y) {
+           return get_choice(x, y, {"double", "float"});
+         });
        }},
       {"transform",
        [](auto& v, auto& w, auto& s) {
-         s.transforms = get_list(v, w, [](auto& x, auto& y) { return get_choice(x, y, {"r2c", "c2r", "c2c"}); });
+         s.transforms = get_list(v, w, [](auto& x, auto& y) {
+           return get_choice(x, y, {"r2c", "c2r", "c2c"});
+         });
        }},
       {"decomposition",
        [](auto& v, auto& w, auto& s) {
-         s.decomps = get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_decomposition); });
+         s.decomps = get_list(
+             v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_decomposition); });
        }},
       {"variant",
        [](auto& v, auto& w, auto& s) {
-         s.variants = get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_variant); });
+         s.variants =
+             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_variant); });
        }},
       {"grid", [](auto& v, auto& w, auto& s) { s.grids = get_list(v, w, grid_entry); }},
       {"method",
        [](auto& v, auto& w, auto& s) {
-         s.methods = get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
+         s.methods =
+             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
        }},
       {"method1",
        [](auto& v, auto& w, auto& s) {
-         s.methods1 = get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
+         s.methods1 =
+             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
        }},
       {"method2",
        [](auto& v, auto& w, auto& s) {
-         s.methods2 = get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
+         s.methods2 =
+             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
        }},
       {"sizes", [](auto& v, auto& w, auto& s) { s.sizes = get_sizes(v, w); }},
       {"ranks", [](auto& v, auto& w, auto& s) { s.ranks = get_ranks(v, w); }},
@@ -216,7 +246,8 @@ std::string known_keys(bool test) {
   return k;
 }
 
-CaseSettings read_settings(const json& obj, const std::string& where, bool test, std::string* name) {
+CaseSettings read_settings(const json& obj, const std::string& where, bool test,
+                           std::string* name) {
   if (!obj.is_object()) fail(where, "expected an object, found " + type_name(obj));
   CaseSettings s;
   for (auto it = obj.begin(); it != obj.end(); ++it) {
@@ -230,7 +261,8 @@ CaseSettings read_settings(const json& obj, const std::string& where, bool test,
     if (r == readers().end()) fail(w, "unknown key; allowed: " + known_keys(test));
     r->second(it.value(), w, s);
   }
-  if (s.methods && (s.methods1 || s.methods2)) fail(where, "\"method\" excludes \"method1\"/\"method2\"");
+  if (s.methods && (s.methods1 || s.methods2))
+    fail(where, "\"method\" excludes \"method1\"/\"method2\"");
   return s;
 }
 
@@ -241,16 +273,19 @@ std::vector<std::int64_t> parse_size_text(const std::string& s) {
   std::size_t start = 0;
   while (start <= s.size()) {
     std::size_t end = s.find('x', start);
-    const std::string t = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string t =
+        s.substr(start, end == std::string::npos ? std::string::npos : end - start);
     const std::size_t caret = t.find('^');
-    const std::string base = t.substr(0, caret), power = caret == std::string::npos ? "1" : t.substr(caret + 1);
+    const std::string base = t.substr(0, caret),
+                      power = caret == std::string::npos ? "1" : t.substr(caret + 1);
     auto digits = [](const std::string& x) {
       return !x.empty() && x.size() <= 13 && x.find_first_not_of("0123456789") == std::string::npos;
     };
     if (!digits(base) || !digits(power) || std::stoll(power) < 1 || std::stoll(power) > kMaxDims)
       throw CaseError("bad size \"" + s + "\" (write 128x128x256, 128^2x256 or 256^3)");
     for (long long k = 0; k < std::stoll(power); ++k) shape.push_back(std::stoll(base));
-    if (shape.size() > static_cast<std::size_t>(kMaxDims)) throw CaseError("size \"" + s + "\" has too many dimensions");
+    if (shape.size() > static_cast<std::size_t>(kMaxDims))
+      throw CaseError("size \"" + s + "\" has too many dimensions");
     if (end == std::string::npos) break;
     start = end + 1;
   }
@@ -259,7 +294,8 @@ std::vector<std::int64_t> parse_size_text(const std::string& s) {
 
 std::vector<std::vector<std::int64_t>> doubling_sizes(const std::vector<std::int64_t>& from,
                                                       const std::vector<std::int64_t>& to) {
-  if (from.size() != to.size()) throw CaseError("\"from\" and \"to\" have different numbers of dimensions");
+  if (from.size() != to.size())
+    throw CaseError("\"from\" and \"to\" have different numbers of dimensions");
   for (std::size_t a = 0; a < from.size(); ++a)
     if (from[a] < 1 || to[a] < from[a]) throw CaseError("every axis needs 1 <= from <= to");
   std::vector<std::vector<std::int64_t>> out{from};
@@ -287,11 +323,16 @@ CaseFile parse_cases_json(const std::string& text) {
   CaseFile f;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     const std::string& k = it.key();
-    if (k == "name") f.name = get_string(it.value(), k);
-    else if (k == "description") f.description = get_string(it.value(), k);
-    else if (k == "comment") continue;
-    else if (k == "global") f.global = read_settings(it.value(), k, false, nullptr);
-    else if (k != "tests") fail(k, "unknown top-level key; allowed: name, description, comment, global, tests");
+    if (k == "name")
+      f.name = get_string(it.value(), k);
+    else if (k == "description")
+      f.description = get_string(it.value(), k);
+    else if (k == "comment")
+      continue;
+    else if (k == "global")
+      f.global = read_settings(it.value(), k, false, nullptr);
+    else if (k != "tests")
+      fail(k, "unknown top-level key; allowed: name, description, comment, global, tests");
   }
   if (!doc.contains("tests") || !doc["tests"].is_array() || doc["tests"].empty())
     fail("tests", "a non-empty list of tests is required");
@@ -301,7 +342,8 @@ CaseFile parse_cases_json(const std::string& text) {
     const std::string where = "tests[" + std::to_string(i) + "]";
     t.settings = read_settings(tests[i], where, true, &t.name);
     if (t.name.empty()) t.name = where;
-    if (!t.settings.sizes && !f.global.sizes) fail(where, "no \"sizes\" (in the test or in \"global\")");
+    if (!t.settings.sizes && !f.global.sizes)
+      fail(where, "no \"sizes\" (in the test or in \"global\")");
     f.tests.push_back(std::move(t));
   }
   return f;

@@ -38,7 +38,9 @@ nlohmann::json cpu_model() {
 }
 
 #ifdef DFFT_APP_HAS_CUDA
-std::string dotted(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+std::string dotted(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
 #endif
 
 void cuda_fields(nlohmann::json& m) {
@@ -74,10 +76,12 @@ std::string mpi_library_version() {
 nlohmann::json machine_description(bool cuda) {
   nlohmann::json m;
   char host[256] = {0};
-  m["host"] = gethostname(host, sizeof host - 1) == 0 ? nlohmann::json(std::string(host)) : nlohmann::json(nullptr);
+  m["host"] = gethostname(host, sizeof host - 1) == 0 ? nlohmann::json(std::string(host))
+                                                      : nlohmann::json(nullptr);
   utsname u{};
-  m["os"] = uname(&u) == 0 ? nlohmann::json(std::string(u.sysname) + " " + u.release + " " + u.machine)
-                           : nlohmann::json(nullptr);
+  m["os"] = uname(&u) == 0
+                ? nlohmann::json(std::string(u.sysname) + " " + u.release + " " + u.machine)
+                : nlohmann::json(nullptr);
   m["cpu_model"] = cpu_model();
   m["cpu_cores"] = std::thread::hardware_concurrency();
   m["mpi_library"] = mpi_library_version();

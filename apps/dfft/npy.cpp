@@ -22,13 +22,15 @@ class DictReader {
   explicit DictReader(std::string_view s) : s_(s) {}
 
   void skip_ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+      ++i_;
   }
   bool at_end() const { return i_ >= s_.size(); }
   char peek() const { return at_end() ? '\0' : s_[i_]; }
   void expect(char c) {
     skip_ws();
-    if (peek() != c) bad(std::string("expected '") + c + "' at offset " + std::to_string(i_) + found());
+    if (peek() != c)
+      bad(std::string("expected '") + c + "' at offset " + std::to_string(i_) + found());
     ++i_;
   }
   bool accept(char c) {
@@ -41,7 +43,8 @@ class DictReader {
   std::string string_literal() {
     skip_ws();
     const char q = peek();
-    if (q != '\'' && q != '"') bad("expected a quoted string at offset " + std::to_string(i_) + found());
+    if (q != '\'' && q != '"')
+      bad("expected a quoted string at offset " + std::to_string(i_) + found());
     const std::size_t start = ++i_;
     while (!at_end() && s_[i_] != q) {
       if (s_[i_] == '\\') bad("escape sequences are not supported in the header strings");
@@ -74,7 +77,8 @@ class DictReader {
       v = v * 10 + digit;
       ++i_;
     }
-    if (i_ == start) bad("expected a non-negative integer in 'shape' at offset " + std::to_string(i_) + found());
+    if (i_ == start)
+      bad("expected a non-negative integer in 'shape' at offset " + std::to_string(i_) + found());
     if (peek() == 'L') ++i_;  // Python 2 era files write long integers as 10L
     return v;
   }
@@ -164,7 +168,8 @@ void read_dict(NpyHeader& h, std::string_view text) {
   }
   r.skip_ws();
   if (!r.at_end()) bad("unexpected text after the closing '}'");
-  if (!have_descr || !have_order || !have_shape) bad("the dict needs the keys 'descr', 'fortran_order' and 'shape'");
+  if (!have_descr || !have_order || !have_shape)
+    bad("the dict needs the keys 'descr', 'fortran_order' and 'shape'");
 }
 
 }  // namespace
@@ -183,15 +188,18 @@ NpyHeader parse_npy_header(const char* data, std::size_t len) {
   const std::size_t prefix = h.major == 1 ? 10 : 12;
   if (len < prefix) bad("file ends inside the header length field");
   const std::size_t hlen = little_u32(u + 8, h.major == 1 ? 2 : 4);
-  if (hlen > kMaxNpyHeader) bad("header length " + std::to_string(hlen) + " exceeds the limit of 1 MiB");
+  if (hlen > kMaxNpyHeader)
+    bad("header length " + std::to_string(hlen) + " exceeds the limit of 1 MiB");
   if (hlen > len - prefix)
-    bad("header says " + std::to_string(hlen) + " bytes but the file ends after " + std::to_string(len - prefix));
+    bad("header says " + std::to_string(hlen) + " bytes but the file ends after " +
+        std::to_string(len - prefix));
   h.data_offset = prefix + hlen;
   read_dict(h, std::string_view(data + prefix, hlen));
   read_descr(h);
   h.count = 1;
   for (auto n : h.shape) {
-    if (n != 0 && h.count > std::numeric_limits<std::int64_t>::max() / n) bad("shape product overflows");
+    if (n != 0 && h.count > std::numeric_limits<std::int64_t>::max() / n)
+      bad("shape product overflows");
     h.count *= n;
   }
   if (h.itemsize > 0 && h.count > std::numeric_limits<std::int64_t>::max() / h.itemsize)
@@ -223,7 +231,8 @@ const char* npy_type_name(NpyType t) {
 int npy_itemsize(NpyType t) {
   switch (t) {
     case NpyType::f4: return 4;
-    case NpyType::f8: case NpyType::c8: return 8;
+    case NpyType::f8:
+    case NpyType::c8: return 8;
     case NpyType::c16: return 16;
     default: return 0;
   }
@@ -239,10 +248,12 @@ std::string npy_describe(const NpyHeader& h) {
 std::string make_npy_header(NpyType t, const std::vector<std::int64_t>& shape) {
   std::string dims;
   for (auto n : shape) dims += std::to_string(n) + ", ";
-  if (shape.size() > 1) dims.resize(dims.size() - 2);  // numpy writes (3,) for one dimension only
-  else if (shape.size() == 1) dims.pop_back();
-  std::string dict = std::string("{'descr': '") + npy_descr(t) + "', 'fortran_order': False, 'shape': (" +
-                     dims + "), }";
+  if (shape.size() > 1)
+    dims.resize(dims.size() - 2);  // numpy writes (3,) for one dimension only
+  else if (shape.size() == 1)
+    dims.pop_back();
+  std::string dict = std::string("{'descr': '") + npy_descr(t) +
+                     "', 'fortran_order': False, 'shape': (" + dims + "), }";
   int major = 1;
   std::size_t prefix = 10;
   if (dict.size() + 64 > 65535) {

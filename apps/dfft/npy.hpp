@@ -1,8 +1,8 @@
 // NumPy .npy header: parsing (untrusted input) and writing. No MPI and no file access here, so a
 // fuzzer can call parse_npy_header() on arbitrary bytes. Format: numpy.lib.format (versions 1.0,
 // 2.0 and 3.0): magic "\x93NUMPY", major, minor, header length (uint16 for 1.0, uint32 little
-// endian for 2.0/3.0), then a Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': ...}
-// padded with spaces and ended by '\n'; the array data follows.
+// endian for 2.0/3.0), then a Python dict literal {'descr': ..., 'fortran_order': ..., 'shape':
+// ...} padded with spaces and ended by '\n'; the array data follows.
 #pragma once
 
 #include <cstddef>
@@ -23,9 +23,9 @@ enum class NpyType { f4, f8, c8, c16, other };
 
 struct NpyHeader {
   int major = 1, minor = 0;
-  std::string descr;            // e.g. "<f8"
+  std::string descr;  // e.g. "<f8"
   NpyType type = NpyType::other;
-  int itemsize = 0;             // bytes per element as the descr says (0 if unknown)
+  int itemsize = 0;  // bytes per element as the descr says (0 if unknown)
   bool fortran_order = false;
   std::vector<std::int64_t> shape;
   std::size_t data_offset = 0;  // bytes from the start of the file to the first element
@@ -48,7 +48,8 @@ NpyHeader parse_npy_header(const char* data, std::size_t len);
 const char* npy_descr(NpyType t);
 const char* npy_type_name(NpyType t);
 int npy_itemsize(NpyType t);
-/// The name of whatever a header holds, for messages ("float64", "int32 ('<i4')", "'>f8' (big endian)").
+/// The name of whatever a header holds, for messages ("float64", "int32 ('<i4')", "'>f8' (big
+/// endian)").
 std::string npy_describe(const NpyHeader& h);
 
 /// A version 1.0 header (2.0 if the dict does not fit in 65535 bytes) for a C-order array,

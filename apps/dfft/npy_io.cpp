@@ -4,8 +4,8 @@
 
 #include <cerrno>
 #include <climits>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -27,7 +27,8 @@ void check_local(int code, const char* call) {
 
 // Calls that can fail on some ranks only (file access) are agreed before anyone goes on.
 void check_all(int code, const std::string& what, MPI_Comm comm) {
-  agree_ok(code == MPI_SUCCESS, code == MPI_SUCCESS ? "" : what + ": " + mpi_error_text(code), comm);
+  agree_ok(code == MPI_SUCCESS, code == MPI_SUCCESS ? "" : what + ": " + mpi_error_text(code),
+           comm);
 }
 
 // Owns derived datatypes so that every exit path frees them.
@@ -50,7 +51,8 @@ MPI_Datatype element_type(NpyType t, Types& types) {
   if (t == NpyType::f4) return MPI_FLOAT;
   if (t == NpyType::f8) return MPI_DOUBLE;
   MPI_Datatype c = MPI_DATATYPE_NULL;
-  check_local(MPI_Type_contiguous(2, t == NpyType::c8 ? MPI_FLOAT : MPI_DOUBLE, &c), "MPI_Type_contiguous");
+  check_local(MPI_Type_contiguous(2, t == NpyType::c8 ? MPI_FLOAT : MPI_DOUBLE, &c),
+              "MPI_Type_contiguous");
   return types.keep(c);
 }
 
@@ -63,27 +65,30 @@ std::vector<int> file_axes(int d, bool fortran) {
 }
 
 // Where the box lies in the file: a subarray of the global array in file axis order.
-MPI_Datatype file_type(const std::vector<std::int64_t>& shape, const dfft::Box& box, const std::vector<int>& axes,
-                       MPI_Datatype elem, Types& types) {
+MPI_Datatype file_type(const std::vector<std::int64_t>& shape, const dfft::Box& box,
+                       const std::vector<int>& axes, MPI_Datatype elem, Types& types) {
   const int d = box.dims();
   std::vector<int> sizes(d), sub(d), starts(d);
   for (int k = 0; k < d; ++k) {
     const int a = axes[static_cast<std::size_t>(k)];
-    if (shape[a] > INT_MAX) throw IoError("axis " + std::to_string(a) + " is longer than MPI-IO subarrays allow (2^31-1)");
+    if (shape[a] > INT_MAX)
+      throw IoError("axis " + std::to_string(a) +
+                    " is longer than MPI-IO subarrays allow (2^31-1)");
     sizes[k] = static_cast<int>(shape[a]);
     sub[k] = static_cast<int>(box.extent(a));
     starts[k] = static_cast<int>(box.lo[a]);
   }
   MPI_Datatype t = MPI_DATATYPE_NULL;
-  check_local(MPI_Type_create_subarray(d, sizes.data(), sub.data(), starts.data(), MPI_ORDER_C, elem, &t),
-              "MPI_Type_create_subarray");
+  check_local(
+      MPI_Type_create_subarray(d, sizes.data(), sub.data(), starts.data(), MPI_ORDER_C, elem, &t),
+      "MPI_Type_create_subarray");
   return types.keep(t);
 }
 
 // Where the box lies in memory: nested byte-strided vectors that visit the local array in the
 // file's order whatever the layout's memory order and padding, so no copy is needed.
-MPI_Datatype memory_type(const dfft::Layout& l, const std::vector<int>& axes, MPI_Datatype elem, int elem_bytes,
-                         Types& types) {
+MPI_Datatype memory_type(const dfft::Layout& l, const std::vector<int>& axes, MPI_Datatype elem,
+                         int elem_bytes, Types& types) {
   const auto strides = l.strides();
   MPI_Datatype t = elem;
   for (int k = l.box.dims() - 1; k >= 0; --k) {
@@ -112,7 +117,8 @@ bool load_header_bytes(const std::string& path, std::string& bytes, std::string&
   }
   const auto size = static_cast<std::int64_t>(in.tellg());
   in.seekg(0);
-  bytes.resize(static_cast<std::size_t>(std::min<std::int64_t>(size, static_cast<std::int64_t>(kNpyPrefixBytes))));
+  bytes.resize(static_cast<std::size_t>(
+      std::min<std::int64_t>(size, static_cast<std::int64_t>(kNpyPrefixBytes))));
   if (size < 0 || !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
     why = "cannot read '" + path + "'";
     return false;
@@ -120,16 +126,18 @@ bool load_header_bytes(const std::string& path, std::string& bytes, std::string&
   try {
     NpyHeader h = parse_npy_header(bytes.data(), bytes.size());
     if (h.type == NpyType::other)
-      throw NpyError("unsupported dtype " + npy_describe(h) +
-                     "; dfft transform reads float32, float64, complex64 and complex128 (little endian)");
+      throw NpyError(
+          "unsupported dtype " + npy_describe(h) +
+          "; dfft transform reads float32, float64, complex64 and complex128 (little endian)");
     const std::int64_t expect = static_cast<std::int64_t>(h.data_offset) + h.data_bytes;
     if (size < expect)
-      throw NpyError("truncated: shape " + shape_str(h.shape) + " of " + npy_type_name(h.type) + " needs " +
-                     std::to_string(h.data_bytes) + " bytes of data, the file holds " +
+      throw NpyError("truncated: shape " + shape_str(h.shape) + " of " + npy_type_name(h.type) +
+                     " needs " + std::to_string(h.data_bytes) + " bytes of data, the file holds " +
                      std::to_string(size - static_cast<std::int64_t>(h.data_offset)));
     if (size > expect)
-      throw NpyError(std::to_string(size - expect) + " unexpected bytes after the array data (shape " +
-                     shape_str(h.shape) + ", " + npy_type_name(h.type) + ")");
+      throw NpyError(std::to_string(size - expect) +
+                     " unexpected bytes after the array data (shape " + shape_str(h.shape) + ", " +
+                     npy_type_name(h.type) + ")");
     bytes.resize(h.data_offset);
   } catch (const NpyError& e) {
     why = path + ": " + e.what();
@@ -169,37 +177,45 @@ NpyHeader read_npy_header(const std::string& path, MPI_Comm comm) {
   return parse_npy_header(bytes.data(), bytes.size());  // rank 0 checked these very bytes
 }
 
-void read_npy_box(const std::string& path, const NpyHeader& h, const dfft::Layout& layout, void* local,
-                  MPI_Comm comm) {
+void read_npy_box(const std::string& path, const NpyHeader& h, const dfft::Layout& layout,
+                  void* local, MPI_Comm comm) {
   Types types;
   const MPI_Datatype elem = element_type(h.type, types);
   const bool empty = layout.box.empty();
   const auto axes = file_axes(layout.box.dims(), h.fortran_order);
   const MPI_Datatype ftype = empty ? elem : file_type(h.shape, layout.box, axes, elem, types);
-  const MPI_Datatype mtype = empty ? elem : memory_type(layout, axes, elem, npy_itemsize(h.type), types);
+  const MPI_Datatype mtype =
+      empty ? elem : memory_type(layout, axes, elem, npy_itemsize(h.type), types);
   MPI_File fh = MPI_FILE_NULL;
-  check_all(MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), "cannot open '" + path + "'", comm);
+  check_all(MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+            "cannot open '" + path + "'", comm);
   std::string failure;
-  int code = MPI_File_set_view(fh, static_cast<MPI_Offset>(h.data_offset), elem, ftype, "native", MPI_INFO_NULL);
+  int code = MPI_File_set_view(fh, static_cast<MPI_Offset>(h.data_offset), elem, ftype, "native",
+                               MPI_INFO_NULL);
   if (code != MPI_SUCCESS) failure = "MPI_File_set_view on '" + path + "': " + mpi_error_text(code);
   MPI_Status status;
   // Every rank calls the collective read, even one whose view failed, so none is left waiting.
-  const int rc = MPI_File_read_at_all(fh, 0, local, empty || !failure.empty() ? 0 : 1, mtype, &status);
-  if (failure.empty() && rc != MPI_SUCCESS) failure = "reading '" + path + "': " + mpi_error_text(rc);
+  const int rc =
+      MPI_File_read_at_all(fh, 0, local, empty || !failure.empty() ? 0 : 1, mtype, &status);
+  if (failure.empty() && rc != MPI_SUCCESS)
+    failure = "reading '" + path + "': " + mpi_error_text(rc);
   MPI_File_close(&fh);
   agree_ok(failure.empty(), failure, comm);
 }
 
-NpyOutput::NpyOutput(const std::string& path, MPI_Comm comm) : path_(path), tmp_(path + ".dfft-tmp"), comm_(comm) {
+NpyOutput::NpyOutput(const std::string& path, MPI_Comm comm)
+    : path_(path), tmp_(path + ".dfft-tmp"), comm_(comm) {
   check_local(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
   std::string why;
   if (rank_ == 0) {
     struct stat st {};
-    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) why = "cannot write '" + path + "': it is a directory";
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      why = "cannot write '" + path + "': it is a directory";
     std::remove(tmp_.c_str());  // left by a killed run
   }
   agree_ok(why.empty(), why, comm);
-  const int code = MPI_File_open(comm, tmp_.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh_);
+  const int code =
+      MPI_File_open(comm, tmp_.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh_);
   if (code != MPI_SUCCESS) fh_ = MPI_FILE_NULL;
   try {
     check_all(code, "cannot write '" + path + "' (creating '" + tmp_ + "')", comm);
@@ -219,29 +235,34 @@ void NpyOutput::discard() noexcept {
   if (rank_ == 0) std::remove(tmp_.c_str());
 }
 
-void NpyOutput::write(NpyType type, const std::vector<std::int64_t>& shape, const dfft::Layout& layout,
-                      const void* local) {
+void NpyOutput::write(NpyType type, const std::vector<std::int64_t>& shape,
+                      const dfft::Layout& layout, const void* local) {
   Types types;
   const MPI_Datatype elem = element_type(type, types);
   const bool empty = layout.box.empty();
   const auto axes = file_axes(layout.box.dims(), false);  // always written in C order
   const MPI_Datatype ftype = empty ? elem : file_type(shape, layout.box, axes, elem, types);
-  const MPI_Datatype mtype = empty ? elem : memory_type(layout, axes, elem, npy_itemsize(type), types);
+  const MPI_Datatype mtype =
+      empty ? elem : memory_type(layout, axes, elem, npy_itemsize(type), types);
   const std::string header = make_npy_header(type, shape);
   std::int64_t count = 1;
   for (auto n : shape) count *= n;
-  const auto total = static_cast<MPI_Offset>(header.size()) + static_cast<MPI_Offset>(count) * npy_itemsize(type);
-  check_all(MPI_File_set_size(fh_, total), "cannot write '" + path_ + "' (setting its size)", comm_);
+  const auto total =
+      static_cast<MPI_Offset>(header.size()) + static_cast<MPI_Offset>(count) * npy_itemsize(type);
+  check_all(MPI_File_set_size(fh_, total), "cannot write '" + path_ + "' (setting its size)",
+            comm_);
   int code = MPI_SUCCESS;
   if (rank_ == 0) {
     MPI_Status st;
     code = MPI_File_write_at(fh_, 0, header.data(), static_cast<int>(header.size()), MPI_CHAR, &st);
   }
   check_all(code, "cannot write the header of '" + path_ + "'", comm_);
-  check_all(MPI_File_set_view(fh_, static_cast<MPI_Offset>(header.size()), elem, ftype, "native", MPI_INFO_NULL),
+  check_all(MPI_File_set_view(fh_, static_cast<MPI_Offset>(header.size()), elem, ftype, "native",
+                              MPI_INFO_NULL),
             "MPI_File_set_view on '" + path_ + "'", comm_);
   MPI_Status st;
-  check_all(MPI_File_write_at_all(fh_, 0, local, empty ? 0 : 1, mtype, &st), "cannot write '" + path_ + "'", comm_);
+  check_all(MPI_File_write_at_all(fh_, 0, local, empty ? 0 : 1, mtype, &st),
+            "cannot write '" + path_ + "'", comm_);
 }
 
 void NpyOutput::commit() {

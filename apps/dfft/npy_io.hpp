@@ -1,6 +1,7 @@
 // Collective .npy input and output with MPI-IO: every rank reads or writes its own box of the
-// global array (read: C or Fortran order in the file; written: C order), from or into a local array of any memory order
-// (a dfft::Layout). Errors are agreed across ranks: every rank throws the same IoError.
+// global array (read: C or Fortran order in the file; written: C order), from or into a local array
+// of any memory order (a dfft::Layout). Errors are agreed across ranks: every rank throws the same
+// IoError.
 #pragma once
 
 #include <mpi.h>
@@ -28,8 +29,8 @@ NpyHeader read_npy_header(const std::string& path, MPI_Comm comm);
 
 /// Reads this rank's `layout.box` of the file's global array into `local` (layout's memory order
 /// and padding). Collective (MPI_File_read_at_all with a subarray file view).
-void read_npy_box(const std::string& path, const NpyHeader& h, const dfft::Layout& layout, void* local,
-                  MPI_Comm comm);
+void read_npy_box(const std::string& path, const NpyHeader& h, const dfft::Layout& layout,
+                  void* local, MPI_Comm comm);
 
 /// An output .npy written to PATH.dfft-tmp and renamed to PATH by commit(); destroying it
 /// without commit() deletes the temporary file, so a failure leaves no partial output.
@@ -42,7 +43,8 @@ class NpyOutput {
   NpyOutput& operator=(const NpyOutput&) = delete;
 
   /// Rank 0 writes the header, every rank its box (collective).
-  void write(NpyType type, const std::vector<std::int64_t>& shape, const dfft::Layout& layout, const void* local);
+  void write(NpyType type, const std::vector<std::int64_t>& shape, const dfft::Layout& layout,
+             const void* local);
   /// Closes and renames to the final path (collective).
   void commit();
 

@@ -20,14 +20,15 @@ namespace {
 using json = nlohmann::json;
 
 struct Entry {
-  double value = 0;      // the chosen statistic, ms
+  double value = 0;       // the chosen statistic, ms
   bool fallback = false;  // --stat mean asked but the record has no mean (single-device rows)
   const json* record = nullptr;
 };
 
 struct Group {
   std::string title;
-  std::map<std::vector<std::int64_t>, std::map<std::string, Entry>> by_size;  // size -> label -> entry
+  std::map<std::vector<std::int64_t>, std::map<std::string, Entry>>
+      by_size;  // size -> label -> entry
   std::set<std::string> labels;
 };
 
@@ -44,7 +45,8 @@ std::string label_of(const json& r) {
   std::vector<std::string> methods;
   for (const auto& m : r["methods"]) methods.push_back(m.get<std::string>());
   std::string s = d + " " + r["variant"].get<std::string>() + " " + methods_text(methods);
-  if (r.contains("codec") && r["codec"].is_string() && r["codec"] != "none") s += " codec " + r["codec"].get<std::string>();
+  if (r.contains("codec") && r["codec"].is_string() && r["codec"] != "none")
+    s += " codec " + r["codec"].get<std::string>();
   if (d == "pencil" || r["grid"].size() > 1) {
     std::vector<int> g;
     for (const auto& v : r["grid"]) g.push_back(v.get<int>());
@@ -109,13 +111,15 @@ std::string group_key(const json& r, int ranks) {
 
 std::string group_title(const json& r, int ranks) {
   const std::string tr = r["transform"], dir = r["direction"];
-  const std::string kind = tr == "r2c" ? (dir == "forward" ? "r2c forward" : "c2r inverse") : "c2c " + dir;
+  const std::string kind =
+      tr == "r2c" ? (dir == "forward" ? "r2c forward" : "c2r inverse") : "c2c " + dir;
   return kind + ", " + r["precision"].get<std::string>() + ", " + std::to_string(ranks) + " rank" +
          (ranks == 1 ? "" : "s") + ", backend " + r["backend"].get<std::string>();
 }
 
 // Groups distributed records; single-device rows join every group of the same kind.
-std::map<std::string, Group> build_groups(const std::vector<json>& recs, const std::string& stat, int& replaced) {
+std::map<std::string, Group> build_groups(const std::vector<json>& recs, const std::string& stat,
+                                          int& replaced) {
   std::map<std::string, Group> groups;
   std::vector<const json*> singles;
   for (const auto& r : recs) {
@@ -153,17 +157,19 @@ std::map<std::string, Group> build_groups(const std::vector<json>& recs, const s
 std::vector<std::vector<std::int64_t>> sorted_sizes(const Group& g) {
   std::vector<std::vector<std::int64_t>> sizes;
   for (const auto& [s, cells] : g.by_size) sizes.push_back(s);
-  std::stable_sort(sizes.begin(), sizes.end(), [](auto& x, auto& y) { return points(x) < points(y); });
+  std::stable_sort(sizes.begin(), sizes.end(),
+                   [](auto& x, auto& y) { return points(x) < points(y); });
   return sizes;
 }
 
 void print_relative(const Group& g, const std::string& stat) {
   const auto sizes = sorted_sizes(g);
   std::vector<std::string> labels(g.labels.begin(), g.labels.end());
-  std::sort(labels.begin(), labels.end(), [](auto& x, auto& y) { return label_key(x) < label_key(y); });
+  std::sort(labels.begin(), labels.end(),
+            [](auto& x, auto& y) { return label_key(x) < label_key(y); });
   std::printf("### %s\n\n", g.title.c_str());
-  std::printf("Relative runtime: %s time / best %s time at the same size (1.00 = fastest).\n\n", stat.c_str(),
-              stat.c_str());
+  std::printf("Relative runtime: %s time / best %s time at the same size (1.00 = fastest).\n\n",
+              stat.c_str(), stat.c_str());
   std::string head = "| configuration |", rule = "|---|";
   for (const auto& s : sizes) {
     head += " " + size_label(s) + " |";
@@ -200,9 +206,13 @@ void print_relative(const Group& g, const std::string& stat) {
 }
 
 void print_best(const Group& g, const std::string& stat) {
-  std::printf("Fastest configuration per size (%s; phases: median over repetitions of the max over ranks):\n\n",
-              stat.c_str());
-  std::printf("| size | configuration | time (ms) | 99%% CI of mean (ms) | fft | pack | comm | unpack | GFlop/s |\n");
+  std::printf(
+      "Fastest configuration per size (%s; phases: median over repetitions of the max over "
+      "ranks):\n\n",
+      stat.c_str());
+  std::printf(
+      "| size | configuration | time (ms) | 99%% CI of mean (ms) | fft | pack | comm | unpack | "
+      "GFlop/s |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& s : sorted_sizes(g)) {
     const Entry* best = nullptr;
@@ -215,11 +225,13 @@ void print_best(const Group& g, const std::string& stat) {
     const json& r = *best->record;
     std::string ci = "-";
     if (r["time_ms"].contains("ci99") && r["time_ms"]["ci99"].is_array())
-      ci = fmt("%.4g", r["time_ms"]["ci99"][0].get<double>()) + " - " + fmt("%.4g", r["time_ms"]["ci99"][1].get<double>());
+      ci = fmt("%.4g", r["time_ms"]["ci99"][0].get<double>()) + " - " +
+           fmt("%.4g", r["time_ms"]["ci99"][1].get<double>());
     const json& p = r["phases_ms"];
-    std::printf("| %s | %s | %.4g | %s | %.4g | %.4g | %.4g | %.4g | %.3g |\n", size_label(s).c_str(),
-                best_label.c_str(), best->value, ci.c_str(), p["fft"].get<double>(), p["pack"].get<double>(),
-                p["comm"].get<double>(), p["unpack"].get<double>(),
+    std::printf("| %s | %s | %.4g | %s | %.4g | %.4g | %.4g | %.4g | %.3g |\n",
+                size_label(s).c_str(), best_label.c_str(), best->value, ci.c_str(),
+                p["fft"].get<double>(), p["pack"].get<double>(), p["comm"].get<double>(),
+                p["unpack"].get<double>(),
                 r.contains("gflops") && r["gflops"].is_number() ? r["gflops"].get<double>() : 0.0);
   }
   std::printf("\n");
@@ -249,11 +261,15 @@ int report(const BenchArgs& a) {
   }
   int replaced = 0;
   auto groups = build_groups(recs, a.stat, replaced);
-  std::printf("## dfft bench report\n\n%zu records from %s; host%s: %s.\n\n", recs.size(), join(a.report, ", ").c_str(),
-              hosts.size() == 1 ? "" : "s", join(std::vector<std::string>(hosts.begin(), hosts.end()), ", ").c_str());
+  std::printf("## dfft bench report\n\n%zu records from %s; host%s: %s.\n\n", recs.size(),
+              join(a.report, ", ").c_str(), hosts.size() == 1 ? "" : "s",
+              join(std::vector<std::string>(hosts.begin(), hosts.end()), ", ").c_str());
   if (replaced > 0)
-    std::printf("Note: %d record%s repeated a configuration measured earlier (e.g. by another test of a cases "
-                "file); the later measurement is shown.\n\n", replaced, replaced == 1 ? "" : "s");
+    std::printf(
+        "Note: %d record%s repeated a configuration measured earlier (e.g. by another test of a "
+        "cases "
+        "file); the later measurement is shown.\n\n",
+        replaced, replaced == 1 ? "" : "s");
   for (const auto& [key, g] : groups) {
     print_relative(g, a.stat);
     print_best(g, a.stat);

@@ -19,6 +19,7 @@ struct CsvColumn {
   char sep;             // how a list is joined
 };
 
+// clang-format off
 const std::vector<CsvColumn>& columns() {
   static const std::vector<CsvColumn> c{
       {"decomposition", "/decomposition", ';'}, {"variant", "/variant", ';'},
@@ -51,6 +52,7 @@ const std::vector<CsvColumn>& columns() {
   };
   return c;
 }
+// clang-format on
 
 std::string scalar_text(const json& v) {
   if (v.is_null()) return "";
@@ -152,21 +154,25 @@ void CsvWriter::write(const json& record) {
 void check_record(const json& r, const std::string& where) {
   auto fail = [&](const std::string& what) { throw ResultFileError(where + ": " + what); };
   if (!r.is_object()) fail("not a JSON object");
-  for (const char* key : {"decomposition", "variant", "precision", "transform", "direction", "backend"})
-    if (!r.contains(key) || !r[key].is_string()) fail(std::string("missing or non-string field '") + key + "'");
+  for (const char* key :
+       {"decomposition", "variant", "precision", "transform", "direction", "backend"})
+    if (!r.contains(key) || !r[key].is_string())
+      fail(std::string("missing or non-string field '") + key + "'");
   for (const char* key : {"size", "grid", "methods"})
-    if (!r.contains(key) || !r[key].is_array()) fail(std::string("missing or non-array field '") + key + "'");
+    if (!r.contains(key) || !r[key].is_array())
+      fail(std::string("missing or non-array field '") + key + "'");
   if (r["size"].empty()) fail("empty 'size'");
   for (const auto& n : r["size"])
-    if (!n.is_number_integer() || n.get<std::int64_t>() < 1) fail("'size' must hold positive integers");
+    if (!n.is_number_integer() || n.get<std::int64_t>() < 1)
+      fail("'size' must hold positive integers");
   for (const auto& g : r["grid"])
     if (!g.is_number_integer()) fail("'grid' must hold integers");
   for (const auto& m : r["methods"])
     if (!m.is_string()) fail("'methods' must hold strings");
   if (!r.contains("ranks") || !r["ranks"].is_number_integer() || r["ranks"].get<std::int64_t>() < 1)
     fail("missing or invalid 'ranks'");
-  for (const char* p : {"/time_ms/min", "/time_ms/median", "/time_ms/max", "/phases_ms/fft", "/phases_ms/pack",
-                        "/phases_ms/comm", "/phases_ms/unpack"})
+  for (const char* p : {"/time_ms/min", "/time_ms/median", "/time_ms/max", "/phases_ms/fft",
+                        "/phases_ms/pack", "/phases_ms/comm", "/phases_ms/unpack"})
     if (!has_number(r, p)) fail(std::string("missing number ") + p);
 }
 

@@ -41,8 +41,8 @@ double beta_fraction(double a, double b, double x) {
 double incomplete_beta(double a, double b, double x) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const double front =
-      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x));
   // The fraction converges fast only on one side of the mean; use the symmetry on the other.
   if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
   return 1 - front * beta_fraction(b, a, 1 - x) / b;

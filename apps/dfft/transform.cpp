@@ -28,8 +28,8 @@ struct TransformArgs {
 // Input and output of the run as the files see them.
 struct Job {
   bool real_in = false, real_out = false, forward = true, is_double = true;
-  std::vector<std::int64_t> shape;        // the plan's (real-space) shape
-  std::vector<std::int64_t> out_shape;    // shape of the output file
+  std::vector<std::int64_t> shape;      // the plan's (real-space) shape
+  std::vector<std::int64_t> out_shape;  // shape of the output file
   NpyType out_type = NpyType::other;
 };
 
@@ -49,23 +49,30 @@ void add_options(CLI::App* c, TransformArgs& a) {
   c->add_option("IN", a.in, "Input .npy file (C or Fortran order)")->required();
   c->add_option("OUT", a.out, "Output .npy file")->required();
   c->add_option("--transform", a.transform, "r2c | c2r | c2c")
-      ->capture_default_str()->check(CLI::IsMember({"r2c", "c2r", "c2c"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"r2c", "c2r", "c2c"}));
   c->add_flag("--inverse", a.inverse, "c2c: the inverse (backward) transform");
   c->add_option("--last-n", a.last_n, "c2r: length of the real last axis (2*(m-1) or 2*(m-1)+1)")
       ->check(CLI::PositiveNumber);
   c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward | none")
-      ->capture_default_str()->check(CLI::IsMember({"backward", "ortho", "forward", "none"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"backward", "ortho", "forward", "none"}));
   c->add_option("--decomp", a.decomp, "slab-2d1d | slab-1d2d | pencil")->capture_default_str();
   c->add_option("--variant", a.variant, "default | realigned")->capture_default_str();
-  c->add_option("--grid", a.grid, "Process grid P1xP2 (pencil), P (slab) or auto")->capture_default_str();
-  auto* m = c->add_option("--method", a.methods, "Redistribution method of every exchange")->delimiter(',');
+  c->add_option("--grid", a.grid, "Process grid P1xP2 (pencil), P (slab) or auto")
+      ->capture_default_str();
+  auto* m = c->add_option("--method", a.methods, "Redistribution method of every exchange")
+                ->delimiter(',');
   auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")->delimiter(',');
-  auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange")->delimiter(',');
+  auto* m2 =
+      c->add_option("--method2", a.methods2, "Method of the second exchange")->delimiter(',');
   m->excludes(m1)->excludes(m2);
   c->add_option("--backend", a.backend, "cpu | cuda")->capture_default_str();
-  c->add_option("--staging", a.staging, "CUDA backend: auto | host | cuda-aware")->capture_default_str();
+  c->add_option("--staging", a.staging, "CUDA backend: auto | host | cuda-aware")
+      ->capture_default_str();
   c->add_option("--effort", a.effort, "FFTW planning effort")
-      ->capture_default_str()->check(CLI::IsMember({"estimate", "measure"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"estimate", "measure"}));
   c->add_flag("--verbose", a.verbose, "Print the plan's path");
   c->add_flag("--quiet", a.quiet, "Print nothing on success");
 }
@@ -87,7 +94,8 @@ dfft::Options plan_options(const TransformArgs& a) {
   std::vector<std::string> names = a.methods;
   if (!a.methods1.empty() || !a.methods2.empty()) {
     names = a.methods1.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods1;
-    for (const auto& x : a.methods2.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods2) names.push_back(x);
+    for (const auto& x : a.methods2.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods2)
+      names.push_back(x);
   }
   if (!names.empty()) {
     o.methods.clear();
@@ -109,15 +117,21 @@ Job plan_job(const TransformArgs& a, const NpyHeader& h) {
   j.is_double = h.type == NpyType::f8 || h.type == NpyType::c16;
   const std::string file = "'" + a.in + "' holds " + npy_type_name(h.type);
   if (a.transform == "r2c" && complex_in)
-    throw IoError("wrong dtype: --transform r2c needs float32 or float64 input; " + file + " (use --transform c2c)");
+    throw IoError("wrong dtype: --transform r2c needs float32 or float64 input; " + file +
+                  " (use --transform c2c)");
   if (a.transform != "r2c" && !complex_in)
-    throw IoError("wrong dtype: --transform " + a.transform + " needs complex64 or complex128 input; " + file +
-                  " (use --transform r2c)");
-  if (h.shape.size() < 2) throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) + "; dfft needs at least 2 dimensions");
+    throw IoError("wrong dtype: --transform " + a.transform +
+                  " needs complex64 or complex128 input; " + file + " (use --transform r2c)");
+  if (h.shape.size() < 2)
+    throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) +
+                  "; dfft needs at least 2 dimensions");
   for (auto n : h.shape)
-    if (n < 1) throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) + "; every axis needs at least one element");
+    if (n < 1)
+      throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) +
+                    "; every axis needs at least one element");
   j.shape = h.shape;
-  const NpyType cplx = j.is_double ? NpyType::c16 : NpyType::c8, real = j.is_double ? NpyType::f8 : NpyType::f4;
+  const NpyType cplx = j.is_double ? NpyType::c16 : NpyType::c8,
+                real = j.is_double ? NpyType::f8 : NpyType::f4;
   if (a.transform == "r2c") {
     j.real_in = true;
     j.out_shape = h.shape;
@@ -126,9 +140,9 @@ Job plan_job(const TransformArgs& a, const NpyHeader& h) {
   } else if (a.transform == "c2r") {
     const std::int64_t m = h.shape.back(), n = a.last_n > 0 ? a.last_n : 2 * (m - 1);
     if (n < 1 || n / 2 + 1 != m)
-      throw IoError("--last-n " + std::to_string(n) + " does not match the last axis of '" + a.in + "' (" +
-                    std::to_string(m) + " complex values hold a real axis of " + std::to_string(2 * (m - 1)) +
-                    " or " + std::to_string(2 * m - 1) + ")");
+      throw IoError("--last-n " + std::to_string(n) + " does not match the last axis of '" + a.in +
+                    "' (" + std::to_string(m) + " complex values hold a real axis of " +
+                    std::to_string(2 * (m - 1)) + " or " + std::to_string(2 * m - 1) + ")");
     j.shape.back() = n;
     j.forward = false;
     j.real_out = true;
@@ -156,7 +170,8 @@ template <class T>
 struct Buffer {
   const dfft::Plan<T>& plan;
   void* p;
-  Buffer(const dfft::Plan<T>& pl, std::size_t bytes) : plan(pl), p(pl.allocate(std::max<std::size_t>(bytes, 1))) {}
+  Buffer(const dfft::Plan<T>& pl, std::size_t bytes)
+      : plan(pl), p(pl.allocate(std::max<std::size_t>(bytes, 1))) {}
   ~Buffer() { plan.deallocate(p); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -165,10 +180,14 @@ struct Buffer {
 template <class T>
 void execute(dfft::Plan<T>& plan, const Job& j, const void* in, void* out) {
   using C = std::complex<T>;
-  if (j.real_in) plan.forward(static_cast<const T*>(in), static_cast<C*>(out));
-  else if (j.real_out) plan.inverse(static_cast<const C*>(in), static_cast<T*>(out));
-  else if (j.forward) plan.forward(static_cast<const C*>(in), static_cast<C*>(out));
-  else plan.inverse(static_cast<const C*>(in), static_cast<C*>(out));
+  if (j.real_in)
+    plan.forward(static_cast<const T*>(in), static_cast<C*>(out));
+  else if (j.real_out)
+    plan.inverse(static_cast<const C*>(in), static_cast<T*>(out));
+  else if (j.forward)
+    plan.forward(static_cast<const C*>(in), static_cast<C*>(out));
+  else
+    plan.inverse(static_cast<const C*>(in), static_cast<C*>(out));
 }
 
 struct Timings {
@@ -176,14 +195,16 @@ struct Timings {
 };
 
 template <class T>
-Timings run_typed(const TransformArgs& a, const NpyHeader& h, const Job& j, MPI_Comm comm, std::string& path) {
+Timings run_typed(const TransformArgs& a, const NpyHeader& h, const Job& j, MPI_Comm comm,
+                  std::string& path) {
   dfft::Options opt = plan_options(a);
   dfft::Plan<T> plan(comm, j.shape, opt);
   if (a.verbose) path = plan.describe();
   // Forward runs input layout -> output layout; the inverse the other way round.
   const dfft::Layout& src = j.forward ? plan.input_layout() : plan.output_layout();
   const dfft::Layout& dst = j.forward ? plan.output_layout() : plan.input_layout();
-  const std::size_t in_elem = j.real_in ? sizeof(T) : 2 * sizeof(T), out_elem = j.real_out ? sizeof(T) : 2 * sizeof(T);
+  const std::size_t in_elem = j.real_in ? sizeof(T) : 2 * sizeof(T),
+                    out_elem = j.real_out ? sizeof(T) : 2 * sizeof(T);
   std::vector<T> host_in(static_cast<std::size_t>(src.alloc_count()) * in_elem / sizeof(T));
   std::vector<T> host_out(static_cast<std::size_t>(dst.alloc_count()) * out_elem / sizeof(T));
   Timings t;
@@ -214,14 +235,17 @@ std::string direction_text(const TransformArgs& a, const Job& j) {
 
 int run_transform(const TransformArgs& a, MPI_Comm comm) {
   int rank = 0, size = 1;
-  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS) return 1;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+    return 1;
   auto complain = [&](const std::string& what) {
     if (rank == 0) std::fprintf(stderr, "dfft transform: %s\n", what.c_str());
   };
   try {
-    if (a.last_n > 0 && a.transform != "c2r") throw dfft::Error("transform", 0, rank, "--last-n applies to --transform c2r only");
+    if (a.last_n > 0 && a.transform != "c2r")
+      throw dfft::Error("transform", 0, rank, "--last-n applies to --transform c2r only");
     if (a.inverse && a.transform != "c2c")
-      throw dfft::Error("transform", 0, rank, "--inverse applies to c2c; the inverse of r2c is --transform c2r");
+      throw dfft::Error("transform", 0, rank,
+                        "--inverse applies to c2c; the inverse of r2c is --transform c2r");
     (void)plan_options(a);
   } catch (const dfft::Error& e) {
     complain(e.what());
@@ -237,14 +261,18 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
       return 1;
     }
     std::string path;
-    Timings t = j.is_double ? run_typed<double>(a, h, j, comm, path) : run_typed<float>(a, h, j, comm, path);
+    Timings t = j.is_double ? run_typed<double>(a, h, j, comm, path)
+                            : run_typed<float>(a, h, j, comm, path);
     if (rank == 0 && !path.empty()) std::printf("%s\n", path.c_str());
     if (rank == 0 && !a.quiet)
-      std::printf("dfft transform: %s %s %s -> %s %s %s, %s on %d rank%s (%s %s); read %.3f s, transform %.3f s, "
-                  "write %.3f s\n",
-                  a.in.c_str(), npy_type_name(h.type), shape_str(h.shape).c_str(), a.out.c_str(),
-                  npy_type_name(j.out_type), shape_str(j.out_shape).c_str(), direction_text(a, j).c_str(), size,
-                  size == 1 ? "" : "s", a.decomp.c_str(), a.variant.c_str(), t.read, t.compute, t.write);
+      std::printf(
+          "dfft transform: %s %s %s -> %s %s %s, %s on %d rank%s (%s %s); read %.3f s, transform "
+          "%.3f s, "
+          "write %.3f s\n",
+          a.in.c_str(), npy_type_name(h.type), shape_str(h.shape).c_str(), a.out.c_str(),
+          npy_type_name(j.out_type), shape_str(j.out_shape).c_str(), direction_text(a, j).c_str(),
+          size, size == 1 ? "" : "s", a.decomp.c_str(), a.variant.c_str(), t.read, t.compute,
+          t.write);
     return 0;
   } catch (const IoError& e) {
     complain(e.what());
@@ -261,7 +289,8 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
 Command make_transform_command(CLI::App& parent) {
   auto args = std::make_shared<TransformArgs>();
   CLI::App* c = parent.add_subcommand(
-      "transform", "Transform a .npy file into a .npy file (r2c, c2r or c2c), reading and writing with MPI-IO");
+      "transform",
+      "Transform a .npy file into a .npy file (r2c, c2r or c2c), reading and writing with MPI-IO");
   add_options(c, *args);
   c->footer(kFooter);
   return {c, [args](MPI_Comm comm) { return run_transform(*args, comm); }};

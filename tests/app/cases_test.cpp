@@ -44,7 +44,8 @@ TEST(Cases, ParsesTheDocumentedFormat) {
   EXPECT_EQ(*f.global.reps, 3);
   EXPECT_EQ(*f.global.transforms, (std::vector<std::string>{"r2c", "c2c"}));
   EXPECT_EQ(*f.global.ranks, (std::vector<int>{1, 2}));
-  EXPECT_EQ(*f.tests[0].settings.sizes, (std::vector<Shape>{{17, 12, 10}, {32, 32, 32}, {16, 16, 32}}));
+  EXPECT_EQ(*f.tests[0].settings.sizes,
+            (std::vector<Shape>{{17, 12, 10}, {32, 32, 32}, {16, 16, 32}}));
   EXPECT_EQ(f.tests[1].settings.sizes->size(), 4u);  // 8^3, 8^2x16, 8x16^2, 16^3
   EXPECT_EQ(*f.tests[1].settings.grids, (std::vector<std::string>{"2x1", "2"}));
   EXPECT_EQ(*f.tests[1].settings.ranks, (std::vector<int>{2}));
@@ -68,7 +69,8 @@ TEST(Cases, SizeText) {
   EXPECT_EQ(dfftapp::parse_size_text("128^2x256"), (Shape{128, 128, 256}));
   EXPECT_EQ(dfftapp::parse_size_text("17x12x10"), (Shape{17, 12, 10}));
   EXPECT_EQ(dfftapp::parse_size_text("64^3"), (Shape{64, 64, 64}));
-  for (const char* bad : {"", "x", "64x", "64^", "^3", "64^0", "6a4", "64^99", "-4x4", "99999999999999999x2"})
+  for (const char* bad :
+       {"", "x", "64x", "64^", "^3", "64^0", "6a4", "64^99", "-4x4", "99999999999999999x2"})
     EXPECT_THROW(dfftapp::parse_size_text(bad), CaseError) << bad;
 }
 
@@ -78,8 +80,10 @@ TEST(Cases, ErrorsNameThePlace) {
       {"[]", "top level"},
       {R"({"tests": []})", "tests"},
       {R"({"tests": [{}]})", "no \"sizes\""},
-      {R"({"tests": [{"sizes": ["8^3"], "decompositon": "pencil"}]})", "tests[0].decompositon: unknown key"},
-      {R"({"tests": [{"sizes": ["8^3"], "method": "p2p-fast"}]})", "tests[0].method: dfft: unknown method"},
+      {R"({"tests": [{"sizes": ["8^3"], "decompositon": "pencil"}]})",
+       "tests[0].decompositon: unknown key"},
+      {R"({"tests": [{"sizes": ["8^3"], "method": "p2p-fast"}]})",
+       "tests[0].method: dfft: unknown method"},
       {R"({"tests": [{"sizes": ["8^3"], "method": ["a2a-sync", 3]}]})", "tests[0].method[1]"},
       {R"({"tests": [{"sizes": [64, 64, 64]}]})", "write [[64, 64, 64]]"},
       {R"({"tests": [{"sizes": [[64]]}]})", "2 to 8 dimensions"},
@@ -93,7 +97,8 @@ TEST(Cases, ErrorsNameThePlace) {
       {R"({"global": {"validate": 1}, "tests": [{"sizes": ["8^3"]}]})", "expected true or false"},
       {R"({"tests": [{"sizes": ["8^3"], "grid": "2y2"}]})", "tests[0].grid"},
       {R"({"tests": [{"sizes": ["8^3"], "ranks": [0]}]})", "tests[0].ranks[0]"},
-      {R"({"tests": [{"sizes": ["8^3"], "method": "a2a-sync", "method1": "p2p-sync"}]})", "excludes"},
+      {R"({"tests": [{"sizes": ["8^3"], "method": "a2a-sync", "method1": "p2p-sync"}]})",
+       "excludes"},
       {R"({"tests": [{"sizes": ["8^3"], "precision": "half"}]})", "allowed: double, float"},
       {R"({"tests": [{"sizes": ["8^3"], "backend": "gpu"}]})", "tests[0].backend"},
       {R"({"tests": [{"sizes": ["8^3"]}], "extra": 1})", "unknown top-level key"},
@@ -128,8 +133,10 @@ TEST(Cases, CorruptionThrowsOnlyCaseError) {
     std::string s = good;
     for (int e = 0; e < 1 + static_cast<int>(rng() % 3); ++e) {
       const std::size_t at = rng() % s.size();
-      if (rng() % 2) s[at] = alphabet[rng() % alphabet.size()];
-      else s.erase(at, 1 + rng() % 8);
+      if (rng() % 2)
+        s[at] = alphabet[rng() % alphabet.size()];
+      else
+        s.erase(at, 1 + rng() % 8);
       if (s.empty()) s = "{";
     }
     try {

@@ -21,7 +21,8 @@ std::string header(const std::string& dict, int major = 1) {
   body.append((64 - (prefix + body.size() + 1) % 64) % 64, ' ');
   body += '\n';
   std::string h = std::string("\x93NUMPY", 6) + static_cast<char>(major) + '\0';
-  for (std::size_t b = 0; b < prefix - 8; ++b) h += static_cast<char>((body.size() >> (8 * b)) & 0xff);
+  for (std::size_t b = 0; b < prefix - 8; ++b)
+    h += static_cast<char>((body.size() >> (8 * b)) & 0xff);
   return h + body;
 }
 
@@ -42,17 +43,21 @@ TEST(NpyHeader, ParsesNumpyVersion1) {
 TEST(NpyHeader, ParsesVersions2And3AndOldForms) {
   EXPECT_EQ(parse(header(kDict, 2)).type, NpyType::f8);
   EXPECT_EQ(parse(header(kDict, 3)).data_offset % 64, 0u);
-  auto h = parse(header("{'shape': (3L, 4L), 'fortran_order': True, 'descr': '<c16'}"));  // any key order
+  auto h = parse(
+      header("{'shape': (3L, 4L), 'fortran_order': True, 'descr': '<c16'}"));  // any key order
   EXPECT_EQ(h.type, NpyType::c16);
   EXPECT_TRUE(h.fortran_order);
   EXPECT_EQ(h.shape, (std::vector<std::int64_t>{3, 4}));
-  EXPECT_EQ(parse(header("{\"descr\": \"<c8\", \"fortran_order\": False, \"shape\": (5,)}")).shape.size(), 1u);
+  EXPECT_EQ(
+      parse(header("{\"descr\": \"<c8\", \"fortran_order\": False, \"shape\": (5,)}")).shape.size(),
+      1u);
   EXPECT_EQ(parse(header("{'descr': '<f4', 'fortran_order': False, 'shape': ()}")).count, 1);
 }
 
 TEST(NpyHeader, UnsupportedTypesParseAsOther) {
   for (const char* d : {"<i4", ">f8", "|b1", "<f2", "<c32", "<U10", "xyz"}) {
-    auto h = parse(header(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (2, 2), }"));
+    auto h = parse(
+        header(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (2, 2), }"));
     EXPECT_EQ(h.type, NpyType::other) << d;
   }
   auto h = parse(header("{'descr': '>f8', 'fortran_order': False, 'shape': (2, 2), }"));
@@ -79,10 +84,10 @@ TEST(NpyHeader, MalformedHeadersThrow) {
       "\x93NUMP",
       "XNUMPY\x01\x00",
       good.substr(0, 9),
-      std::string("\x93NUMPY\x04\x00", 8) + good.substr(8),   // unknown version
-      std::string("\x93NUMPY\x01\x01", 8) + good.substr(8),   // minor version
-      good.substr(0, good.size() - 5),                          // header longer than the data
-      header("{'descr': '<f8', 'fortran_order': False}"),        // missing key
+      std::string("\x93NUMPY\x04\x00", 8) + good.substr(8),  // unknown version
+      std::string("\x93NUMPY\x01\x01", 8) + good.substr(8),  // minor version
+      good.substr(0, good.size() - 5),                       // header longer than the data
+      header("{'descr': '<f8', 'fortran_order': False}"),    // missing key
       header("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (2,)}"),
       header("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'extra': 1}"),
       header("{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2,)}"),
@@ -104,7 +109,8 @@ TEST(NpyHeader, MalformedHeadersThrow) {
   bad.push_back(header(many + ")}"));
   std::string huge = std::string("\x93NUMPY\x02\x00", 8) + std::string("\xff\xff\xff\x7f", 4);
   bad.push_back(huge + std::string(100, ' '));
-  for (std::size_t i = 0; i < bad.size(); ++i) EXPECT_THROW(parse(bad[i]), NpyError) << "case " << i << ": " << bad[i];
+  for (std::size_t i = 0; i < bad.size(); ++i)
+    EXPECT_THROW(parse(bad[i]), NpyError) << "case " << i << ": " << bad[i];
   EXPECT_THROW(parse_npy_header(nullptr, 0), NpyError);
 }
 

@@ -7,8 +7,10 @@
 
 TEST(Stats, StudentTQuantilesMatchTables) {
   // Two-sided 99% (p = 0.995) and 95% (p = 0.975) critical values.
-  const double p995[][2] = {{1, 63.657}, {2, 9.925}, {4, 4.604}, {9, 3.250}, {19, 2.861}, {29, 2.756}, {120, 2.617}};
-  for (const auto& [dof, t] : p995) EXPECT_NEAR(dfftapp::student_t_quantile(0.995, dof), t, 1e-3) << dof;
+  const double p995[][2] = {{1, 63.657}, {2, 9.925},  {4, 4.604},  {9, 3.250},
+                            {19, 2.861}, {29, 2.756}, {120, 2.617}};
+  for (const auto& [dof, t] : p995)
+    EXPECT_NEAR(dfftapp::student_t_quantile(0.995, dof), t, 1e-3) << dof;
   EXPECT_NEAR(dfftapp::student_t_quantile(0.975, 10), 2.228, 1e-3);
   EXPECT_NEAR(dfftapp::student_t_quantile(0.5, 7), 0.0, 1e-9);
   EXPECT_NEAR(dfftapp::student_t_quantile(0.005, 9), -3.250, 1e-3);

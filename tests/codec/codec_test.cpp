@@ -98,7 +98,7 @@ TEST_P(CodecSweep, ErrorWithinDocumentedBound) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CodecSweep, ::testing::ValuesIn(all_cases()),
-                         [](const auto& info) { return name_of(info.param); });
+                         [](const auto& test_info) { return name_of(test_info.param); });
 
 // Forward transforms of the same data: a double plan (no codec) as reference.
 std::vector<std::complex<double>> forward_double(dfft::Plan<double>& p, double scale) {
