@@ -169,8 +169,8 @@ int check_report(const ModelArgs& a, const std::vector<dfft::model::Calibration>
   int skipped = 0;
   auto groups = read_groups(a.results, skipped);
   if (cals.empty())
-    std::printf("no calibrations (%s): analytic column empty; run dfft model calibrate with each rank count\n",
-                why.c_str());
+    std::printf("no calibrations in %s%s: analytic column empty; run dfft model calibrate with each rank count\n",
+                a.file.c_str(), why.empty() ? "" : (" (" + why + ")").c_str());
   std::printf("| configuration | P | measured ms | analytic ms | error | power law ms (fit without this P) | error |\n"
               "|---|---|---|---|---|---|---|\n");
   std::vector<double> ea, ep;

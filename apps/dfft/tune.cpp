@@ -102,9 +102,12 @@ void print_table(const dfft::TuneReport& r, int top) {
   for (std::size_t k = 0; k < idx.size(); ++k) {
     const auto& c = r.candidates[idx[k]];
     if (top > 0 && shown >= top && c.status != dfft::TuneCandidate::Status::rejected) continue;
-    const double t = heur ? c.predicted : c.time();
+    // Finalists against the winner's final median, the others against its first-round median.
+    const bool fin = std::isfinite(c.final_median);
+    const double t = heur ? c.predicted : fin ? c.final_median : c.median;
+    const double ref = heur || !win ? best : fin ? win->final_median : win->median;
     char rel[32] = "-";
-    if (std::isfinite(t) && std::isfinite(best)) std::snprintf(rel, sizeof rel, "%.2fx", t / best);
+    if (std::isfinite(t) && std::isfinite(ref)) std::snprintf(rel, sizeof rel, "%.2fx", t / ref);
     std::string status = to_string(c.status);
     if (static_cast<int>(idx[k]) == r.winner) status += " <- chosen";
     if (!c.note.empty()) status += ": " + c.note;
