@@ -20,14 +20,8 @@ class A2aSync final : public Transport {
     if (b_.any_unpack) recv_stage_ = Buffer(dev, b_.stage_recv_bytes);
     DFFT_MPI(MPI_Type_contiguous(static_cast<int>(b_.unit), MPI_BYTE, &elem_type_));
     DFFT_MPI(MPI_Type_commit(&elem_type_));
-    // Rounds: the most chunks any pair of members exchanges (same on every member).
+    rounds_ = a2a_rounds(s, chunk_);
     const int n = b_.size();
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        if (i != j)
-          rounds_ = std::max(rounds_, chunks_of(wire_bytes(s.codec, s.elem,
-                                                           intersect(s.src[i].box, s.dst[j].box).count()),
-                                                chunk_));
     for (int k = 0; k < n; ++k) {
       auto hi = std::max({b_.src_offset[k], b_.dst_offset[k], b_.stage_send_off[k],
                           b_.stage_recv_off[k]}) / b_.unit;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "codec/codec.hpp"
 #include "transport/transport.hpp"
 
 namespace dfft::detail {
@@ -26,6 +27,19 @@ inline std::int64_t chunk_bytes(const Blocks& b) {
 }
 inline std::int64_t chunks_of(std::int64_t bytes, std::int64_t chunk) {
   return bytes == 0 ? 0 : (bytes + chunk - 1) / chunk;
+}
+
+/// Rounds of an all-to-all under the message limit: the most chunks any pair of members
+/// exchanges (computed from the global geometry, so the same on every member).
+inline std::int64_t a2a_rounds(const ExchangeSpec& s, std::int64_t chunk) {
+  std::int64_t r = 0;
+  const int n = static_cast<int>(s.src.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j)
+        r = std::max(r, chunks_of(wire_bytes(s.codec, s.elem, intersect(s.src[i].box, s.dst[j].box).count()),
+                                  chunk));
+  return r;
 }
 
 /// Copy my own block from src to dst without MPI.

@@ -18,12 +18,7 @@ class DeviceA2aSync final : public Transport {
     DFFT_MPI(MPI_Type_commit(&elem_type_));
     const auto& b = st_.blocks();
     const int n = b.size();
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        if (i != j)
-          rounds_ = std::max(rounds_, chunks_of(wire_bytes(s.codec, s.elem,
-                                                           intersect(s.src[i].box, s.dst[j].box).count()),
-                                                chunk_));
+    rounds_ = a2a_rounds(s, chunk_);
     // MPI_Alltoallv displacements are ints (elements) relative to one base pointer per side.
     for (int k = 0; k < n; ++k)
       if (k != s.me && (std::max(disp(k, true), disp(k, false)) + chunk_) / b.unit > INT_MAX)
