@@ -22,6 +22,8 @@ PACKAGES=(
   pybind11-dev        #   C++ <-> Python glue
   python3-mpi4py      #   communicators
   python3-pytest      #   its tests (ctest label python)
+  clang               # libFuzzer targets (fuzz/run.sh)
+  libclang-rt-14-dev  #   their fuzzer/sanitizer runtimes
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #   2. Release build, warnings as errors, all CTest tests (1-4 MPI ranks)       -> build/
 #   3. install into a temporary prefix and build+run scripts/find-package-test (find_package(dfft))
 #   4. AddressSanitizer + UndefinedBehaviorSanitizer build, 2-rank and unit tests -> build-asan/
+#   5. libFuzzer targets, bounded (fuzz/run.sh, DFFT_FUZZ_SECONDS each, default 20)
 # Exits non-zero on the first failure. Environment: DFFT_JOBS (build jobs, default 2),
 # DFFT_CMAKE_ARGS (extra configure arguments for both builds), DFFT_SKIP_ASAN=1 (skip step 4).
 set -euo pipefail
@@ -86,4 +87,7 @@ phase "ctest (sanitizers: unit + 2-rank tests)"
 # The sanitizer options and Open MPI leak suppressions (tests/lsan.supp) are set per test by
 # tests/CMakeLists.txt, so a plain ctest run in build-asan behaves the same as this one.
 (cd build-asan && ctest --output-on-failure --no-tests=error --timeout 900 -L '^(unit|np2)$')
+
+phase "fuzzers (.npy header, test-case JSON, wisdom; ${DFFT_FUZZ_SECONDS:-20} s each)"
+bash fuzz/run.sh "${DFFT_FUZZ_SECONDS:-20}"
 end_phase

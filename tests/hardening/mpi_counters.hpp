@@ -1,0 +1,26 @@
+// PMPI interposition for the hardening tests: the test executable defines the MPI_ functions
+// below, so the (static) dfft library's calls land here first and are forwarded to PMPI_. They
+// count live MPI objects (communicators, datatypes, groups, windows, MPI_Alloc_mem blocks) and
+// can make one named call fail once, on every rank, to drive the library's error paths.
+#pragma once
+
+#include <string>
+
+namespace hardening {
+
+struct LiveObjects {
+  long comms = 0, types = 0, groups = 0, windows = 0, mem = 0;
+  bool operator==(const LiveObjects&) const = default;
+};
+
+/// Objects created minus objects freed since the program started (all callers, this rank).
+LiveObjects live();
+std::string to_string(const LiveObjects& o);
+
+/// The next `skip`+1-th call of `function` ("MPI_Alltoallv", "MPI_Alltoallw", "MPI_Isend" or
+/// "MPI_Put") returns `code` without doing anything; later calls behave normally.
+void inject_failure(const std::string& function, int code, int skip = 0);
+/// Whether the armed failure has been delivered (and disarms it if not).
+bool injected_and_disarm();
+
+}  // namespace hardening
