@@ -70,6 +70,21 @@ std::vector<std::size_t> best_measured(const std::vector<TuneCandidate>& cands, 
   return idx;
 }
 
+// Build candidate i on every rank; false (with the first failing rank's message) when any rank
+// could not, in which case nothing of it is left built anywhere.
+bool prepare_everywhere(CandidateTimer& t, std::size_t i, MPI_Comm comm, std::string& msg) {
+  bool failed = false;
+  try {
+    t.prepare(i);
+  } catch (const Error& e) {
+    failed = true;
+    msg = e.what();
+  }
+  if (!any_rank_failed(failed, msg, comm)) return true;
+  t.release(i);
+  return false;
+}
+
 // The finalists again, all built at once and run in turn each repetition.
 void final_round(CandidateTimer& t, std::vector<TuneCandidate>& cands, const TuneSettings& s, MPI_Comm comm) {
   auto fin = best_measured(cands, s.finalists);
@@ -77,17 +92,7 @@ void final_round(CandidateTimer& t, std::vector<TuneCandidate>& cands, const Tun
   std::vector<std::size_t> ready;
   for (auto i : fin) {
     std::string msg;
-    bool failed = false;
-    try {
-      t.prepare(i);
-    } catch (const Error& e) {
-      failed = true;
-      msg = e.what();
-    }
-    if (any_rank_failed(failed, msg, comm)) {  // built before, so only resources can fail here
-      t.release(i);
-      continue;
-    }
+    if (!prepare_everywhere(t, i, comm, msg)) continue;  // built before: only resources can fail
     timed_run(t, i, comm);  // warm up again: caches and page mappings are per plan
     ready.push_back(i);
   }
@@ -137,15 +142,7 @@ SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, Can
       continue;
     }
     std::string msg;
-    bool failed = false;
-    try {
-      t.prepare(i);
-    } catch (const Error& e) {
-      failed = true;
-      msg = e.what();
-    }
-    if (any_rank_failed(failed, msg, comm)) {
-      t.release(i);
+    if (!prepare_everywhere(t, i, comm, msg)) {
       c.status = TuneCandidate::Status::rejected;
       c.note = msg;
       continue;

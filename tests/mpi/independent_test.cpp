@@ -230,13 +230,7 @@ INSTANTIATE_TEST_SUITE_P(All, GatheredReference,
                                                               Decomposition::slab_1d2d,
                                                               Decomposition::pencil),
                                             ::testing::Values(Transform::r2c, Transform::c2c)),
-                         [](const auto& pi) {
-                           std::string s = to_string(std::get<0>(pi.param)) + "_" +
-                                           to_string(std::get<1>(pi.param));
-                           for (auto& ch : s)
-                             if (ch == '-') ch = '_';
-                           return s;
-                         });
+                         dfft_test::decomp_transform_name);
 
 }  // namespace
 }  // namespace dfft_test

@@ -68,13 +68,7 @@ INSTANTIATE_TEST_SUITE_P(Opt, Normalize,
                                                               Decomposition::slab_1d2d,
                                                               Decomposition::pencil),
                                             ::testing::Values(Transform::r2c, Transform::c2c)),
-                         [](const auto& pi) {
-                           std::string s = to_string(std::get<0>(pi.param)) + "_" +
-                                           to_string(std::get<1>(pi.param));
-                           for (auto& ch : s)
-                             if (ch == '-') ch = '_';
-                           return s;
-                         });
+                         dfft_test::decomp_transform_name);
 
 // Unnormalised (the default) really is unnormalised: the inverse returns N * x.
 TEST(NormalizeOff, DefaultIsUnnormalised) {

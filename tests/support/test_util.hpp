@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dfft/dfft.hpp"
@@ -46,6 +47,14 @@ inline bool all_ranks(bool v) {
   MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return out == 1;
 }
+
+/// gtest name of a (decomposition, transform) parameter, e.g. "slab_2d1d_r2c".
+inline constexpr auto decomp_transform_name = [](const auto& pi) {
+  std::string s = to_string(std::get<0>(pi.param)) + "_" + to_string(std::get<1>(pi.param));
+  for (auto& ch : s)
+    if (ch == '-') ch = '_';
+  return s;
+};
 
 /// Outcome of running `f` on every rank where a dfft::Error is expected.
 struct Outcome {
