@@ -65,15 +65,20 @@ function(dfft_add_cuda_backend target)
   target_sources(${target} PRIVATE
     src/backend/cuda/check.cpp
     src/backend/cuda/cuda_device.cpp
+    src/backend/cuda/live_counts.cpp
     src/backend/cuda/cufft_layout.cpp
     src/backend/cuda/cufft_local.cpp
     src/backend/cuda/kernels.cu
+    src/backend/cuda/r2r.cu
+    src/backend/cuda/r2r_local.cpp
     src/backend/cuda/codec.cu
     src/backend/cuda/stager.cpp
     src/backend/cuda/staged.cpp
     src/backend/cuda/p2p_streams.cpp
     src/backend/cuda/transports.cpp
     src/backend/cuda/nccl.cpp
+    src/backend/cuda/pipelined.cpp
+    src/backend/cuda/ipc.cpp
     src/backend/cuda/reference.cpp)
   target_compile_definitions(${target} PUBLIC DFFT_HAS_CUDA=1)
   target_link_libraries(${target} PRIVATE CUDA::cudart CUDA::cufft)

@@ -5,8 +5,9 @@
 #   3. install into a temporary prefix and build+run scripts/find-package-test (find_package(dfft))
 #   4. AddressSanitizer + UndefinedBehaviorSanitizer build, 2-rank and unit tests -> build-asan/
 #   5. libFuzzer targets, bounded (fuzz/run.sh, DFFT_FUZZ_SECONDS each, default 20)
+#   6. ThreadSanitizer: concurrent plans on 2 ranks (tools/tsan.sh)                -> build-tsan/
 # Exits non-zero on the first failure. Environment: DFFT_JOBS (build jobs, default 2),
-# DFFT_CMAKE_ARGS (extra configure arguments for both builds), DFFT_SKIP_ASAN=1 (skip step 4).
+# DFFT_CMAKE_ARGS (extra configure arguments for both builds), DFFT_SKIP_ASAN=1 (skip steps 4-6).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
@@ -90,4 +91,9 @@ phase "ctest (sanitizers: unit + 2-rank tests)"
 
 phase "fuzzers (.npy header, test-case JSON, wisdom; ${DFFT_FUZZ_SECONDS:-20} s each)"
 bash fuzz/run.sh "${DFFT_FUZZ_SECONDS:-20}"
+
+phase "ThreadSanitizer (threads with their own plans, 2 ranks) in build-tsan/"
+# Builds the library and one test (about 2 minutes on 2 cores); Open MPI's own reports are
+# suppressed (tests/tsan.supp) or classified (tools/tsan_triage.py), see docs/hardening.md.
+bash tools/tsan.sh
 end_phase

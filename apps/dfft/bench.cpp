@@ -83,6 +83,10 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
   const std::size_t nx = m.exchange_bytes.size();
   if (r.methods.size() == 1 && nx > 1) r.methods.assign(nx, r.methods.front());
   r.exchange_bytes = m.exchange_bytes;
+  r.overlap = m.slices;
+  r.chunks = m.chunks;
+  r.in_flight = m.in_flight;
+  r.adapt = c.opt.adapt;
   r.reference_error = m.reference_error;
   r.roundtrip_error = m.roundtrip_error;
   r.laplacian_error = m.laplacian_error;

@@ -18,7 +18,7 @@ const std::vector<std::string> kVariants{"default", "realigned"};
 const std::vector<std::string> kCpuMethods{"a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
                                            "onesided"};
 const std::vector<std::string> kAllMethods{"a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
-                                           "p2p-streams", "nccl", "onesided"};
+                                           "p2p-streams", "nccl", "onesided", "p2p-pipelined", "cuda-ipc"};
 // The embedded default sweep (no --size): a cube and an odd shape that divides no rank count.
 const std::vector<std::vector<std::string>> kDefaultSizes{{"64", "64", "64"}, {"17", "12", "10"}};
 
@@ -99,8 +99,15 @@ void add_options(CLI::App* c, BenchArgs& a) {
       ->check(CLI::NonNegativeNumber);
   c->add_option("--onesided-sync", a.onesided_sync, "onesided: fence | flush")
       ->capture_default_str()->check(CLI::IsMember({"fence", "flush"}));
-  c->add_option("--chunks", a.chunks, "onesided: slabs per peer block (pipelining)")
+  c->add_option("--chunks", a.chunks, "onesided, p2p-pipelined: pieces per peer block (pipelining)")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--in-flight", a.in_flight, "p2p-pipelined: ring steps with transfers outstanding")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--overlap", a.overlaps, "FFT/exchange overlap: slices (list to sweep; 1 = none; "
+                                         "docs/overlap.md)")
+      ->delimiter(',')->check(CLI::PositiveNumber);
+  c->add_flag("--adapt", a.adapt, "Online tuning of overlap slices, chunks and steps in flight "
+                                  "(settles during the warm-up, before timing)");
   add_suite_options(c, a);
   c->add_option("--tune", a.tune, "Let the plan choose decomposition, grid, variant and methods "
                                   "(docs/tuning.md); --decomp/--variant/--method are then ignored")
@@ -153,7 +160,8 @@ const std::vector<std::string> kOverridable{"--size", "--decomp", "--variant", "
                                             "--warmup", "--reps", "--validate", "--reference",
                                             "--effort", "--normalize", "--backend", "--staging",
                                             "--max-message-bytes", "--codec", "--tolerance",
-                                            "--onesided-sync", "--chunks"};
+                                            "--onesided-sync", "--chunks", "--in-flight",
+                                            "--overlap", "--adapt"};
 
 template <class E>
 std::vector<E> names_to(const std::vector<std::string>& v, E (*parse)(const std::string&)) {
@@ -266,6 +274,7 @@ std::vector<Config> expand(const BenchArgs& a) {
           for (auto v : names_to(a.variants, dfft::parse_variant))
             for (const auto& g : a.grids)
               for (const auto& ms : method_sets(a, d))
+              for (int slices : a.overlaps.empty() ? std::vector<int>{1} : a.overlaps)
               for (const auto& codec : a.codecs.empty() ? std::vector<std::string>{"none"} : a.codecs) {
                 Config c;
                 c.shape = shape;
@@ -285,6 +294,9 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.opt.tolerance = a.tolerance;
                 c.opt.onesided_sync = dfft::parse_onesided_sync(a.onesided_sync);
                 c.opt.chunks = a.chunks;
+                c.opt.in_flight = a.in_flight;
+                c.opt.overlap = slices;
+                c.opt.adapt = a.adapt;
                 c.opt.tune = dfft::parse_tune(a.tune);
                 c.opt.wisdom_file = a.wisdom;
                 c.opt.tune_budget_s = a.tune_budget;

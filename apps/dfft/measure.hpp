@@ -34,6 +34,7 @@ struct Measurement {
   std::string description;                   // plan.describe() on rank 0 when asked
   dfft::Options used;                        // the plan's options (the tuner's choice with --tune)
   std::string tune_log;                      // dfft::describe() of the tune report, if tuned
+  int slices = 1, chunks = 0, in_flight = 0;  // in use (after online tuning with --adapt)
 };
 
 struct MeasureSettings {

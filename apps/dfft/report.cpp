@@ -38,6 +38,7 @@ const std::vector<Column>& columns() {
       {"size", true, 0, [](const Record& r) { return shape_text(r.size); }},
       {"P", false, 3, [](const Record& r) { return std::to_string(r.ranks); }},
       {"grid", true, 0, [](const Record& r) { return grid_text(r.grid); }},
+      {"ovl", false, 3, [](const Record& r) { return std::to_string(r.overlap) + (r.adapt ? "*" : ""); }},
       {"dir", true, 0, [](const Record& r) { return r.direction == "forward" ? std::string("fwd") : std::string("inv"); }},
       {"med ms", false, 7, [](const Record& r) { return num("%.3f", r.time_median); }},
       {"min ms", false, 7, [](const Record& r) { return num("%.3f", r.time_min); }},
@@ -107,6 +108,10 @@ nlohmann::json to_json(const Record& r) {
   j["variant"] = r.variant;
   j["methods"] = r.methods;
   j["codec"] = r.codec;
+  j["overlap"] = r.overlap;
+  j["chunks"] = r.chunks;
+  j["in_flight"] = r.in_flight;
+  j["adapt"] = r.adapt;
   j["precision"] = r.precision;
   j["transform"] = r.transform;
   j["size"] = r.size;

@@ -94,6 +94,12 @@ class Plan {
   Codec codec() const;
   /// CUDA backend: the device ordinal in use (-1 on CPU).
   int device() const;
+  /// Overlap slices, chunks and steps in flight in use; with Options::adapt these change over
+  /// the first executions and settle on the fastest (adapting() is then false).
+  int overlap_slices() const;
+  int chunks() const;
+  int in_flight() const;
+  bool adapting() const;
   /// With Options::tune heuristic or measure: what the tuner did (candidates and times, wisdom
   /// hit, warnings; include dfft/tune.hpp to read it). Null for plans made without tuning.
   const TuneReport* tune_report() const { return tune_.get(); }

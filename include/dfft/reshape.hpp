@@ -18,8 +18,11 @@ class ReshapeImpl;
 template <class T>
 class Reshape {
  public:
+  /// `backend` cuda: `in`/`out` of execute() are device pointers of GPU `device` (-1: local rank
+  /// modulo visible devices), moved by the CUDA backend's transports (any method of a plan).
   Reshape(MPI_Comm comm, const Layout& in, const Layout& out, Method method = Method::a2a_sync,
-          std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096);
+          std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096,
+          Backend backend = Backend::cpu, int device = -1);
   ~Reshape();
   Reshape(Reshape&&) noexcept;
   Reshape& operator=(Reshape&&) noexcept;

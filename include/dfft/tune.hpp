@@ -114,6 +114,8 @@ struct WisdomEntry {
   std::vector<int> grid;
   std::vector<Method> methods;
   int chunks = 4;
+  int overlap = 1;    // FFT/exchange overlap slices (absent in older files: 1)
+  int in_flight = 2;  // p2p-pipelined steps in flight (absent in older files: 2)
   double seconds = 0;  // measured median of a forward+inverse pair
   std::string timestamp;
 };

@@ -69,7 +69,12 @@ enum class Effort { estimate, measure };
 enum class Backend { cpu, cuda };
 /// Global redistribution methods. The four CPU methods are always available; the others need
 /// the CUDA backend (and NCCL for `nccl`).
-enum class Method { a2a_sync, a2a_type, p2p_sync, p2p_type, p2p_streams, nccl, onesided };
+/// p2p_pipelined: ring schedule with chunked blocks and `in_flight` steps outstanding (host
+/// staging on GPUs overlaps device-to-host, network and host-to-device copies). cuda_ipc:
+/// CUDA backend, GPUs of one node; the pack kernel writes each block straight into the peer's
+/// receive buffer through CUDA IPC mappings (no MPI data movement).
+enum class Method { a2a_sync, a2a_type, p2p_sync, p2p_type, p2p_streams, nccl, onesided,
+                    p2p_pipelined, cuda_ipc };
 /// What exchanged blocks look like on the wire (compressed communication). Local FFTs always
 /// run in working precision. fp32 only narrows double; fp16/bf16 narrow float or double.
 enum class Codec { none, fp32, fp16, bf16 };
@@ -134,8 +139,18 @@ struct Options {
   double tolerance = 0;
   /// `onesided` method: complete epochs by MPI_Win_fence or by passive-target flush.
   OneSidedSync onesided_sync = OneSidedSync::fence;
-  /// Pipelining chunks per peer block for `onesided` (encode of chunk k+1 overlaps put of k).
+  /// Pipelining chunks per peer block for `onesided` and `p2p_pipelined` (encode/copy of
+  /// chunk k+1 overlaps the transfer of chunk k).
   int chunks = 4;
+  /// `p2p_pipelined`: ring steps (peers) with transfers outstanding at once (>= 1).
+  int in_flight = 2;
+  /// FFT/exchange overlap (docs/overlap.md): the FFTs next to each exchange run in this many
+  /// slices along an axis the exchange does not cut, so slice i is exchanged while slice i+1
+  /// is transformed. 1: no overlap. Needs MPI_THREAD_SERIALIZED or higher.
+  int overlap = 1;
+  /// Online tuning (docs/overlap.md): the first executions of the plan try overlap slices,
+  /// chunks and steps in flight; later executions use the fastest (max over ranks).
+  bool adapt = false;
   /// Largest MPI message in bytes; larger blocks are split (tests set it small).
   std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
   /// CUDA backend: device to use; -1 = local rank modulo visible devices.
@@ -161,9 +176,15 @@ struct Options {
 };
 
 /// Time spent per phase in one stage of the last executed transform, seconds, this rank.
+/// With overlap (Options::overlap > 1) the stages of a group run at the same time: each stage
+/// then reports its busy time (summed over slices; FFTs timed on the device with events), and
+/// the group's exchange stage reports the group's wall time in `wall` and `slices` > 1; the
+/// sum of totals then exceeds the elapsed time (docs/overlap.md).
 struct StageTiming {
   std::string name;  // e.g. "fft[1,2]" or "exchange[0]"
   double fft = 0, pack = 0, comm = 0, unpack = 0;
+  double wall = 0;  // overlapped group: elapsed time of the whole group (on its exchange stage)
+  int slices = 1;   // overlapped group: slices it ran in
   double total() const { return fft + pack + comm + unpack; }
 };
 

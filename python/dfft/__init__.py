@@ -14,9 +14,10 @@ first); with the default variant that is the natural order.
 
 import numpy as np
 
-from ._dfft import Error, _Plan
+from ._dfft import Error, _Plan, has_cuda
+from . import _dfft
 
-__all__ = ["Plan", "Error"]
+__all__ = ["Plan", "Error", "has_cuda"]
 
 _REAL = {"double": np.dtype(np.float64), "float": np.dtype(np.float32)}
 _COMPLEX = {"double": np.dtype(np.complex128), "float": np.dtype(np.complex64)}
@@ -57,8 +58,8 @@ class Plan:
     normalize: scale the inverse so that inverse(forward(a)) == a; r2r: one kind per axis
     ('dct2', 'dst2', or 'none'/None for a periodic axis of a c2c plan); input_layout and
     output_layout: this rank's (lo, hi) or (lo, hi, order) boxes (the box API: any tiling, empty
-    boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays,
-    e.g. cupy).
+    boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays
+    such as cupy's, on the plan's GPU; numpy arrays are copied to the GPU and back).
     """
 
     def __init__(self, comm, shape, decomposition="slab-2d1d", variant="default",
@@ -144,6 +145,11 @@ class Plan:
         return tuple(self._impl.grid())
 
     @property
+    def device(self):
+        """CUDA device ordinal of a cuda plan (-1 on the cpu backend)."""
+        return self._impl.device()
+
+    @property
     def timings(self):
         """Per-stage phase times (seconds, this rank) of the last forward/inverse."""
         return self._impl.timings()
@@ -170,13 +176,49 @@ class Plan:
 
     def _execute(self, forward, a, out, src, dst):
         on_device = self.backend == "cuda"
+        if on_device and not _is_device_array(a):
+            return self._execute_staged(forward, a, out, src, dst)
+        if on_device:
+            a = _device_convert(a, src.dtype)
         a, batch = self._source(a, src, on_device)
         shape = dst.shape if batch is None else (batch,) + dst.shape
-        if out is None:
-            out = _device_empty(shape, dst.dtype) if on_device else np.empty(shape, dst.dtype)
+        if out is None and on_device:
+            out = _device_empty(shape, dst.dtype, self.device)
+        elif out is None:
+            out = np.empty(shape, dst.dtype)
         out_ptr = _address(out, shape, dst.dtype, on_device, "out")
-        self._impl.execute(forward, _address(a, a.shape, src.dtype, on_device, "input"), out_ptr,
-                           batch or 1)
+        in_ptr = _address(a, a.shape, src.dtype, on_device, "input")
+        if on_device:
+            # Wrong GPU and pending producer work are checked before anything collective.
+            for arr, ptr, what in ((a, in_ptr, "input"), (out, out_ptr, "out")):
+                _device_ready(arr, ptr, self.device, what)
+        self._impl.execute(forward, in_ptr, out_ptr, batch or 1)
+        return out
+
+    def _execute_staged(self, forward, a, out, src, dst):
+        """numpy arrays on a cuda plan: copied into plan-allocated GPU memory and back."""
+        a, batch = self._source(a, src, False)
+        shape = dst.shape if batch is None else (batch,) + dst.shape
+        if out is None:
+            out = np.empty(shape, dst.dtype)
+        elif _is_device_array(out):
+            raise TypeError("out: a numpy input on the cuda backend returns a numpy array; pass "
+                            "a device input to get a device output")
+        out_ptr = _address(out, shape, dst.dtype, False, "out")
+        in_ptr = _address(a, a.shape, src.dtype, False, "input")
+        dev_in = self._impl.allocate(a.nbytes)
+        try:
+            dev_out = self._impl.allocate(out.nbytes)
+            try:
+                if a.nbytes:
+                    self._impl.upload(dev_in, in_ptr, a.nbytes)
+                self._impl.execute(forward, dev_in, dev_out, batch or 1)
+                if out.nbytes:
+                    self._impl.download(out_ptr, dev_out, out.nbytes)
+            finally:
+                self._impl.deallocate(dev_out)
+        finally:
+            self._impl.deallocate(dev_in)
         return out
 
     def _source(self, a, side, on_device):
@@ -226,10 +268,51 @@ def _c_strides(shape, dtype):
     return tuple(reversed(strides))
 
 
-def _device_empty(shape, dtype):
+def _is_device_array(a):
+    return hasattr(a, "__cuda_array_interface__")
+
+
+def _cupy():
+    """The cupy module when it is importable (looked up at call time), else None."""
     try:
         import cupy
-    except ImportError as e:
+    except ImportError:
+        return None
+    return cupy
+
+
+def _device_convert(a, dtype):
+    """cupy arrays of another dtype or memory layout are converted on their GPU (as numpy inputs
+    are); complex data for a real input are rejected."""
+    cupy = _cupy()
+    if cupy is None or not isinstance(a, cupy.ndarray):
+        return a
+    if a.dtype.kind == "c" and dtype.kind != "c":
+        raise TypeError(f"expected a real array ({dtype}), got {a.dtype}")
+    if a.dtype == dtype and a.flags.c_contiguous:
+        return a
+    with a.device:
+        return cupy.ascontiguousarray(a, dtype=dtype)
+
+
+def _device_ready(a, ptr, device, what):
+    """The array is on the plan's GPU, and work queued on its stream (__cuda_array_interface__
+    version 3 'stream') is done before dfft's own streams touch it."""
+    cai = a.__cuda_array_interface__
+    if 0 in tuple(cai["shape"]):
+        return  # an empty box: no data, possibly no pointer
+    where = _dfft.pointer_device(ptr)
+    if where != device:
+        raise ValueError(f"{what}: the array is on GPU {where}, the plan runs on GPU {device}")
+    stream = cai.get("stream")
+    if stream is not None:
+        _dfft.stream_synchronize(int(stream), where)
+
+
+def _device_empty(shape, dtype, device):
+    cupy = _cupy()
+    if cupy is None:
         raise RuntimeError("the cuda backend allocates its results with cupy; install cupy or "
-                           "pass out=") from e
-    return cupy.empty(shape, dtype)
+                           "pass out=")
+    with cupy.cuda.Device(device):
+        return cupy.empty(shape, dtype)

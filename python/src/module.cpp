@@ -2,7 +2,8 @@
 // communicator (through mpi4py's C API), option names as strings (parsed by dfft itself, so the
 // errors are dfft's), and runs transforms on raw data addresses. dfft/__init__.py checks the
 // arrays (numpy, or __cuda_array_interface__ objects on the cuda backend) before it passes their
-// addresses here; nothing in this file sees numpy.
+// addresses here; nothing in this file sees numpy or cupy. With the CUDA backend it also answers
+// which GPU a pointer is on and waits for a consumer stream (cudart).
 #include <mpi.h>
 #include <mpi4py/mpi4py.h>
 #include <pybind11/pybind11.h>
@@ -12,11 +13,16 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "dfft/dfft.hpp"
+
+#if defined(DFFT_HAS_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 namespace py = pybind11;
 
@@ -85,6 +91,26 @@ class PyPlan {
     return std::visit([&](const auto& p) { return f(*p); }, plan_);
   }
 
+  // Plan memory (device memory on the cuda backend), for numpy arrays handed to a cuda plan.
+  std::uintptr_t allocate(std::size_t bytes) const {
+    return with([&](auto& q) { return reinterpret_cast<std::uintptr_t>(q.allocate(bytes)); });
+  }
+  void deallocate(std::uintptr_t p) const {
+    with([&](auto& q) { q.deallocate(reinterpret_cast<void*>(p)); });
+  }
+  void upload(std::uintptr_t dst, std::uintptr_t host_src, std::size_t bytes) const {
+    py::gil_scoped_release unlocked;
+    with([&](auto& q) {
+      q.upload(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(host_src), bytes);
+    });
+  }
+  void download(std::uintptr_t host_dst, std::uintptr_t src, std::size_t bytes) const {
+    py::gil_scoped_release unlocked;
+    with([&](auto& q) {
+      q.download(reinterpret_cast<void*>(host_dst), reinterpret_cast<const void*>(src), bytes);
+    });
+  }
+
  private:
   template <class T>
   static void run(dfft::Plan<T>& p, bool forward, std::uintptr_t i, std::uintptr_t o, int batch) {
@@ -137,12 +163,75 @@ dfft::Options make_options(const std::string& decomposition, const std::string& 
   return o;
 }
 
+#if defined(DFFT_HAS_CUDA)
+[[noreturn]] void cuda_failed(const char* call, cudaError_t e) {
+  cudaGetLastError();  // a failed runtime call stays the "last error" until read: clear it
+  throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorString(e));
+}
+#endif
+
+/// The device ordinal of device (or managed) memory at `ptr`; ValueError for anything else.
+int pointer_device(std::uintptr_t ptr) {
+#if defined(DFFT_HAS_CUDA)
+  cudaPointerAttributes a{};
+  const cudaError_t e = cudaPointerGetAttributes(&a, reinterpret_cast<const void*>(ptr));
+  if (e != cudaSuccess) cuda_failed("cudaPointerGetAttributes", e);
+  if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+    throw py::value_error("the array's data are not in CUDA device memory");
+  return a.device;
+#else
+  (void)ptr;
+  throw py::value_error("dfft was built without the CUDA backend");
+#endif
+}
+
+/// Wait for a __cuda_array_interface__ stream (1: legacy default stream, 2: per-thread default
+/// stream, else a cudaStream_t; the runtime takes the same values) of GPU `device`.
+void stream_synchronize(std::uintptr_t stream, int device) {
+#if defined(DFFT_HAS_CUDA)
+  py::gil_scoped_release unlocked;
+  int previous = 0;
+  cudaError_t e = cudaGetDevice(&previous);
+  if (e != cudaSuccess) cuda_failed("cudaGetDevice", e);
+  if ((e = cudaSetDevice(device)) != cudaSuccess) cuda_failed("cudaSetDevice", e);
+  e = cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream));
+  cudaSetDevice(previous);
+  if (e != cudaSuccess) cuda_failed("cudaStreamSynchronize", e);
+#else
+  (void)stream;
+  (void)device;
+  throw py::value_error("dfft was built without the CUDA backend");
+#endif
+}
+
+/// Visible CUDA devices; 0 without a driver or device, or without the CUDA backend.
+int cuda_device_count() {
+#if defined(DFFT_HAS_CUDA)
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+#else
+  return 0;
+#endif
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_dfft, m) {
   m.doc() = "dfft extension module; use the dfft package (dfft.Plan), not this directly";
   if (import_mpi4py() < 0) throw py::error_already_set();
   py::register_exception<dfft::Error>(m, "Error", PyExc_RuntimeError);
+#if defined(DFFT_HAS_CUDA)
+  m.attr("has_cuda") = true;
+#else
+  m.attr("has_cuda") = false;
+#endif
+  m.def("cuda_device_count", &cuda_device_count);
+  m.def("pointer_device", &pointer_device, py::arg("ptr"));
+  m.def("stream_synchronize", &stream_synchronize, py::arg("stream"), py::arg("device"));
 
   py::class_<PyPlan>(m, "_Plan")
       .def(py::init([](const py::object& comm, const Shape& shape, const std::string& decomposition,
@@ -165,6 +254,10 @@ PYBIND11_MODULE(_dfft, m) {
            py::arg("device"), py::arg("input_layout"), py::arg("output_layout"))
       .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
            py::arg("batch"))
+      .def("allocate", &PyPlan::allocate, py::arg("bytes"))
+      .def("deallocate", &PyPlan::deallocate, py::arg("ptr"))
+      .def("upload", &PyPlan::upload, py::arg("dst"), py::arg("host_src"), py::arg("bytes"))
+      .def("download", &PyPlan::download, py::arg("host_dst"), py::arg("src"), py::arg("bytes"))
       .def("input_layout",
            [](const PyPlan& p) {
              return p.with([](auto& q) { return describe_layout(q.input_layout()); });

@@ -32,6 +32,27 @@ class LocalFft {
   virtual void execute(void* in, void* out) = 0;
 };
 
+/// Ordering and timing marks for overlapped execution (src/exec/overlap.cpp). A mark is
+/// recorded on the calling thread's stream; on the CPU it is the host clock at that moment.
+class Marks {
+ public:
+  virtual ~Marks() = default;
+  virtual void record(int slot) = 0;
+  /// The calling thread's stream waits for the work before `slot` (CPU: nothing to do).
+  virtual void stream_wait(int slot) = 0;
+  /// The host waits until the work before `slot` is done (CPU: nothing to do).
+  virtual void host_wait(int slot) = 0;
+  /// Seconds between two recorded marks whose work is done.
+  virtual double seconds(int from, int to) = 0;
+};
+
+/// While alive, the calling thread queues device work on the device's communication lane (a
+/// second stream beside the main one). Nothing on the CPU.
+class LaneScope {
+ public:
+  virtual ~LaneScope() = default;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -62,6 +83,10 @@ class Device {
   virtual void download(void* host_dst, const void* src, std::size_t bytes) = 0;
   /// Wait for all work queued on the plan's streams (no-op on CPU).
   virtual void synchronize() {}
+  /// `n` marks for overlapped execution (host clock on the CPU, CUDA events on GPUs).
+  virtual std::unique_ptr<Marks> make_marks(int n);
+  /// Enter the communication lane on the calling thread (nullptr where there is none).
+  virtual std::unique_ptr<LaneScope> comm_lane() { return nullptr; }
 };
 
 std::unique_ptr<Device> make_cpu_device();

@@ -11,7 +11,8 @@ std::unique_ptr<Device> make_cuda_device(MPI_Comm, int) {
        "with the CUDA toolkit); use --backend cpu");
 }
 
-std::unique_ptr<Transport> make_device_transport(Method, MPI_Comm, const ExchangeSpec&, Device&) {
+std::unique_ptr<Transport> make_device_transport(Method, MPI_Comm, const ExchangeSpec&, Device&,
+                                                 const TransportTuning&) {
   fail("device transports need the CUDA backend");
 }
 

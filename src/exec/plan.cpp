@@ -140,6 +140,22 @@ const std::vector<StageTiming>& Plan<T>::timings() const {
   return (last_ ? last_ : impl_.get())->timings();
 }
 template <class T>
+int Plan<T>::overlap_slices() const {
+  return impl_->slices();
+}
+template <class T>
+int Plan<T>::chunks() const {
+  return impl_->chunks();
+}
+template <class T>
+int Plan<T>::in_flight() const {
+  return impl_->in_flight();
+}
+template <class T>
+bool Plan<T>::adapting() const {
+  return impl_->adapting();
+}
+template <class T>
 std::string Plan<T>::describe() const {
   return impl_->describe();
 }

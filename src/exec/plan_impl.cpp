@@ -52,12 +52,19 @@ PlanImpl::~PlanImpl() {
   MPI_Finalized(&fin);
   if (fin) {  // destroyed after MPI_Finalize: MPI objects are gone already, free only memory
     for (auto& e : exec_) e.fwd_x.release(), e.inv_x.release();
+    for (auto& d : dir_)
+      for (auto& g : d.groups)
+        for (auto& s : g.slices) s.x.release();
     sub_.clear();
     comm_ = MPI_COMM_NULL;
   }
-  exec_.clear();  // transports and FFT plans before buffers, communicators and device
+  // Transports and FFT plans (whole and sliced) before buffers, communicators and device.
+  dir_[0] = Direction{};
+  dir_[1] = Direction{};
+  exec_.clear();
   a_ = {};
   b_ = {};
+  c_ = {};
   dev_.reset();
   for (auto& s : sub_) MPI_Comm_free(&s);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
@@ -80,7 +87,9 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   for (auto g : opt_.grid) mine.push_back(g);
   // Method values and message limit decide the MPI calls each rank makes; a mismatch deadlocks.
   for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
-  for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place}})
+  for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
+                         std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
+                         std::int64_t{opt_.in_flight}})
     mine.push_back(v);
   mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));
   for (auto k : opt_.r2r) mine.push_back(static_cast<int>(k));
@@ -126,16 +135,19 @@ void PlanImpl::build_steps() {
                         st.exchange.dst[st.exchange.me].alloc_count() * e});
     }
   }
-  a_ = Buffer(*dev_, static_cast<std::size_t>(bytes));
-  b_ = Buffer(*dev_, static_cast<std::size_t>(bytes));
+  work_bytes_ = static_cast<std::size_t>(bytes);
+  a_ = Buffer(*dev_, work_bytes_);
+  b_ = Buffer(*dev_, work_bytes_);
   std::size_t nx = 0;
   for (const Step& st : path_.steps) nx += st.kind == Step::Kind::exchange && st.exchange.grid_dim >= 0;
   if (opt_.methods.size() != 1 && opt_.methods.size() != nx)
     fail("give one method or one per exchange (", nx, " for ", to_string(opt_.decomposition),
          " on grid of ", path_.grid.size(), " dims), got ", opt_.methods.size());
+  check_overlap_options();
   exec_.resize(nsteps);
   timings_.resize(nsteps);
   names_.resize(nsteps);
+  step_method_.assign(nsteps, opt_.methods[0]);
   codec_ = opt_.codec;
   if (codec_ == Codec::none && opt_.tolerance > 0)
     codec_ = codec_for_tolerance(opt_.tolerance, static_cast<int>(nx), is_double_);
@@ -147,91 +159,159 @@ void PlanImpl::build_steps() {
     auto& ex = exec_[k];
     std::ostringstream name;
     if (st.kind == Step::Kind::fft) {
-      FftDesc d;
-      d.axes = st.fft.axes;
-      d.is_double = is_double_;
-      d.effort = opt_.effort;
-      d.in = st.fft.in;
-      d.out = st.fft.out;
-      d.r2r = st.fft.r2r;
-      d.real = reals;
-      d.kind = st.fft.r2c ? FftDesc::Kind::r2c : FftDesc::Kind::forward;
-      ex.fwd_fft = dev_->make_fft(d, a_.get(), b_.get());
-      std::swap(d.in, d.out);
-      d.kind = st.fft.r2c ? FftDesc::Kind::c2r : FftDesc::Kind::backward;
-      ex.inv_fft = dev_->make_fft(d, a_.get(), b_.get());
+      ex.fwd_fft = dev_->make_fft(fft_desc(st, false), a_.get(), b_.get());
+      ex.inv_fft = dev_->make_fft(fft_desc(st, true), a_.get(), b_.get());
       name << "fft(";
-      for (std::size_t i = 0; i < d.axes.size(); ++i) name << (i ? "," : "") << d.axes[i];
+      for (std::size_t i = 0; i < st.fft.axes.size(); ++i) name << (i ? "," : "") << st.fft.axes[i];
       name << ")";
     } else {
       // Reshapes to/from user boxes use the first exchange's method.
       const bool reshape = st.exchange.grid_dim < 0;
       ex.method = opt_.methods.size() == 1 || reshape ? opt_.methods[0] : opt_.methods[xi];
+      step_method_[k] = ex.method;
       xi += !reshape;
-      ExchangeSpec s;
-      s.src = st.exchange.src;
-      s.dst = st.exchange.dst;
-      s.me = st.exchange.me;
-      s.elem = st.exchange.real ? real : cplx;
-      s.max_message_bytes = opt_.max_message_bytes;
-      s.staging = opt_.staging;
-      s.is_double = is_double_;
-      s.codec = reshape ? Codec::none : codec_;
-      MPI_Comm c = reshape ? comm_ : sub_[st.exchange.grid_dim];
-      TransportTuning tune{opt_.onesided_sync, opt_.chunks, comm_};
-      ex.fwd_x = make_transport(ex.method, c, s, *dev_, tune);
-      std::swap(s.src, s.dst);
-      ex.inv_x = make_transport(ex.method, c, s, *dev_, tune);
       if (reshape) name << "reshape[" << to_string(ex.method) << "]";
       else name << "exchange" << st.exchange.grid_dim << "[" << to_string(ex.method) << "]";
     }
     names_[k] = name.str();
   }
+  tuning_ = Tuning{opt_.overlap, opt_.chunks, opt_.in_flight};
+  build_transports();
+  build_direction(false);
+  build_direction(true);
 }
 
-void* PlanImpl::buffer_after(std::size_t k, std::size_t nsteps, void* out) {
-  if (k + 1 == nsteps) return out;
-  return k % 2 == 0 ? a_.get() : b_.get();
+void PlanImpl::check_overlap_options() const {
+  if (opt_.overlap < 1) fail("overlap must be at least 1 slice, got ", opt_.overlap);
+  if (opt_.chunks < 1) fail("chunks must be at least 1, got ", opt_.chunks);
+  if (opt_.in_flight < 1) fail("in_flight must be at least 1, got ", opt_.in_flight);
+  if ((opt_.overlap > 1 || opt_.adapt) && size_ > 1) {
+    int provided = MPI_THREAD_SINGLE;
+    DFFT_MPI(MPI_Query_thread(&provided));
+    if (provided < MPI_THREAD_SERIALIZED)
+      fail("overlap and adapt run exchanges on a communication thread: initialise MPI with "
+           "MPI_Init_thread(..., MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE, ...) (this MPI "
+           "provides level ", provided, "), or use overlap = 1");
+  }
+}
+
+FftDesc PlanImpl::fft_desc(const Step& st, bool inverse) const {
+  FftDesc d;
+  d.axes = st.fft.axes;
+  d.is_double = is_double_;
+  d.effort = opt_.effort;
+  d.in = st.fft.in;
+  d.out = st.fft.out;
+  d.r2r = st.fft.r2r;
+  d.real = opt_.transform == Transform::r2r;
+  d.kind = st.fft.r2c ? FftDesc::Kind::r2c : FftDesc::Kind::forward;
+  if (inverse) {
+    std::swap(d.in, d.out);
+    d.kind = st.fft.r2c ? FftDesc::Kind::c2r : FftDesc::Kind::backward;
+  }
+  return d;
+}
+
+ExchangeSpec PlanImpl::exchange_spec(const Step& st, bool inverse) const {
+  const std::size_t cplx = is_double_ ? 16 : 8;
+  const bool reshape = st.exchange.grid_dim < 0;
+  ExchangeSpec s;
+  s.src = st.exchange.src;
+  s.dst = st.exchange.dst;
+  s.me = st.exchange.me;
+  s.elem = st.exchange.real ? cplx / 2 : cplx;
+  s.max_message_bytes = opt_.max_message_bytes;
+  s.staging = opt_.staging;
+  s.is_double = is_double_;
+  s.codec = reshape ? Codec::none : codec_;
+  if (inverse) std::swap(s.src, s.dst);
+  return s;
+}
+
+MPI_Comm PlanImpl::exchange_comm(const Step& st) const {
+  return st.exchange.grid_dim < 0 ? comm_ : sub_[st.exchange.grid_dim];
+}
+
+std::unique_ptr<Transport> PlanImpl::make_x(const Step& st, Method m, const ExchangeSpec& s) const {
+  TransportTuning tune{opt_.onesided_sync, tuning_.chunks, tuning_.in_flight, comm_};
+  return make_transport(m, exchange_comm(st), s, *dev_, tune);
+}
+
+void PlanImpl::build_transports() {
+  for (std::size_t k = 0; k < path_.steps.size(); ++k) {
+    const Step& st = path_.steps[k];
+    if (st.kind != Step::Kind::exchange) continue;
+    exec_[k].fwd_x = make_x(st, step_method_[k], exchange_spec(st, false));
+    exec_[k].inv_x = make_x(st, step_method_[k], exchange_spec(st, true));
+  }
+}
+
+void* PlanImpl::buffer(int id, const void* in, void* out) const {
+  switch (id) {
+    case 0: return const_cast<void*>(in);  // out-of-place r2c/c2c leave their input untouched
+    case 1: return out;
+    case 2: return a_.get();
+    case 3: return b_.get();
+    default: return c_.get();
+  }
+}
+
+void PlanImpl::run(bool inverse, const void* in, void* out) {
+  Direction& d = dir_[inverse ? 1 : 0];
+  const std::size_t n = d.sched.size();
+  void* cur = const_cast<void*>(in);
+  for (std::size_t j = 0; j < n;) {
+    if (d.group_at[j] >= 0) {
+      GroupExec& g = d.groups[static_cast<std::size_t>(d.group_at[j])];
+      const GroupPlan& p = g.plan;
+      void* p1 = p.has_pre ? buffer(d.out_buf[j], in, out) : cur;
+      void* p2 = buffer(d.out_buf[p.x()], in, out);
+      void* p3 = p.has_post ? buffer(d.out_buf[p.x() + 1], in, out) : p2;
+      GroupTiming gt;
+      run_group(g, *dev_, cur, p1, p2, p3, gt);
+      if (p.has_pre) timings_[j] = StageTiming{names_[d.sched[j].path_index]}, timings_[j].fft = gt.f_busy;
+      StageTiming& xt = timings_[p.x()];
+      xt = gt.x;
+      xt.name = names_[d.sched[p.x()].path_index];
+      xt.wall = gt.wall;
+      xt.slices = static_cast<int>(g.slices.size());
+      if (p.has_post) {
+        timings_[p.x() + 1] = StageTiming{names_[d.sched[p.x() + 1].path_index]};
+        timings_[p.x() + 1].fft = gt.g_busy;
+      }
+      cur = p3;
+      j = p.last() + 1;
+      continue;
+    }
+    const std::size_t k = d.sched[j].path_index;
+    void* next = buffer(d.out_buf[j], in, out);
+    StageTiming& t = timings_[j];
+    t = StageTiming{names_[k]};
+    if (d.sched[j].fft) {
+      double t0 = MPI_Wtime();
+      (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft)->execute(cur, next);
+      dev_->synchronize();
+      t.fft = MPI_Wtime() - t0;
+    } else {
+      (inverse ? exec_[k].inv_x : exec_[k].fwd_x)->execute(cur, next, t);
+    }
+    cur = next;
+    ++j;
+  }
 }
 
 void PlanImpl::forward(const void* in, void* out) {
-  const std::size_t n = exec_.size();
-  void* cur = const_cast<void*>(in);  // out-of-place r2c/c2c leave their input untouched
-  for (std::size_t k = 0; k < n; ++k) {
-    void* next = buffer_after(k, n, out);
-    StageTiming& t = timings_[k];
-    t = StageTiming{names_[k]};
-    if (exec_[k].fwd_fft) {
-      double t0 = MPI_Wtime();
-      exec_[k].fwd_fft->execute(cur, next);
-      dev_->synchronize();
-      t.fft = MPI_Wtime() - t0;
-    } else {
-      exec_[k].fwd_x->execute(cur, next, t);
-    }
-    cur = next;
-  }
+  adapt_before();
+  const double t0 = MPI_Wtime();
+  run(false, in, out);
   dev_->synchronize();
+  adapt_after(MPI_Wtime() - t0);
 }
 
 void PlanImpl::inverse(const void* in, void* out) {
-  const std::size_t n = exec_.size();
-  void* cur = const_cast<void*>(in);  // the first inverse step is an out-of-place c2c
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::size_t k = n - 1 - j;
-    void* next = buffer_after(j, n, out);
-    StageTiming& t = timings_[j];
-    t = StageTiming{names_[k]};
-    if (exec_[k].inv_fft) {
-      double t0 = MPI_Wtime();
-      exec_[k].inv_fft->execute(cur, next);
-      dev_->synchronize();
-      t.fft = MPI_Wtime() - t0;
-    } else {
-      exec_[k].inv_x->execute(cur, next, t);
-    }
-    cur = next;
-  }
+  adapt_before();
+  const double t0 = MPI_Wtime();
+  run(true, in, out);
   if (opt_.normalize) {
     // Each DCT/DST axis scales by 2n (forward type II, inverse type III), a periodic one by n.
     double total = 1;
@@ -239,12 +319,13 @@ void PlanImpl::inverse(const void* in, void* out) {
       total *= static_cast<double>(shape_[a]) *
                (!opt_.r2r.empty() && opt_.r2r[a] != R2R::none ? 2.0 : 1.0);
     std::int64_t reals = path_.input.alloc_count() * (opt_.transform == Transform::c2c ? 2 : 1);
-    double t0 = MPI_Wtime();
+    double t1 = MPI_Wtime();
     dev_->scale(out, reals, 1.0 / total, is_double_);
     dev_->synchronize();
-    timings_.back().fft += MPI_Wtime() - t0;
+    timings_.back().fft += MPI_Wtime() - t1;
   }
   dev_->synchronize();
+  adapt_after(MPI_Wtime() - t0);
 }
 
 std::vector<std::int64_t> PlanImpl::exchange_bytes() const {

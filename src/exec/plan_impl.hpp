@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/device.hpp"
+#include "exec/overlap.hpp"
 #include "dfft/types.hpp"
 #include "plan/path.hpp"
 #include "transport/transport.hpp"
@@ -30,6 +31,11 @@ class PlanImpl {
   const detail::Path& path() const { return path_; }
   const Options& options() const { return opt_; }
   const std::vector<StageTiming>& timings() const { return timings_; }
+  /// Overlap slices, chunks and steps in flight in use (after online tuning: the chosen ones).
+  int slices() const { return tuning_.slices; }
+  int chunks() const { return tuning_.chunks; }
+  int in_flight() const { return tuning_.in_flight; }
+  bool adapting() const { return opt_.adapt && adapt_.stage < 3; }
   std::vector<std::int64_t> exchange_bytes() const;
   std::string describe() const;
   int device() const { return dev_->ordinal(); }
@@ -43,10 +49,47 @@ class PlanImpl {
     std::unique_ptr<detail::Transport> fwd_x, inv_x;
     Method method = Method::a2a_sync;
   };
+  /// Chunks/overlap settings the transports and groups are built with (adapt changes them).
+  struct Tuning {
+    int slices = 1, chunks = 4, in_flight = 2;
+    bool operator==(const Tuning&) const = default;
+  };
+  /// One direction's schedule: steps in execution order, overlap groups, and which buffer
+  /// each step writes (0 user in, 1 user out, 2 a_, 3 b_, 4 c_).
+  struct Direction {
+    std::vector<detail::OrientedStep> sched;
+    std::vector<detail::GroupExec> groups;
+    std::vector<int> group_at;  // schedule index -> group index starting there, or -1
+    std::vector<int> out_buf;
+  };
+  /// Online tuning state (Options::adapt).
+  struct Adapt {
+    std::vector<Tuning> cand;
+    std::vector<double> score;
+    int stage = 0;          // 0 overlap slices, 1 chunks, 2 steps in flight, 3 done
+    std::size_t cur = 0;    // candidate being measured
+    int calls = 0;          // calls measured for it
+    bool warmed = false;
+  };
   std::vector<Layout> allgather_layout(const Layout& l, int d) const;
   void check_same_everywhere(const std::vector<std::int64_t>& shape) const;
   void build_steps();
-  void* buffer_after(std::size_t k, std::size_t nsteps, void* out);
+  detail::FftDesc fft_desc(const detail::Step& st, bool inverse) const;
+  detail::ExchangeSpec exchange_spec(const detail::Step& st, bool inverse) const;
+  MPI_Comm exchange_comm(const detail::Step& st) const;
+  std::unique_ptr<detail::Transport> make_x(const detail::Step& st, Method m,
+                                            const detail::ExchangeSpec& s) const;
+  void build_transports();
+  void build_direction(bool inverse);
+  void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
+  void* buffer(int id, const void* in, void* out) const;
+  void run(bool inverse, const void* in, void* out);
+  void check_overlap_options() const;
+  void adapt_before();
+  void adapt_after(double seconds);
+  void apply(const Tuning& t);
+  bool uses_chunks() const;
+  bool uses_in_flight() const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::vector<MPI_Comm> sub_;  // one per grid dimension
@@ -56,8 +99,13 @@ class PlanImpl {
   int rank_ = 0, size_ = 1;
   detail::Path path_;
   std::unique_ptr<detail::Device> dev_;
-  detail::Buffer a_, b_;
+  detail::Buffer a_, b_, c_;
+  std::size_t work_bytes_ = 0;
   std::vector<StepExec> exec_;
+  std::vector<Method> step_method_;  // per step (exchanges)
+  Tuning tuning_;
+  Direction dir_[2];  // forward, inverse
+  Adapt adapt_;
   std::vector<StageTiming> timings_;
   std::vector<std::string> names_;
   Codec codec_ = Codec::none;  // the wire format in use (forced or chosen by tolerance)

@@ -14,11 +14,11 @@ using namespace detail;
 class ReshapeImpl {
  public:
   ReshapeImpl(MPI_Comm comm, const Layout& in, const Layout& out, Method m, std::int64_t limit,
-              std::size_t elem)
-      : dev_(make_cpu_device()) {
+              std::size_t elem, Backend backend, int device) {
     DFFT_MPI(MPI_Comm_dup(comm, &comm_));
     DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     try {
+      dev_ = backend == Backend::cuda ? make_cuda_device(comm_, device) : make_cpu_device();
       int d = in.box.dims(), dmin = 0, dmax = 0;
       DFFT_MPI(MPI_Allreduce(&d, &dmin, 1, MPI_INT, MPI_MIN, comm_));
       DFFT_MPI(MPI_Allreduce(&d, &dmax, 1, MPI_INT, MPI_MAX, comm_));
@@ -39,12 +39,15 @@ class ReshapeImpl {
       t_.name = "reshape[" + to_string(m) + "]";
       x_ = make_transport(m, comm_, s, *dev_);
     } catch (...) {
+      x_.reset();
+      dev_.reset();  // before the communicator it was made with
       MPI_Comm_free(&comm_);
       throw;
     }
   }
   ~ReshapeImpl() {
     x_.reset();
+    dev_.reset();
     int fin = 0;
     MPI_Finalized(&fin);
     if (!fin) MPI_Comm_free(&comm_);
@@ -52,6 +55,7 @@ class ReshapeImpl {
   void execute(const void* in, void* out) {
     t_ = StageTiming{t_.name};
     x_->execute(in, out, t_);
+    dev_->synchronize();  // GPU: the result is complete when execute() returns
   }
   const StageTiming& timing() const { return t_; }
 
@@ -63,8 +67,9 @@ class ReshapeImpl {
 };
 
 template <class T>
-Reshape<T>::Reshape(MPI_Comm comm, const Layout& in, const Layout& out, Method m, std::int64_t limit)
-    : impl_(std::make_unique<ReshapeImpl>(comm, in, out, m, limit, sizeof(T))) {}
+Reshape<T>::Reshape(MPI_Comm comm, const Layout& in, const Layout& out, Method m, std::int64_t limit,
+                    Backend backend, int device)
+    : impl_(std::make_unique<ReshapeImpl>(comm, in, out, m, limit, sizeof(T), backend, device)) {}
 template <class T>
 Reshape<T>::~Reshape() = default;
 template <class T>

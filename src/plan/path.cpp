@@ -71,7 +71,6 @@ void check_r2r(const Options& opt, int d) {
   if (opt.transform == Transform::r2c && any)
     fail("r2r axes cannot be combined with the r2c transform; use c2c (complex data, periodic "
          "and DCT/DST axes mixed) or r2r (real data, DCT/DST on every axis)");
-  if (any && opt.backend == Backend::cuda) fail("r2r on the cuda backend is not implemented");
   // The codecs code complex elements; r2r exchanges move reals.
   if (opt.transform == Transform::r2r && (opt.codec != Codec::none || opt.tolerance > 0))
     fail("compressed exchanges (codec, tolerance) are not implemented for transform r2r");

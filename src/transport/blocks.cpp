@@ -52,17 +52,20 @@ std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const Exchang
     fail("codec ", to_string(spec.codec), " needs a method that packs (a2a-sync, p2p-sync, ",
          "onesided, nccl); ", to_string(m), " sends in place with MPI datatypes");
   if (m == Method::onesided) return make_onesided(comm, tuning.parent, spec, dev, tuning.onesided_sync, tuning.chunks);
-  if (dev.on_device()) return make_device_transport(m, comm, spec, dev);
+  if (dev.on_device()) return make_device_transport(m, comm, spec, dev, tuning);
   switch (m) {
     case Method::a2a_sync: return make_a2a_sync(comm, spec, dev);
     case Method::a2a_type: return make_a2a_type(comm, spec, dev);
     case Method::p2p_sync: return make_p2p_sync(comm, spec, dev);
     case Method::p2p_type: return make_p2p_type(comm, spec, dev);
+    case Method::p2p_pipelined:
+      return make_p2p_pipelined(comm, spec, dev, tuning.chunks, tuning.in_flight);
     case Method::onesided: break;
     case Method::p2p_streams:
     case Method::nccl:
+    case Method::cuda_ipc:
       fail("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
-           "has a2a-sync, a2a-type, p2p-sync, p2p-type");
+           "has a2a-sync, a2a-type, p2p-sync, p2p-type, p2p-pipelined, onesided");
   }
   fail("unknown method");
 }

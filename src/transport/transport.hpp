@@ -57,6 +57,7 @@ std::vector<int> ring_peers(int me, int n);
 struct TransportTuning {
   OneSidedSync onesided_sync = OneSidedSync::fence;
   int chunks = 4;
+  int in_flight = 2;  // p2p_pipelined: ring steps outstanding
   MPI_Comm parent = MPI_COMM_NULL;  // the plan's communicator
 };
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
@@ -69,8 +70,12 @@ std::unique_ptr<Transport> make_p2p_type(MPI_Comm, const ExchangeSpec&, Device&)
 /// `parent`: the plan's communicator (the sub-communicator's parent), over which windows are made.
 std::unique_ptr<Transport> make_onesided(MPI_Comm comm, MPI_Comm parent, const ExchangeSpec&,
                                          Device&, OneSidedSync, int chunks);
+/// Ring schedule, blocks split in `chunks` pieces, `in_flight` ring steps outstanding (CPU
+/// memory; the CUDA backend has its own host-staged variant behind make_device_transport).
+std::unique_ptr<Transport> make_p2p_pipelined(MPI_Comm, const ExchangeSpec&, Device&, int chunks,
+                                              int in_flight);
 /// Transports of the CUDA backend (src/backend/cuda); throw when it is not built.
 std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
-                                                 Device& dev);
+                                                 Device& dev, const TransportTuning& tuning);
 
 }  // namespace dfft::detail

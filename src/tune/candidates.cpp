@@ -10,8 +10,15 @@ namespace dfft {
 
 namespace {
 
-// Pipelining depths tried for the onesided transport (Options::chunks).
+// Pipelining depths tried for the onesided and p2p-pipelined transports (Options::chunks).
 constexpr int kChunks[] = {1, 4};
+// FFT/exchange overlap slices tried (Options::overlap) in the last pass.
+constexpr int kOverlap = 4;
+
+bool chunked(const Options& o) {
+  return std::any_of(o.methods.begin(), o.methods.end(),
+                     [](Method m) { return m == Method::onesided || m == Method::p2p_pipelined; });
+}
 
 struct Shape {
   Decomposition dec;
@@ -45,7 +52,7 @@ std::vector<Shape> shapes_for(const Options& base, int ranks, int dims) {
 }
 
 void add_with_chunks(std::vector<Options>& out, Options o) {
-  if (std::find(o.methods.begin(), o.methods.end(), Method::onesided) == o.methods.end()) {
+  if (!chunked(o)) {
     out.push_back(std::move(o));
     return;
   }
@@ -59,10 +66,11 @@ void add_with_chunks(std::vector<Options>& out, Options o) {
 
 std::vector<Method> tune_methods(Backend b) {
   std::vector<Method> m{Method::a2a_sync, Method::a2a_type, Method::p2p_sync, Method::p2p_type,
-                        Method::onesided};
+                        Method::onesided, Method::p2p_pipelined};
   if (b == Backend::cuda) {
     m.push_back(Method::p2p_streams);
     m.push_back(Method::nccl);
+    m.push_back(Method::cuda_ipc);
   }
   return m;
 }
@@ -98,6 +106,21 @@ std::vector<Options> tune_candidates(const Options& base, int ranks, int dims) {
         for (auto m2 : methods)
           if (m1 != m2) make(sh, v, {m1, m2});
   }
+  // Pass 3: the one-method candidates again with FFT/exchange overlap (docs/overlap.md), last so
+  // that a budget that runs out has seen every plain plan first.
+  if (base.overlap == 1) {
+    const std::size_t plain = out.size();
+    for (std::size_t i = 0; i < plain; ++i) {
+      if (out[i].methods.size() != 1) continue;
+      const auto sh = std::find_if(shapes.begin(), shapes.end(), [&](const Shape& x) {
+        return x.dec == out[i].decomposition && x.grid == out[i].grid;
+      });
+      if (sh == shapes.end() || sh->busy == 0) continue;
+      Options o = out[i];
+      o.overlap = kOverlap;
+      out.push_back(o);
+    }
+  }
   return out;
 }
 
@@ -107,12 +130,9 @@ std::string tune_label(const Options& o) {
   for (std::size_t i = 0; i < o.grid.size(); ++i) s << (i ? "x" : "") << o.grid[i];
   if (o.grid.empty()) s << "auto";
   s << " " << to_string(o.variant) << " ";
-  bool onesided = false;
-  for (std::size_t i = 0; i < o.methods.size(); ++i) {
-    s << (i ? "," : "") << to_string(o.methods[i]);
-    onesided |= o.methods[i] == Method::onesided;
-  }
-  if (onesided) s << " chunks=" << o.chunks;
+  for (std::size_t i = 0; i < o.methods.size(); ++i) s << (i ? "," : "") << to_string(o.methods[i]);
+  if (chunked(o)) s << " chunks=" << o.chunks;
+  if (o.overlap > 1) s << " overlap=" << o.overlap;
   return s.str();
 }
 

@@ -36,6 +36,8 @@ Options with_choice(const Options& base, const WisdomEntry& e) {
   o.grid = e.grid;
   o.methods = e.methods;
   o.chunks = e.chunks;
+  o.overlap = e.overlap;
+  o.in_flight = e.in_flight;
   return o;
 }
 
@@ -199,7 +201,8 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
     if (r.mode == Tune::measure && s.write_wisdom && !file.empty()) {
       const auto& c = r.candidates[static_cast<std::size_t>(r.winner)];
       WisdomEntry e{key, c.options.decomposition, c.options.variant, plan->path().grid,
-                    c.options.methods, c.options.chunks, c.time(), utc_timestamp()};
+                    c.options.methods, c.options.chunks, c.options.overlap,
+                    c.options.in_flight, c.time(), utc_timestamp()};
       r.wisdom_written = store_wisdom(file, e, comm, r.warnings);
     }
   }

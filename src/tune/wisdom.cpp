@@ -69,7 +69,9 @@ nlohmann::json entry_json(const WisdomEntry& e) {
             {"variant", to_string(e.variant)},
             {"grid", e.grid},
             {"methods", methods},
-            {"chunks", e.chunks}}},
+            {"chunks", e.chunks},
+            {"overlap", e.overlap},
+            {"in_flight", e.in_flight}}},
           {"seconds", e.seconds},
           {"timestamp", e.timestamp}};
 }
@@ -85,6 +87,9 @@ WisdomEntry entry_from(const nlohmann::json& v) {
   for (const auto& m : json::strings(c, "methods", 8)) e.methods.push_back(name_to(m, parse_method, "method"));
   if (e.methods.empty()) json::bad("field 'methods' must not be empty");
   e.chunks = static_cast<int>(json::integer(c, "chunks", 1, 1 << 20));
+  // Written since overlap and p2p-pipelined exist; older files lack them (the plain defaults).
+  if (c.contains("overlap")) e.overlap = static_cast<int>(json::integer(c, "overlap", 1, 1 << 20));
+  if (c.contains("in_flight")) e.in_flight = static_cast<int>(json::integer(c, "in_flight", 1, 1 << 20));
   e.seconds = json::number(v, "seconds", 0, 1e9);
   e.timestamp = json::string(v, "timestamp", 64);
   return e;

@@ -21,9 +21,8 @@ void for_each_index(const Layout& l, F&& f) {
   const int d = l.box.dims();
   if (l.box.empty()) return;
   std::vector<std::int64_t> idx = l.box.lo;
-  std::int64_t off = 0;
   while (true) {
-    f(idx, off++);
+    f(idx, l.offset_of(idx));  // padded layouts (user boxes, in-place r2c) have gaps
     int k = d - 1;
     for (; k >= 0; --k) {
       int a = l.order[k];

@@ -46,7 +46,8 @@ std::string name_of(const ::testing::TestParamInfo<Case>& i) {
 }
 
 const std::vector<Method> kAll{Method::a2a_sync, Method::a2a_type, Method::p2p_sync,
-                               Method::p2p_type, Method::p2p_streams, Method::nccl};
+                               Method::p2p_type, Method::p2p_streams, Method::nccl,
+                               Method::cuda_ipc, Method::p2p_pipelined};
 
 std::vector<std::vector<Method>> method_sets(Decomposition dec) {
   std::vector<std::vector<Method>> v;
@@ -68,7 +69,8 @@ std::vector<Case> all_cases() {
           for (const auto& sh : odd)
             for (auto tr : {Transform::r2c, Transform::c2c}) cs.push_back({dec, var, ms, dbl, tr, sh});
           cs.push_back({dec, var, ms, dbl, Transform::r2c, {128, 128, 128}});
-          if (ms.size() == 1 && (ms[0] == Method::nccl || ms[0] == Method::p2p_streams))
+          if (ms.size() == 1 && (ms[0] == Method::nccl || ms[0] == Method::p2p_streams ||
+                                 ms[0] == Method::p2p_pipelined))
             cs.push_back({dec, var, ms, dbl, Transform::c2c, {128, 128, 128}});
         }
   return cs;

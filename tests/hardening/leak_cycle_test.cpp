@@ -38,15 +38,16 @@ long resident_bytes() {
 
 dfft::Options config(int cycle) {
   static const Method methods[] = {Method::a2a_sync, Method::a2a_type, Method::p2p_sync,
-                                   Method::p2p_type, Method::onesided};
+                                   Method::p2p_type, Method::onesided, Method::p2p_pipelined};
   static const Decomposition decomps[] = {Decomposition::slab_2d1d, Decomposition::slab_1d2d,
                                           Decomposition::pencil};
+  constexpr int nm = static_cast<int>(sizeof(methods) / sizeof(methods[0]));
   dfft::Options o;
-  o.methods = {methods[cycle % 5]};
-  o.variant = (cycle / 5) % 2 ? Variant::Realigned : Variant::Default;
-  o.decomposition = decomps[(cycle / 10) % 3];
-  o.transform = (cycle / 30) % 2 ? dfft::Transform::c2c : dfft::Transform::r2c;
-  o.onesided_sync = (cycle / 60) % 2 ? dfft::OneSidedSync::flush : dfft::OneSidedSync::fence;
+  o.methods = {methods[cycle % nm]};
+  o.variant = (cycle / nm) % 2 ? Variant::Realigned : Variant::Default;
+  o.decomposition = decomps[(cycle / (2 * nm)) % 3];
+  o.transform = (cycle / (6 * nm)) % 2 ? dfft::Transform::c2c : dfft::Transform::r2c;
+  o.onesided_sync = (cycle / (12 * nm)) % 2 ? dfft::OneSidedSync::flush : dfft::OneSidedSync::fence;
   o.normalize = true;
   return o;
 }

@@ -1,5 +1,7 @@
-// GoogleTest main for every dfft test binary: MPI_Init before the tests are registered (the
-// parametrised suites size themselves from the number of ranks), full output on rank 0 only.
+// GoogleTest main for every dfft test binary: MPI initialised before the tests are registered
+// (the parametrised suites size themselves from the number of ranks), full output on rank 0 only.
+// MPI_THREAD_MULTIPLE is requested because the overlap executor and the concurrent-plans test
+// call MPI from several threads; tests that need it check MPI_Query_thread and skip without it.
 // Other ranks still print their own failures, prefixed with the rank, so that an assertion
 // that (wrongly) fails on one rank only is never invisible.
 #include <gmock/gmock.h>
@@ -26,7 +28,8 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   ::testing::InitGoogleMock(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

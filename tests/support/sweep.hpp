@@ -43,7 +43,8 @@ inline std::string case_name(const Case& c) {
 
 /// Every redistribution method of the CPU backend.
 inline const std::vector<Method> kCpuMethods{Method::a2a_sync, Method::a2a_type, Method::p2p_sync,
-                                             Method::p2p_type, Method::onesided};
+                                             Method::p2p_type, Method::onesided,
+                                             Method::p2p_pipelined};
 
 /// Every ordered factorisation of n into `dims` positive factors.
 inline std::vector<std::vector<int>> grids_of(int n, int dims) {
@@ -65,6 +66,7 @@ inline std::vector<std::vector<Method>> method_sets(Decomposition dec) {
     sets.push_back({Method::a2a_type, Method::p2p_sync});
     sets.push_back({Method::p2p_type, Method::a2a_sync});
     sets.push_back({Method::onesided, Method::a2a_type});
+    sets.push_back({Method::p2p_pipelined, Method::p2p_type});
   }
   return sets;
 }

@@ -62,24 +62,28 @@ TEST(Select, PickWinnerTakesMinimumAndLowerIndexOnTies) {
 TEST(Candidates, CoverEveryDecompositionGridVariantAndMethod) {
   dfft::Options base;
   auto c4 = dfft::tune_candidates(base, 4, 3);
-  // Slabs: 2 decompositions x 2 variants x (4 methods + onesided with chunks 1 and 4) = 24.
-  // Pencils 4x1, 1x4: one busy exchange, 2 x 2 x 6 = 24. Pencil 2x2: uniform 2 x 6 = 12, mixed
-  // 2 variants x (20 ordered pairs + 8 pairs with onesided counted twice for chunks) = 56.
-  EXPECT_EQ(c4.size(), 24u + 24u + 12u + 56u);
-  int grids2x2 = 0, onesided1 = 0;
+  // Per single-method set: 4 methods + onesided and p2p-pipelined with chunks 1 and 4 = 8.
+  // Slabs: 2 decompositions x 2 variants x 8 = 32. Pencils 4x1, 1x4: one busy exchange,
+  // 2 x 2 x 8 = 32. Pencil 2x2: uniform 2 x 8 = 16, mixed 2 variants x (30 ordered pairs + 18
+  // pairs with a chunked method counted twice) = 96. Pass 3 repeats the 80 single-method
+  // candidates of busy grids with overlap 4.
+  EXPECT_EQ(c4.size(), 32u + 32u + 16u + 96u + 80u);
+  int grids2x2 = 0, onesided1 = 0, overlapped = 0;
   for (const auto& o : c4) {
     grids2x2 += o.decomposition == Decomposition::pencil && o.grid == std::vector<int>{2, 2};
     for (auto m : o.methods) onesided1 += m == Method::onesided && o.chunks == 1;
+    overlapped += o.overlap == 4;
   }
-  EXPECT_EQ(grids2x2, 12 + 56);
+  EXPECT_EQ(grids2x2, 16 + 96 + 16);
   EXPECT_GT(onesided1, 0);
+  EXPECT_EQ(overlapped, 80);
   // One rank: no exchange has peers, so methods are not varied: 2 slabs + pencil 1x1, 2 variants.
   EXPECT_EQ(dfft::tune_candidates(base, 1, 3).size(), 6u);
   // A fixed grid restricts the candidates to it.
   base.grid = {2, 2};
   for (const auto& o : dfft::tune_candidates(base, 4, 3)) EXPECT_EQ(o.grid, (std::vector<int>{2, 2}));
   EXPECT_EQ(dfft::tune_label(dfft::tune_candidates(base, 4, 3).back()),
-            "pencil 2x2 realigned onesided,p2p-type chunks=4");
+            "pencil 2x2 realigned p2p-pipelined chunks=4 overlap=4");
 }
 
 TEST(Model, CrossoverMatchesTheThesisExample) {

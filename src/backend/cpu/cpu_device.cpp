@@ -1,7 +1,9 @@
 // CPU backend: fftw_malloc memory, FFTW guru64 plans that read and write any memory order.
 #include <fftw3.h>
 
+#include <chrono>
 #include <cstring>
+#include <mutex>
 
 #include "backend/cpu/copy_box.hpp"
 #include "codec/codec.hpp"
@@ -11,6 +13,11 @@
 namespace dfft::detail {
 
 namespace {
+
+// FFTW's planner shares wisdom and trigonometric tables between plans and is not thread-safe
+// (FFTW manual, "Thread safety": only the execute functions are). Plans made or destroyed in
+// several threads at once (concurrent plans on different communicators) take this lock.
+std::mutex g_fftw_planner;
 
 // One set of FFTW entry points per precision.
 template <class T>
@@ -99,6 +106,7 @@ class FftwLocal final : public LocalFft {
     align_out_ = Fftw<T>::alignment(so);
   }
   ~FftwLocal() override {
+    std::lock_guard<std::mutex> lock(g_fftw_planner);
     if (plan_) Fftw<T>::destroy(plan_);
     if (unaligned_) Fftw<T>::destroy(unaligned_);
   }
@@ -117,6 +125,7 @@ class FftwLocal final : public LocalFft {
 
  private:
   typename Fftw<T>::plan make(unsigned flags, void* i, void* o) {
+    std::lock_guard<std::mutex> lock(g_fftw_planner);
     const int r = static_cast<int>(dims_.size()), h = static_cast<int>(howmany_.size());
     switch (desc_.kind) {
       case FftDesc::Kind::r2c: return Fftw<T>::r2c(r, dims_.data(), h, howmany_.data(), i, o, flags);
@@ -180,6 +189,7 @@ class FftwR2r final : public LocalFft {
     align_out_ = Fftw<T>::alignment(scratch_out_);
   }
   ~FftwR2r() override {
+    std::lock_guard<std::mutex> lock(g_fftw_planner);
     if (plan_) Fftw<T>::destroy(plan_);
     if (unaligned_) Fftw<T>::destroy(unaligned_);
   }
@@ -200,6 +210,7 @@ class FftwR2r final : public LocalFft {
 
  private:
   typename Fftw<T>::plan make(unsigned flags) {
+    std::lock_guard<std::mutex> lock(g_fftw_planner);
     return Fftw<T>::r2r(static_cast<int>(dims_.size()), dims_.data(),
                         static_cast<int>(howmany_.size()), howmany_.data(), scratch_in_,
                         scratch_out_, kinds_.data(), flags);
@@ -275,6 +286,26 @@ void Device::decode_box(const void*, const std::vector<int>&, void*, const Layou
                         bool) {
   fail("codec ", to_string(c), " is not implemented on the ", name(), " backend");
 }
+
+namespace {
+// Host clock marks: on the CPU work is done when the call that queued it returns.
+class HostMarks final : public Marks {
+ public:
+  explicit HostMarks(int n) : t_(static_cast<std::size_t>(n)) {}
+  void record(int slot) override { t_.at(static_cast<std::size_t>(slot)) = std::chrono::steady_clock::now(); }
+  void stream_wait(int) override {}
+  void host_wait(int) override {}
+  double seconds(int from, int to) override {
+    return std::chrono::duration<double>(t_.at(static_cast<std::size_t>(to)) -
+                                         t_.at(static_cast<std::size_t>(from))).count();
+  }
+
+ private:
+  std::vector<std::chrono::steady_clock::time_point> t_;
+};
+}  // namespace
+
+std::unique_ptr<Marks> Device::make_marks(int n) { return std::make_unique<HostMarks>(n); }
 
 std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }
 

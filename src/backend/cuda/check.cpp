@@ -1,5 +1,6 @@
 #include "backend/cuda/check.hpp"
 
+#include <iomanip>
 #include <sstream>
 
 namespace dfft::detail {
@@ -12,6 +13,19 @@ namespace {
   throw Error(call, code, r, s.str());
 }
 }  // namespace
+
+void throw_cuda_alloc(const char* call, std::size_t bytes, int gpu, cudaError_t code) {
+  cudaGetLastError();
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
+  const int r = world_rank();
+  std::ostringstream s;
+  s << "dfft: " << call << " of " << bytes << " bytes (" << std::fixed << std::setprecision(2)
+    << static_cast<double>(bytes) / (1 << 30) << " GiB) failed with code " << code << " ("
+    << cudaGetErrorString(code) << ") on rank " << r << ", GPU " << gpu << " (" << free_b << " of "
+    << total_b << " bytes free)";
+  throw Error(call, static_cast<long>(code), r, s.str());
+}
 
 void throw_cuda(const char* call, cudaError_t code) {
   cudaGetLastError();  // clear a sticky-free error so later calls are not blamed for it

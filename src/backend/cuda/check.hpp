@@ -12,6 +12,9 @@ namespace dfft::detail {
 [[noreturn]] void throw_cuda(const char* call, cudaError_t code);
 [[noreturn]] void throw_cufft(const char* call, cufftResult code);
 const char* cufft_result_name(cufftResult code);
+/// A failed allocation of `bytes` (cudaMalloc, cudaMallocHost): the message adds the size in
+/// GiB, the rank, the GPU and its free/total memory, which is what the user needs to act on.
+[[noreturn]] void throw_cuda_alloc(const char* call, std::size_t bytes, int gpu, cudaError_t code);
 
 inline void check_cuda(cudaError_t code, const char* call) {
   if (code != cudaSuccess) throw_cuda(call, code);

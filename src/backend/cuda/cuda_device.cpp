@@ -45,22 +45,26 @@ CudaDevice::CudaDevice(MPI_Comm comm, int requested) : comm_(comm) {
   activate();
   // A blocking stream: ordered after work the caller queued on the legacy default stream
   // (cudaMemcpy, cudaMemset, kernels), so forward() never reads input still being written.
-  DFFT_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault));
+  DFFT_LIVE(Live::stream,
+            DFFT_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault)));
 }
 
 CudaDevice::~CudaDevice() {
   cudaSetDevice(ordinal_);
 #if defined(DFFT_HAS_NCCL)
-  for (auto& [sub, nc] : nccl_) ncclCommDestroy(nc);
+  for (auto& [sub, nc] : nccl_) live_released(Live::nccl_comm, ncclCommDestroy(nc));
 #endif
   for (int i = 0; i < static_cast<int>(Scratch::count); ++i) {
     if (!scratch_[i].p) continue;
-    if (i <= static_cast<int>(Scratch::host_recv)) cudaFreeHost(scratch_[i].p);
-    else cudaFree(scratch_[i].p);
+    if (i <= static_cast<int>(Scratch::host_recv)) release_host(scratch_[i].p);
+    else release(scratch_[i].p);
   }
   for (auto s : side_)
-    if (s) cudaStreamDestroy(s);
-  if (stream_) cudaStreamDestroy(stream_);
+    if (s) live_released(Live::stream, cudaStreamDestroy(s));
+  for (auto s : comm_side_)
+    if (s) live_released(Live::stream, cudaStreamDestroy(s));
+  if (comm_stream_) live_released(Live::stream, cudaStreamDestroy(comm_stream_));
+  if (stream_) live_released(Live::stream, cudaStreamDestroy(stream_));
 }
 
 std::string CudaDevice::name() const {
@@ -78,31 +82,26 @@ void* CudaDevice::alloc(std::size_t bytes) {
   activate();
   void* p = nullptr;
   const cudaError_t e = cudaMalloc(&p, std::max<std::size_t>(bytes, 1));
-  if (e != cudaSuccess) {
-    std::size_t free_b = 0, total_b = 0;
-    cudaGetLastError();
-    cudaMemGetInfo(&free_b, &total_b);
-    fail("cudaMalloc of ", bytes, " bytes failed on GPU ", ordinal_, " (", cudaGetErrorString(e),
-         "; ", free_b, " of ", total_b, " bytes free)");
-  }
+  if (e != cudaSuccess) throw_cuda_alloc("cudaMalloc", bytes, ordinal_, e);
+  live_add(Live::device_buffer, 1);
   return p;
 }
 
 void CudaDevice::release(void* p) noexcept {
   if (!p) return;
   cudaSetDevice(ordinal_);
-  cudaFree(p);
+  live_released(Live::device_buffer, cudaFree(p));
 }
 
 void* CudaDevice::alloc_host(std::size_t bytes) {
   activate();
   void* p = nullptr;
-  DFFT_CUDA(cudaMallocHost(&p, std::max<std::size_t>(bytes, 1)));
+  DFFT_LIVE(Live::host_buffer, DFFT_CUDA(cudaMallocHost(&p, std::max<std::size_t>(bytes, 1))));
   return p;
 }
 
 void CudaDevice::release_host(void* p) noexcept {
-  if (p) cudaFreeHost(p);
+  if (p) live_released(Live::host_buffer, cudaFreeHost(p));
 }
 
 void CudaDevice::reserve_scratch(Scratch s, std::size_t bytes) {
@@ -120,12 +119,13 @@ void CudaDevice::reserve_scratch(Scratch s, std::size_t bytes) {
 }
 
 cudaStream_t CudaDevice::side_stream(int i) {
-  if (i >= static_cast<int>(side_.size())) side_.resize(i + 1, nullptr);
-  if (!side_[i]) {
+  auto& v = on_comm_lane() ? comm_side_ : side_;
+  if (i >= static_cast<int>(v.size())) v.resize(i + 1, nullptr);
+  if (!v[i]) {
     activate();
-    DFFT_CUDA(cudaStreamCreateWithFlags(&side_[i], cudaStreamNonBlocking));
+    DFFT_LIVE(Live::stream, DFFT_CUDA(cudaStreamCreateWithFlags(&v[i], cudaStreamNonBlocking)));
   }
-  return side_[i];
+  return v[i];
 }
 
 cuda::CopyGeom make_copy_geom(const Layout& sl, const Layout& dl, const Box& box) {
@@ -175,50 +175,137 @@ void CudaDevice::copy_box_async(const void* src, const Layout& sl, void* dst, co
   DFFT_CUDA(cuda::launch_copy(sp, dp, g, static_cast<int>(elem), s));
 }
 
+bool CudaDevice::copy_box_dma_async(const void* src, const Layout& sl, void* dst, const Layout& dl,
+                                    const Box& box, std::size_t elem, cudaStream_t s) const {
+  if (box.empty()) return true;
+  const auto g = make_copy_geom(sl, dl, box);
+  const int n = g.dims;
+  if (n > 3 || g.ss[n - 1] != 1 || g.ds[n - 1] != 1) return false;
+  const auto e = static_cast<std::int64_t>(elem);
+  const auto* sp = static_cast<const char*>(src) + sl.offset_of(box.lo) * e;
+  auto* dp = static_cast<char*>(dst) + dl.offset_of(box.lo) * e;
+  const auto width = static_cast<std::size_t>(g.ext[n - 1] * e);
+  if (n == 1) {
+    DFFT_CUDA(cudaMemcpyAsync(dp, sp, width, cudaMemcpyDefault, s));
+    return true;
+  }
+  if (n == 2) {
+    DFFT_CUDA(cudaMemcpy2DAsync(dp, static_cast<std::size_t>(g.ds[0] * e), sp,
+                                static_cast<std::size_t>(g.ss[0] * e), width,
+                                static_cast<std::size_t>(g.ext[0]), cudaMemcpyDefault, s));
+    return true;
+  }
+  // Three runs: a pitched 3-D copy when each slice stride is a whole number of rows.
+  if (g.ss[0] % g.ss[1] != 0 || g.ds[0] % g.ds[1] != 0) return false;
+  cudaMemcpy3DParms p{};
+  p.srcPtr = make_cudaPitchedPtr(const_cast<char*>(sp), static_cast<std::size_t>(g.ss[1] * e), width,
+                                 static_cast<std::size_t>(g.ss[0] / g.ss[1]));
+  p.dstPtr = make_cudaPitchedPtr(dp, static_cast<std::size_t>(g.ds[1] * e), width,
+                                 static_cast<std::size_t>(g.ds[0] / g.ds[1]));
+  p.extent = make_cudaExtent(width, static_cast<std::size_t>(g.ext[1]), static_cast<std::size_t>(g.ext[0]));
+  p.kind = cudaMemcpyDefault;
+  DFFT_CUDA(cudaMemcpy3DAsync(&p, s));
+  return true;
+}
+
 void CudaDevice::copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl,
                           const Box& box, std::size_t elem) {
   activate();
-  copy_box_async(src, sl, dst, dl, box, elem, stream_);
+  copy_box_async(src, sl, dst, dl, box, elem, stream());
   synchronize();
 }
 
 void CudaDevice::encode_box(const void* src, const Layout& sl, const Box& box,
                             const std::vector<int>& order, void* dst, Codec c, bool is_double) {
   activate();
-  DFFT_CUDA(cuda::encode_box_async(src, sl, box, order, dst, c, is_double, stream_));
+  DFFT_CUDA(cuda::encode_box_async(src, sl, box, order, dst, c, is_double, stream()));
   synchronize();
 }
 
 void CudaDevice::decode_box(const void* src, const std::vector<int>& order, void* dst,
                             const Layout& dl, const Box& box, Codec c, bool is_double) {
   activate();
-  DFFT_CUDA(cuda::decode_box_async(src, order, dst, dl, box, c, is_double, stream_));
+  DFFT_CUDA(cuda::decode_box_async(src, order, dst, dl, box, c, is_double, stream()));
   synchronize();
 }
 
 void CudaDevice::scale(void* data, std::int64_t count, double factor, bool is_double) {
   activate();
-  DFFT_CUDA(cuda::launch_scale(data, count, factor, is_double, stream_));
+  DFFT_CUDA(cuda::launch_scale(data, count, factor, is_double, stream()));
 }
 
 // On the plan's stream and waited for: a plain cudaMemcpy from pageable memory may return
 // before its DMA has landed, and work queued on the plan's stream next would race with it.
 void CudaDevice::upload(void* dst, const void* src, std::size_t bytes) {
   activate();
-  DFFT_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+  DFFT_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()));
   synchronize();
 }
 
 void CudaDevice::download(void* dst, const void* src, std::size_t bytes) {
   activate();
-  DFFT_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+  DFFT_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream()));
   synchronize();
 }
 
 void CudaDevice::synchronize() {
   activate();
-  DFFT_CUDA(cudaStreamSynchronize(stream_));
+  DFFT_CUDA(cudaStreamSynchronize(stream()));
 }
+
+namespace {
+// The device whose comm lane the calling thread is on (nullptr: main lane everywhere).
+thread_local const CudaDevice* tl_comm_lane = nullptr;
+}  // namespace
+
+bool CudaDevice::on_comm_lane() const { return tl_comm_lane == this; }
+
+cudaStream_t CudaDevice::stream() const { return on_comm_lane() ? comm_stream_ : stream_; }
+
+CudaDevice::CommLane::CommLane(CudaDevice& d) : prev_(tl_comm_lane) {
+  d.activate();
+  if (!d.comm_stream_)
+    DFFT_LIVE(Live::stream,
+              DFFT_CUDA(cudaStreamCreateWithFlags(&d.comm_stream_, cudaStreamNonBlocking)));
+  tl_comm_lane = &d;
+}
+
+CudaDevice::CommLane::~CommLane() { tl_comm_lane = prev_; }
+
+namespace {
+// Timing events: ordering between the main and the communication lane, and busy times.
+class EventMarks final : public Marks {
+ public:
+  EventMarks(CudaDevice& d, int n) : dev_(d) {
+    for (int i = 0; i < n; ++i) ev_.push_back(std::make_unique<Event>(true));
+  }
+  void record(int slot) override { ev_.at(static_cast<std::size_t>(slot))->record(dev_.stream()); }
+  void stream_wait(int slot) override {
+    DFFT_CUDA(cudaStreamWaitEvent(dev_.stream(), ev_.at(static_cast<std::size_t>(slot))->get(), 0));
+  }
+  void host_wait(int slot) override {
+    DFFT_CUDA(cudaEventSynchronize(ev_.at(static_cast<std::size_t>(slot))->get()));
+  }
+  double seconds(int from, int to) override {
+    float ms = 0;
+    DFFT_CUDA(cudaEventSynchronize(ev_.at(static_cast<std::size_t>(to))->get()));
+    DFFT_CUDA(cudaEventElapsedTime(&ms, ev_.at(static_cast<std::size_t>(from))->get(),
+                                   ev_.at(static_cast<std::size_t>(to))->get()));
+    return ms * 1e-3;
+  }
+
+ private:
+  CudaDevice& dev_;
+  std::vector<std::unique_ptr<Event>> ev_;
+};
+}  // namespace
+
+std::unique_ptr<Marks> CudaDevice::make_marks(int n) {
+  activate();
+  return std::make_unique<EventMarks>(*this, n);
+}
+
+std::unique_ptr<LaneScope> CudaDevice::comm_lane() { return std::make_unique<CommLane>(*this); }
 
 CudaDevice& as_cuda(Device& d) {
   auto* c = dynamic_cast<CudaDevice*>(&d);

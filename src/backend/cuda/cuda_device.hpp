@@ -17,6 +17,7 @@
 
 #include "backend/cuda/check.hpp"
 #include "backend/cuda/kernels.hpp"
+#include "backend/cuda/live_counts.hpp"
 #include "backend/device.hpp"
 
 namespace dfft::detail {
@@ -46,14 +47,36 @@ class CudaDevice final : public Device {
   void upload(void* dst, const void* host_src, std::size_t bytes) override;
   void download(void* host_dst, const void* src, std::size_t bytes) override;
   void synchronize() override;
+  std::unique_ptr<Marks> make_marks(int n) override;
+  std::unique_ptr<LaneScope> comm_lane() override;
 
   /// Make this device current on the calling thread (several plans may use several GPUs).
   void activate() const;
-  cudaStream_t stream() const { return stream_; }
-  /// Side stream i (created on first use), for work that may overlap the main stream.
+  /// The calling thread's stream: the plan's main stream, or on a thread inside a
+  /// CommLane scope (the overlap executor's communication thread) a second stream, so that
+  /// exchanges queued there run beside FFTs queued on the main stream.
+  cudaStream_t stream() const;
+  /// Side stream i (created on first use), for work that may overlap the calling thread's
+  /// stream; a CommLane thread gets its own set.
   cudaStream_t side_stream(int i);
+  /// While alive, this thread's stream()/side_stream()/synchronize() use the comm lane.
+  class CommLane final : public LaneScope {
+   public:
+    explicit CommLane(CudaDevice& d);
+    ~CommLane() override;
+    CommLane(const CommLane&) = delete;
+    CommLane& operator=(const CommLane&) = delete;
+
+   private:
+    const CudaDevice* prev_;
+  };
   void copy_box_async(const void* src, const Layout& sl, void* dst, const Layout& dl,
                       const Box& box, std::size_t elem_bytes, cudaStream_t s) const;
+  /// The same copy on a copy engine (cudaMemcpy/2D/3DAsync, no SMs: runs beside FFT kernels)
+  /// when the box is at most three runs deep with a contiguous innermost run in both arrays;
+  /// returns false (nothing queued) otherwise.
+  bool copy_box_dma_async(const void* src, const Layout& sl, void* dst, const Layout& dl,
+                          const Box& box, std::size_t elem_bytes, cudaStream_t s) const;
   /// Page-locked host memory for staging (fast, asynchronous copies).
   void* alloc_host(std::size_t bytes);
   void release_host(void* p) noexcept;
@@ -75,7 +98,9 @@ class CudaDevice final : public Device {
   MPI_Comm comm_;
   int ordinal_ = 0;
   cudaStream_t stream_ = nullptr;
-  std::vector<cudaStream_t> side_;
+  cudaStream_t comm_stream_ = nullptr;  // created with the first CommLane
+  std::vector<cudaStream_t> side_, comm_side_;
+  bool on_comm_lane() const;
   struct Block {
     void* p = nullptr;
     std::size_t bytes = 0;
@@ -96,9 +121,10 @@ cuda::CopyGeom make_copy_geom(const Layout& sl, const Layout& dl, const Box& box
 class Event {
  public:
   explicit Event(bool timing = false) {
-    DFFT_CUDA(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+    const unsigned flags = timing ? cudaEventDefault : cudaEventDisableTiming;
+    DFFT_LIVE(Live::event, DFFT_CUDA(cudaEventCreateWithFlags(&e_, flags)));
   }
-  ~Event() { cudaEventDestroy(e_); }
+  ~Event() { live_released(Live::event, cudaEventDestroy(e_)); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   cudaEvent_t get() const { return e_; }

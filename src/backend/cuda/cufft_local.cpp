@@ -7,6 +7,7 @@
 
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cufft_layout.hpp"
+#include "backend/cuda/r2r.hpp"
 
 namespace dfft::detail {
 
@@ -26,7 +27,7 @@ constexpr std::size_t kLoopStreams = 4;
 struct Handles {
   std::vector<cufftHandle> v;
   ~Handles() {
-    for (auto h : v) cufftDestroy(h);
+    for (auto h : v) live_released(Live::cufft_plan, cufftDestroy(h));
   }
 };
 struct DevMem {
@@ -40,8 +41,7 @@ struct DevMem {
 class CufftLocal final : public LocalFft {
  public:
   CufftLocal(const FftDesc& d, CudaDevice& dev) : d_(d), dev_(dev) {
-    const bool r2r = d.real || std::any_of(d.r2r.begin(), d.r2r.end(), [](R2R k) { return k != R2R::none; });
-    if (r2r) fail("the CUDA backend has no real-to-real (DCT/DST) transforms; use --backend cpu");
+    if (d.real || has_r2r_axis(d)) fail("internal: a DCT/DST step reached the cuFFT step");
     for (int a = 0; a < d.in.box.dims(); ++a)
       if (d.in.box.extent(a) == 0 || d.out.box.extent(a) == 0) return;  // nothing local
     if (d.axes.size() > 3)
@@ -54,7 +54,7 @@ class CufftLocal final : public LocalFft {
     const std::size_t nplans = std::min(kLoopStreams, map_.loops.size());
     for (std::size_t i = 0; i < nplans; ++i) {
       cufftHandle h;
-      DFFT_CUFFT(cufftCreate(&h));
+      DFFT_LIVE(Live::cufft_plan, DFFT_CUFFT(cufftCreate(&h)));
       plans_.v.push_back(h);
       std::size_t work = 0;
       DFFT_CUFFT(cufftMakePlanMany64(h, static_cast<int>(map_.n.size()), map_.n.data(),
@@ -150,6 +150,7 @@ class CufftLocal final : public LocalFft {
 
 std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void*, void*) {
   activate();
+  if (has_r2r_axis(d)) return make_cuda_r2r(d, *this);  // r2r_local.cpp
   return std::make_unique<CufftLocal>(d, *this);
 }
 

@@ -61,8 +61,7 @@ void check_distinct_gpus(MPI_Comm sub, MPI_Comm plan, int ordinal) {
 class NcclExchange final : public Transport {
  public:
   NcclExchange(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev)
-      : st_(s, dev, true, false), ev_{Event(true), Event(true), Event(true), Event(true)},
-        side_(dev.side_stream(0)) {
+      : st_(s, dev, true, false), ev_{Event(true), Event(true), Event(true), Event(true)} {
     if (st_.blocks().size() > 1) nccl_ = dev.nccl_comm(comm);
   }
 
@@ -70,6 +69,7 @@ class NcclExchange final : public Transport {
     auto& dev = st_.dev();
     dev.activate();
     const cudaStream_t s = dev.stream();
+    side_ = dev.side_stream(0);  // per call: the calling thread's lane decides (CommLane)
     const auto& b = st_.blocks();
     const int n = b.size(), me = b.spec.me;
     ev_[0].record(s);
@@ -111,7 +111,7 @@ class NcclExchange final : public Transport {
   ncclComm_t nccl_ = nullptr;
   Event ev_[4];
   Event self_done_;
-  cudaStream_t side_;
+  cudaStream_t side_ = nullptr;
 };
 
 }  // namespace
@@ -131,7 +131,7 @@ ncclComm_t CudaDevice::nccl_comm(MPI_Comm sub) {
   if (r == 0) DFFT_NCCL(ncclGetUniqueId(&id));
   DFFT_MPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, sub));
   ncclComm_t c = nullptr;
-  DFFT_NCCL(ncclCommInitRank(&c, n, id, r));
+  DFFT_LIVE(Live::nccl_comm, DFFT_NCCL(ncclCommInitRank(&c, n, id, r)));
   nccl_[sub] = c;
   return c;
 }

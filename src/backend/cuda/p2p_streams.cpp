@@ -61,16 +61,16 @@ class DeviceP2pStreams final : public Transport {
     ready_.resize(n);
     for (int k = 0; k < n; ++k) ready_[k] = {&ch_, k};
     const int ns = std::min(kPeerStreams, std::max(1, n - 1));
-    for (int i = 0; i < ns; ++i) {
-      streams_.push_back(dev.side_stream(i));
-      done_.push_back(std::make_unique<Event>());
-    }
+    for (int i = 0; i < ns; ++i) done_.push_back(std::make_unique<Event>());
+    streams_.resize(ns);
   }
 
   void execute(const void* src, void* dst, StageTiming& t) override {
     auto& dev = st_.dev();
     dev.activate();
     const cudaStream_t main = dev.stream();
+    // Looked up per call: the calling thread's lane decides the streams (CudaDevice::CommLane).
+    for (std::size_t i = 0; i < streams_.size(); ++i) streams_[i] = dev.side_stream(static_cast<int>(i));
     const auto& b = st_.blocks();
     const auto peers = ring_peers(b.spec.me, b.size());
     std::vector<MPI_Request> rreq, sreq;

@@ -18,6 +18,9 @@ std::unique_ptr<Transport> make_device_a2a_sync(MPI_Comm, const ExchangeSpec&, C
 std::unique_ptr<Transport> make_device_p2p_sync(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool);
 std::unique_ptr<Transport> make_device_p2p_streams(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool);
 std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&);
+std::unique_ptr<Transport> make_device_pipelined(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool,
+                                                 int chunks, int in_flight);
+std::unique_ptr<Transport> make_device_cuda_ipc(MPI_Comm, const ExchangeSpec&, CudaDevice&);
 
 namespace {
 
@@ -45,14 +48,30 @@ class PinnedHostDevice final : public Device {
   CudaDevice& gpu_;
 };
 
+// Elements from a layout's first element to its last: the whole array, or for a slice view
+// (overlap) only the part of the parent array the view covers.
+std::int64_t span(const Layout& l) {
+  if (l.box.empty()) return 0;
+  std::vector<std::int64_t> last(l.box.hi);
+  for (auto& v : last) --v;
+  return l.offset_of(last) + 1;
+}
+
 class HostStagedType final : public Transport {
  public:
   HostStagedType(Method m, MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev)
       : dev_(dev), host_(dev) {
-    in_bytes_ = static_cast<std::size_t>(s.src[s.me].alloc_count()) * s.elem;
-    out_bytes_ = static_cast<std::size_t>(s.dst[s.me].alloc_count()) * s.elem;
+    in_bytes_ = static_cast<std::size_t>(span(s.src[s.me])) * s.elem;
+    out_bytes_ = static_cast<std::size_t>(span(s.dst[s.me])) * s.elem;
+    dst_ = s.dst[s.me];
+    elem_ = s.elem;
+    // A destination with padding or gaps (a slice view, a padded user layout): the host image
+    // lands in device scratch first and only the box is copied out, so padding and the
+    // neighbouring slices of the array keep their contents.
+    gaps_ = span(dst_) != dst_.box.count();
     dev.reserve_scratch(CudaDevice::Scratch::host_send, in_bytes_);
     dev.reserve_scratch(CudaDevice::Scratch::host_recv, out_bytes_);
+    if (gaps_) dev.reserve_scratch(CudaDevice::Scratch::dev_recv, out_bytes_);
     inner_ = m == Method::a2a_type ? make_a2a_type(comm, s, host_) : make_p2p_type(comm, s, host_);
   }
 
@@ -66,7 +85,13 @@ class HostStagedType final : public Transport {
     }
     inner_->execute(hin(), hout(), t);
     PhaseTimer pt(t.unpack);
-    DFFT_CUDA(cudaMemcpyAsync(dst, hout(), out_bytes_, cudaMemcpyHostToDevice, s));
+    if (!gaps_) {
+      DFFT_CUDA(cudaMemcpyAsync(dst, hout(), out_bytes_, cudaMemcpyHostToDevice, s));
+    } else {
+      char* d = dev_.scratch(CudaDevice::Scratch::dev_recv);
+      DFFT_CUDA(cudaMemcpyAsync(d, hout(), out_bytes_, cudaMemcpyHostToDevice, s));
+      dev_.copy_box_async(d, dst_, dst, dst_, dst_.box, elem_, s);
+    }
     dev_.synchronize();
   }
 
@@ -77,24 +102,30 @@ class HostStagedType final : public Transport {
   CudaDevice& dev_;
   PinnedHostDevice host_;
   std::size_t in_bytes_ = 0, out_bytes_ = 0;
+  Layout dst_;
+  std::size_t elem_ = 16;
+  bool gaps_ = false;
   std::unique_ptr<Transport> inner_;
 };
 
 }  // namespace
 
 std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
-                                                 Device& d) {
+                                                 Device& d, const TransportTuning& tuning) {
   CudaDevice& dev = as_cuda(d);
   dev.activate();
   // Codecs are fused into the device pack/unpack (src/backend/cuda/codec.cu); a2a-type and
   // p2p-type, which do not pack, reject them in make_transport. onesided never gets here: it is
   // one transport for every backend, staged through host windows.
   if (m == Method::nccl) return make_device_nccl(comm, spec, dev);
+  if (m == Method::cuda_ipc) return make_device_cuda_ipc(comm, spec, dev);
   const bool aware = use_cuda_aware(spec.staging, m);
   switch (m) {
     case Method::a2a_sync: return make_device_a2a_sync(comm, spec, dev, aware);
     case Method::p2p_sync: return make_device_p2p_sync(comm, spec, dev, aware);
     case Method::p2p_streams: return make_device_p2p_streams(comm, spec, dev, aware);
+    case Method::p2p_pipelined:
+      return make_device_pipelined(comm, spec, dev, aware, tuning.chunks, tuning.in_flight);
     case Method::a2a_type:
     case Method::p2p_type:
       if (!aware) return std::make_unique<HostStagedType>(m, comm, spec, dev);

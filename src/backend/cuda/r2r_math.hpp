@@ -1,0 +1,208 @@
+// DCT-II/III and DST-II/III of length N through one real FFT of length N (Makhoul, 1980):
+//  - type II: reorder the input (even elements ascending, odd ones descending), real-to-complex
+//    FFT, then y[k] = 2 Re(exp(-i pi k / 2N) V[k]);
+//  - type III: the exact inverse procedure: W[k] = exp(i pi k / 2N) (X[k] - i X[N-k]) (X[N] = 0)
+//    is the Hermitian half spectrum of a real sequence; complex-to-real FFT, undo the reorder;
+//  - DST-II(x)[k] = DCT-II((-1)^j x_j)[N-1-k] and DST-III(X) = (-1)^j DCT-III(X reversed)[j].
+// Unnormalised like FFTW's REDFT10/REDFT01/RODFT10/RODFT01.
+//
+// Everything here is __host__ __device__ and free of CUDA headers: the kernels of r2r.cu call
+// these functions, and tests/gpu/cuda_r2r_host_test.cpp calls the same ones on the CPU with FFTW
+// standing in for cuFFT. A "line" is one 1-D transform; the data of a step are many lines.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define DFFT_R2R_HD __host__ __device__ inline
+#else
+#define DFFT_R2R_HD inline
+#endif
+
+namespace dfft::detail::r2r {
+
+constexpr int kMaxLineDims = 8;
+enum Trig : int { kCos = 0, kSin = 1 };
+
+/// Geometry of all lines of one axis of a step. Strides and offsets count reals (a complex
+/// element is two reals; its real and imaginary parts are two lines, `parts` = 2).
+struct LineGeom {
+  int dims = 0;  // batch axes, slowest first (the last one varies fastest over lines)
+  std::int64_t ext[kMaxLineDims] = {};
+  std::int64_t is[kMaxLineDims] = {};  // source strides
+  std::int64_t os[kMaxLineDims] = {};  // destination strides
+  std::int64_t parts = 1;              // 2: complex data (parts at offsets 0 and 1)
+  std::int64_t lines = 0;              // parts * product of ext
+  std::int64_t n = 0;                  // transform length
+  std::int64_t xs = 0, ys = 0;         // source / destination stride along the transformed axis
+  /// Work buffers: true: each line contiguous (line-major); false: interleaved, element n of
+  /// line l at n * lines + l (chosen when the transformed axis is not the fastest in memory, so
+  /// that neighbouring threads touch neighbouring lines, i.e. neighbouring addresses).
+  bool rows = true;
+  int trig = kCos;
+};
+
+DFFT_R2R_HD std::int64_t half(const LineGeom& g) { return g.n / 2 + 1; }
+
+/// Position in Makhoul's reordered sequence v: v[n] = x[makhoul_index(n)].
+DFFT_R2R_HD std::int64_t makhoul_index(std::int64_t n, std::int64_t N) {
+  return 2 * n < N ? 2 * n : 2 * (N - 1 - n) + 1;
+}
+/// Inverse of makhoul_index: where x[j] sits in v.
+DFFT_R2R_HD std::int64_t makhoul_inverse(std::int64_t j, std::int64_t N) {
+  return j % 2 == 0 ? j / 2 : N - 1 - j / 2;
+}
+
+/// cos and sin of pi m / (2N), in double whatever the data precision (the twiddles dominate
+/// the rounding error of a float transform otherwise).
+DFFT_R2R_HD void quarter_twiddle(std::int64_t m, std::int64_t N, double& c, double& s) {
+  const double th = 3.14159265358979323846 * static_cast<double>(m) / (2.0 * static_cast<double>(N));
+  c = ::cos(th);
+  s = ::sin(th);
+}
+
+/// Type II, before the FFT: element n of the real FFT input of a line whose data start at x
+/// (stride xs).
+template <class T>
+DFFT_R2R_HD T pre2(const T* x, std::int64_t xs, std::int64_t n, std::int64_t N, int trig) {
+  const std::int64_t j = makhoul_index(n, N);
+  const T v = x[j * xs];
+  return trig == kSin && j % 2 == 1 ? -v : v;
+}
+
+/// Type II, after the FFT: output k from the half spectrum F (interleaved complex, element m
+/// at F[2 m fs], m = 0..N/2).
+template <class T>
+DFFT_R2R_HD T post2(const T* F, std::int64_t fs, std::int64_t k, std::int64_t N, int trig) {
+  const std::int64_t m = trig == kSin ? N - 1 - k : k;
+  double re, im;
+  if (2 * m <= N) {
+    re = static_cast<double>(F[2 * m * fs]);
+    im = static_cast<double>(F[2 * m * fs + 1]);
+  } else {  // V[m] = conj(V[N - m]) for the FFT of a real sequence
+    re = static_cast<double>(F[2 * (N - m) * fs]);
+    im = -static_cast<double>(F[2 * (N - m) * fs + 1]);
+  }
+  double c, s;
+  quarter_twiddle(m, N, c, s);
+  return static_cast<T>(2.0 * (c * re + s * im));
+}
+
+/// Element q of the type-III input as the DCT-III sees it (reversed for the DST), 0 at q = N.
+template <class T>
+DFFT_R2R_HD double type3_input(const T* x, std::int64_t xs, std::int64_t q, std::int64_t N,
+                               int trig) {
+  if (q >= N) return 0.0;
+  return static_cast<double>(x[(trig == kSin ? N - 1 - q : q) * xs]);
+}
+
+/// Type III, before the FFT: element k (0..N/2) of the half spectrum W.
+template <class T>
+DFFT_R2R_HD void pre3(const T* x, std::int64_t xs, std::int64_t k, std::int64_t N, int trig,
+                      T& re, T& im) {
+  const double a = type3_input(x, xs, k, N, trig);
+  const double b = type3_input(x, xs, N - k, N, trig);
+  double c, s;
+  quarter_twiddle(k, N, c, s);
+  re = static_cast<T>(c * a + s * b);  // (c + i s)(a - i b)
+  im = static_cast<T>(s * a - c * b);
+}
+
+/// Type III, after the complex-to-real FFT w (stride ws): output j.
+template <class T>
+DFFT_R2R_HD T post3(const T* w, std::int64_t ws, std::int64_t j, std::int64_t N, int trig) {
+  const T v = w[makhoul_inverse(j, N) * ws];
+  return trig == kSin && j % 2 == 1 ? -v : v;
+}
+
+// ---- Lines and work buffers --------------------------------------------------------------
+
+/// Source and destination offsets (reals) of line `line`.
+DFFT_R2R_HD void line_offsets(const LineGeom& g, std::int64_t line, std::int64_t& xo,
+                              std::int64_t& yo) {
+  xo = yo = line % g.parts;
+  line /= g.parts;
+  for (int k = g.dims - 1; k >= 0; --k) {
+    const std::int64_t r = line % g.ext[k];
+    line /= g.ext[k];
+    xo += r * g.is[k];
+    yo += r * g.os[k];
+  }
+}
+
+/// Element strides and line distances of the work buffers (reals for the real buffer, complex
+/// elements for the complex one): the cuFFT plan's advanced layout.
+struct WorkLayout {
+  std::int64_t rstride, rdist, cstride, cdist;
+};
+DFFT_R2R_HD WorkLayout work_layout(const LineGeom& g) {
+  if (g.rows) return {1, g.n, 1, half(g)};
+  return {g.lines, 1, g.lines, 1};
+}
+
+/// Flat index i over `len` positions of every line -> (line, position); the order matches the
+/// work buffers' so that consecutive threads write consecutive work addresses.
+DFFT_R2R_HD void split_index(const LineGeom& g, std::int64_t i, std::int64_t len,
+                             std::int64_t& line, std::int64_t& pos) {
+  if (g.rows) {
+    line = i / len;
+    pos = i - line * len;
+  } else {
+    pos = i / g.lines;
+    line = i - pos * g.lines;
+  }
+}
+
+// One thread's work in each of the four kernels; i runs over lines * n (lines * half for
+// pre3_at). `r` is the real work buffer, `c` the complex one (interleaved reals).
+template <class T>
+DFFT_R2R_HD void pre2_at(const LineGeom& g, const T* x, T* r, std::int64_t i) {
+  std::int64_t line, n, xo, yo;
+  split_index(g, i, g.n, line, n);
+  line_offsets(g, line, xo, yo);
+  const WorkLayout w = work_layout(g);
+  r[line * w.rdist + n * w.rstride] = pre2(x + xo, g.xs, n, g.n, g.trig);
+}
+template <class T>
+DFFT_R2R_HD void post2_at(const LineGeom& g, const T* c, T* y, std::int64_t i) {
+  std::int64_t line, k, xo, yo;
+  split_index(g, i, g.n, line, k);
+  line_offsets(g, line, xo, yo);
+  const WorkLayout w = work_layout(g);
+  y[yo + k * g.ys] = post2(c + 2 * line * w.cdist, w.cstride, k, g.n, g.trig);
+}
+template <class T>
+DFFT_R2R_HD void pre3_at(const LineGeom& g, const T* x, T* c, std::int64_t i) {
+  std::int64_t line, k, xo, yo;
+  split_index(g, i, half(g), line, k);
+  line_offsets(g, line, xo, yo);
+  const WorkLayout w = work_layout(g);
+  const std::int64_t at = 2 * (line * w.cdist + k * w.cstride);
+  pre3(x + xo, g.xs, k, g.n, g.trig, c[at], c[at + 1]);
+}
+template <class T>
+DFFT_R2R_HD void post3_at(const LineGeom& g, const T* r, T* y, std::int64_t i) {
+  std::int64_t line, j, xo, yo;
+  split_index(g, i, g.n, line, j);
+  line_offsets(g, line, xo, yo);
+  const WorkLayout w = work_layout(g);
+  y[yo + j * g.ys] = post3(r + line * w.rdist, w.rstride, j, g.n, g.trig);
+}
+
+/// Length 1 (no FFT: the FFT of one element is itself): line i, through the same pre/post.
+template <class T>
+DFFT_R2R_HD void length1_at(const LineGeom& g, bool forward, const T* x, T* y, std::int64_t i) {
+  std::int64_t xo, yo;
+  line_offsets(g, i, xo, yo);
+  if (forward) {
+    const T f[2] = {pre2(x + xo, g.xs, 0, 1, g.trig), T(0)};
+    y[yo] = post2(f, 1, 0, 1, g.trig);
+  } else {
+    T re, im;
+    pre3(x + xo, g.xs, 0, 1, g.trig, re, im);
+    y[yo] = post3(&re, 1, 0, 1, g.trig);
+  }
+}
+
+}  // namespace dfft::detail::r2r

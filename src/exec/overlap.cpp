@@ -1,0 +1,205 @@
+#include "exec/overlap.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "plan/geometry.hpp"
+
+namespace dfft::detail {
+
+namespace {
+
+bool contains(const std::vector<int>& v, int a) { return std::find(v.begin(), v.end(), a) != v.end(); }
+
+bool same_range(const Layout& a, const Layout& b, int c) {
+  return a.box.lo[c] == b.box.lo[c] && a.box.hi[c] == b.box.hi[c];
+}
+
+// An axis neither FFT transforms whose range is the same in every member's source and
+// destination: slice i is then one global range, the same piece of every array.
+int common_axis(const OrientedStep& x, const OrientedStep* f, const OrientedStep* g) {
+  for (int c : x.src[0].order) {
+    if ((f && contains(f->axes, c)) || (g && contains(g->axes, c))) continue;
+    if (x.src[0].box.extent(c) < 2) continue;
+    bool ok = true;
+    for (std::size_t m = 0; m < x.src.size() && ok; ++m)
+      ok = same_range(x.src[m], x.src[0], c) && same_range(x.dst[m], x.src[0], c);
+    if (ok) return c;
+  }
+  return -1;
+}
+
+// The slowest axis of `order` the FFT does not transform (contiguous slices where possible).
+int free_axis(const std::vector<int>& order, const std::vector<int>& fft_axes) {
+  for (int c : order)
+    if (!contains(fft_axes, c)) return c;
+  return -1;
+}
+
+}  // namespace
+
+std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& s) {
+  std::vector<GroupPlan> groups;
+  std::vector<bool> taken(s.size(), false);
+  for (std::size_t j = 1; j + 1 < s.size(); ++j) {
+    const OrientedStep& x = s[j];
+    // Reshapes to user boxes stay whole; so does an exchange writing the user's output.
+    // A one-member exchange is a local copy: slicing it only adds synchronisation.
+    if (x.fft || x.grid_dim < 0 || x.src.size() < 2) continue;
+    const OrientedStep* f = s[j - 1].fft && !taken[j - 1] ? &s[j - 1] : nullptr;
+    const OrientedStep* g = s[j + 1].fft ? &s[j + 1] : nullptr;
+    if (!f && !g) continue;
+    GroupPlan p;
+    int c = common_axis(x, f, g);
+    if (c >= 0) {
+      p.mode = GroupPlan::Mode::common;
+      p.has_pre = f != nullptr;
+      p.has_post = g != nullptr;
+    } else {
+      // One side only: the one with more transformed axes (more FFT work to hide).
+      const bool pre = f && (!g || f->axes.size() >= g->axes.size());
+      c = pre ? free_axis(x.src[0].order, f->axes) : free_axis(x.dst[0].order, g->axes);
+      if (c < 0) continue;
+      p.mode = pre ? GroupPlan::Mode::pre : GroupPlan::Mode::post;
+      p.has_pre = pre;
+      p.has_post = !pre;
+    }
+    p.axis = c;
+    p.first = p.has_pre ? j - 1 : j;
+    for (std::size_t i = p.first; i <= p.last(); ++i) taken[i] = true;
+    groups.push_back(p);
+  }
+  return groups;
+}
+
+Layout slice_view(const Layout& l, int axis, int parts, int i) {
+  Layout v = l;
+  v.padded.resize(static_cast<std::size_t>(l.box.dims()));
+  for (int a = 0; a < l.box.dims(); ++a) v.padded[a] = l.alloc_extent(a);
+  const Range r = decompose(l.box.extent(axis), parts, i);
+  v.box.lo[axis] = l.box.lo[axis] + r.lo;
+  v.box.hi[axis] = l.box.lo[axis] + r.hi;
+  return v;
+}
+
+std::int64_t view_offset(const Layout& parent, const Layout& view, std::size_t elem) {
+  if (view.box.empty()) return 0;
+  return parent.offset_of(view.box.lo) * static_cast<std::int64_t>(elem);
+}
+
+namespace {
+
+// Slots of GroupExec::marks for K slices.
+struct Slots {
+  int k;
+  int begin() const { return 0; }
+  int f_start(int i) const { return 1 + i; }
+  int f_end(int i) const { return 1 + k + i; }
+  int x_end(int i) const { return 1 + 2 * k + i; }
+  int g_start(int i) const { return 1 + 3 * k + i; }
+  int g_end(int i) const { return 1 + 4 * k + i; }
+};
+
+char* at(void* p, std::int64_t off) { return static_cast<char*>(p) + off; }
+
+// Progress shared by the main (FFT) thread and the communication thread.
+struct Progress {
+  std::mutex m;
+  std::condition_variable cv;
+  int f_done = 0, x_done = 0;
+  bool abort = false;
+  std::exception_ptr error;
+  void set(int& counter, int v) {
+    {
+      std::lock_guard<std::mutex> l(m);
+      counter = v;
+    }
+    cv.notify_all();
+  }
+  // False when the other side failed.
+  bool wait(const int& counter, int need) {
+    std::unique_lock<std::mutex> l(m);
+    cv.wait(l, [&] { return counter >= need || abort; });
+    return !abort;
+  }
+  void fail(std::exception_ptr e) {
+    {
+      std::lock_guard<std::mutex> l(m);
+      if (!error) error = e;
+      abort = true;
+    }
+    cv.notify_all();
+  }
+};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+void run_group(GroupExec& g, Device& dev, void* p0, void* p1, void* p2, void* p3, GroupTiming& t) {
+  const int k = static_cast<int>(g.slices.size());
+  const Slots sl{k};
+  Marks& mk = *g.marks;
+  Progress pr;
+  const double t0 = now();
+  t = GroupTiming{};
+  t.x.name = "";
+  mk.record(sl.begin());  // everything queued before the group, on the main stream
+  double& x_busy = t.x_busy;
+  std::thread comm([&] {
+    try {
+      auto lane = dev.comm_lane();
+      mk.host_wait(sl.begin());
+      for (int i = 0; i < k; ++i) {
+        if (!pr.wait(pr.f_done, i + 1)) return;
+        if (g.plan.has_pre) mk.host_wait(sl.f_end(i));
+        auto& s = g.slices[static_cast<std::size_t>(i)];
+        const double c0 = now();
+        s.x->execute(at(p1, s.x_src), at(p2, s.x_dst), t.x);
+        mk.record(sl.x_end(i));
+        x_busy += now() - c0;
+        pr.set(pr.x_done, i + 1);
+      }
+    } catch (...) {
+      pr.fail(std::current_exception());
+    }
+  });
+  try {
+    for (int i = 0; i < k; ++i) {
+      auto& s = g.slices[static_cast<std::size_t>(i)];
+      if (g.plan.has_pre) {
+        mk.record(sl.f_start(i));
+        if (!s.f_empty) s.f->execute(at(p0, s.f_in), at(p1, s.f_out));
+        mk.record(sl.f_end(i));
+      }
+      pr.set(pr.f_done, i + 1);
+    }
+    for (int i = 0; i < k && g.plan.has_post; ++i) {
+      if (!pr.wait(pr.x_done, i + 1)) break;
+      auto& s = g.slices[static_cast<std::size_t>(i)];
+      mk.stream_wait(sl.x_end(i));
+      mk.record(sl.g_start(i));
+      if (!s.g_empty) s.g->execute(at(p2, s.g_in), at(p3, s.g_out));
+      mk.record(sl.g_end(i));
+    }
+  } catch (...) {
+    pr.fail(std::current_exception());
+  }
+  comm.join();
+  if (pr.error) std::rethrow_exception(pr.error);
+  if (!g.plan.has_post) mk.stream_wait(sl.x_end(k - 1));
+  dev.synchronize();
+  for (int i = 0; i < k; ++i) {
+    if (g.plan.has_pre) t.f_busy += mk.seconds(sl.f_start(i), sl.f_end(i));
+    if (g.plan.has_post) t.g_busy += mk.seconds(sl.g_start(i), sl.g_end(i));
+  }
+  t.wall = now() - t0;
+}
+
+}  // namespace dfft::detail

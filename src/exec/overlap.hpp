@@ -1,0 +1,72 @@
+// FFT/exchange overlap (docs/overlap.md). An exchange and the FFT steps next to it form a
+// group; the group runs in K slices along an axis the exchange's pieces do not depend on, so
+// that slice i is exchanged (on a communication thread, and on GPUs on a second stream) while
+// slice i+1 is transformed. Slices are strided views of the same arrays (Layout::padded keeps
+// the parent's extents), so every transport and local FFT works on them unchanged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/device.hpp"
+#include "plan/path.hpp"
+#include "transport/transport.hpp"
+
+namespace dfft::detail {
+
+/// One step of a path as executed in one direction (the inverse runs the steps backwards
+/// with FFT input/output and exchange source/destination swapped).
+struct OrientedStep {
+  std::size_t path_index = 0;
+  bool fft = false;
+  std::vector<int> axes;  // fft: transformed axes
+  Layout in, out;         // fft
+  std::vector<Layout> src, dst;  // exchange, per member of the sub-communicator
+  int me = 0, grid_dim = 0;
+};
+
+/// How an exchange is sliced: `common` slices the same global range on every member (then the
+/// FFTs on both sides can be sliced); `pre` slices each member's source range (the FFT before
+/// the exchange overlaps it); `post` each member's destination range (the FFT after it).
+struct GroupPlan {
+  enum class Mode { common, pre, post } mode = Mode::common;
+  std::size_t first = 0;  // schedule index of the group's first step
+  bool has_pre = false, has_post = false;
+  int axis = 0;
+  std::size_t x() const { return first + (has_pre ? 1 : 0); }
+  std::size_t last() const { return x() + (has_post ? 1 : 0); }
+};
+
+/// Groups for a direction's schedule: each grid exchange with the FFT before and/or after it
+/// (an FFT belongs to at most one group). Deterministic from geometry every member shares.
+std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& sched);
+
+/// `l` restricted along `axis` to part i of K of its own range: a view of the same memory.
+Layout slice_view(const Layout& l, int axis, int parts, int i);
+/// Byte offset of a view's first element inside its parent array (0 for an empty view).
+std::int64_t view_offset(const Layout& parent, const Layout& view, std::size_t elem);
+
+/// The sliced executors of one group in one direction, and the marks that order them.
+struct GroupExec {
+  GroupPlan plan;
+  struct Slice {
+    std::unique_ptr<LocalFft> f, g;
+    std::unique_ptr<Transport> x;
+    std::int64_t f_in = 0, f_out = 0, x_src = 0, x_dst = 0, g_in = 0, g_out = 0;  // bytes
+    bool f_empty = false, g_empty = false;
+  };
+  std::vector<Slice> slices;
+  std::unique_ptr<Marks> marks;
+};
+
+/// What run_group measured: busy time per engine, summed over slices, and the wall time.
+struct GroupTiming {
+  double f_busy = 0, g_busy = 0, x_busy = 0, wall = 0;
+  StageTiming x;
+};
+
+/// Run a group: p0 -> F -> p1 -> X -> p2 -> G -> p3 (absent steps: p1 = p0 or p3 = p2).
+void run_group(GroupExec& g, Device& dev, void* p0, void* p1, void* p2, void* p3, GroupTiming& t);
+
+}  // namespace dfft::detail

@@ -1,0 +1,198 @@
+// The executor's schedules (per direction: steps in execution order, overlap groups, buffer
+// assignment) and its online tuning of overlap slices, chunks and steps in flight.
+#include <algorithm>
+#include <initializer_list>
+
+#include "exec/plan_impl.hpp"
+#include "util/check.hpp"
+
+namespace dfft {
+
+using namespace detail;
+
+namespace {
+
+// First plan buffer (2 a_, 3 b_, 4 c_) not in `avoid`.
+int pick(std::initializer_list<int> avoid) {
+  for (int id : {2, 3, 4})
+    if (std::find(avoid.begin(), avoid.end(), id) == avoid.end()) return id;
+  return 4;
+}
+
+std::size_t elem_in(const FftDesc& d) {
+  const std::size_t c = d.is_double ? 16 : 8;
+  return d.kind == FftDesc::Kind::r2c || d.real ? c / 2 : c;
+}
+std::size_t elem_out(const FftDesc& d) {
+  const std::size_t c = d.is_double ? 16 : 8;
+  return d.kind == FftDesc::Kind::c2r || d.real ? c / 2 : c;
+}
+
+}  // namespace
+
+void PlanImpl::build_direction(bool inverse) {
+  Direction& d = dir_[inverse ? 1 : 0];
+  d = Direction{};
+  const std::size_t n = path_.steps.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t k = inverse ? n - 1 - j : j;
+    const Step& st = path_.steps[k];
+    OrientedStep o;
+    o.path_index = k;
+    o.fft = st.kind == Step::Kind::fft;
+    if (o.fft) {
+      o.axes = st.fft.axes;
+      o.in = inverse ? st.fft.out : st.fft.in;
+      o.out = inverse ? st.fft.in : st.fft.out;
+    } else {
+      o.src = inverse ? st.exchange.dst : st.exchange.src;
+      o.dst = inverse ? st.exchange.src : st.exchange.dst;
+      o.me = st.exchange.me;
+      o.grid_dim = st.exchange.grid_dim;
+    }
+    d.sched.push_back(std::move(o));
+  }
+  d.group_at.assign(n, -1);
+  if (tuning_.slices > 1) {
+    for (const GroupPlan& p : plan_groups(d.sched)) {
+      d.group_at[p.first] = static_cast<int>(d.groups.size());
+      build_group(d, p, inverse);
+    }
+  }
+  // Buffers: a group's FFTs and exchange run at the same time, so the exchange's source stays
+  // live while the FFT after it writes (and the FFT before it still reads its input while
+  // the exchange writes): a third buffer where needed.
+  d.out_buf.assign(n, 0);
+  int cur = 0;
+  for (std::size_t j = 0; j < n;) {
+    if (d.group_at[j] >= 0) {
+      const GroupPlan& p = d.groups[static_cast<std::size_t>(d.group_at[j])].plan;
+      const int p0 = cur, p1 = p.has_pre ? pick({p0}) : p0, p2 = pick({p0, p1});
+      const int p3 = !p.has_post ? p2 : p.last() + 1 == n ? 1 : pick({p1, p2});
+      if (p.has_pre) d.out_buf[j] = p1;
+      d.out_buf[p.x()] = p2;
+      if (p.has_post) d.out_buf[p.x() + 1] = p3;
+      cur = p3;
+      j = p.last() + 1;
+    } else {
+      d.out_buf[j] = j + 1 == n ? 1 : pick({cur});
+      cur = d.out_buf[j];
+      ++j;
+    }
+  }
+  if (std::find(d.out_buf.begin(), d.out_buf.end(), 4) != d.out_buf.end() && !c_.get())
+    c_ = Buffer(*dev_, work_bytes_);
+}
+
+void PlanImpl::build_group(Direction& d, const GroupPlan& p, bool inverse) {
+  GroupExec g;
+  g.plan = p;
+  const int k = tuning_.slices;
+  const OrientedStep& xo = d.sched[p.x()];
+  const Step& xs = path_.steps[xo.path_index];
+  const ExchangeSpec base = exchange_spec(xs, inverse);
+  const bool cut_src = p.mode != GroupPlan::Mode::post, cut_dst = p.mode != GroupPlan::Mode::pre;
+  const int me = base.me;
+  auto sliced_fft = [&](const FftDesc& full, int i, std::unique_ptr<LocalFft>& f, std::int64_t& off_in,
+                        std::int64_t& off_out, bool& empty) {
+    FftDesc v = full;
+    v.in = slice_view(full.in, p.axis, k, i);
+    v.out = slice_view(full.out, p.axis, k, i);
+    off_in = view_offset(full.in, v.in, elem_in(full));
+    off_out = view_offset(full.out, v.out, elem_out(full));
+    empty = v.in.box.empty() || v.out.box.empty();
+    // Planned on the scratch buffers at the same offsets (FFTW: same alignment as at run time).
+    if (!empty)
+      f = dev_->make_fft(v, static_cast<char*>(a_.get()) + off_in, static_cast<char*>(b_.get()) + off_out);
+  };
+  for (int i = 0; i < k; ++i) {
+    GroupExec::Slice s;
+    ExchangeSpec xsub = base;
+    for (std::size_t m = 0; m < base.src.size(); ++m) {
+      if (cut_src) xsub.src[m] = slice_view(base.src[m], p.axis, k, i);
+      if (cut_dst) xsub.dst[m] = slice_view(base.dst[m], p.axis, k, i);
+    }
+    s.x_src = cut_src ? view_offset(base.src[me], xsub.src[me], base.elem) : 0;
+    s.x_dst = cut_dst ? view_offset(base.dst[me], xsub.dst[me], base.elem) : 0;
+    s.x = make_x(xs, step_method_[xo.path_index], xsub);
+    if (p.has_pre)
+      sliced_fft(fft_desc(path_.steps[d.sched[p.first].path_index], inverse), i, s.f, s.f_in,
+                 s.f_out, s.f_empty);
+    if (p.has_post)
+      sliced_fft(fft_desc(path_.steps[d.sched[p.x() + 1].path_index], inverse), i, s.g, s.g_in,
+                 s.g_out, s.g_empty);
+    g.slices.push_back(std::move(s));
+  }
+  g.marks = dev_->make_marks(1 + 5 * k);
+  d.groups.push_back(std::move(g));
+}
+
+bool PlanImpl::uses_chunks() const {
+  return std::any_of(step_method_.begin(), step_method_.end(),
+                     [](Method m) { return m == Method::onesided || m == Method::p2p_pipelined; });
+}
+
+bool PlanImpl::uses_in_flight() const {
+  return std::find(step_method_.begin(), step_method_.end(), Method::p2p_pipelined) !=
+         step_method_.end();
+}
+
+void PlanImpl::apply(const Tuning& t) {
+  if (t == tuning_) return;
+  const bool transports = t.chunks != tuning_.chunks || t.in_flight != tuning_.in_flight;
+  tuning_ = t;
+  dir_[0] = Direction{};
+  dir_[1] = Direction{};
+  if (transports) build_transports();
+  build_direction(false);
+  build_direction(true);
+}
+
+// Online tuning: one untimed warm-up call, then per stage each candidate for kCalls calls
+// (forward or inverse, whichever the caller makes), scored by the sum of its calls' times,
+// max over ranks (so every rank takes the same decisions at the same call). Stages vary one
+// knob around the best so far: overlap slices, then chunks, then steps in flight.
+namespace {
+constexpr int kCalls = 2;
+}
+
+void PlanImpl::adapt_before() {
+  if (!adapting() || !adapt_.warmed) return;
+  if (adapt_.cand.empty()) {
+    const Tuning b = tuning_;
+    auto& c = adapt_.cand;
+    if (adapt_.stage == 0)
+      for (int v : {1, 2, 4, 8}) c.push_back({v, b.chunks, b.in_flight});
+    if (adapt_.stage == 1)
+      for (int v : {1, 2, 4, 8, 16}) c.push_back({b.slices, v, b.in_flight});
+    if (adapt_.stage == 2)
+      for (int v : {1, 2, 4}) c.push_back({b.slices, b.chunks, v});
+    adapt_.score.assign(c.size(), 0.0);
+    adapt_.cur = 0;
+    adapt_.calls = 0;
+  }
+  apply(adapt_.cand[adapt_.cur]);
+}
+
+void PlanImpl::adapt_after(double seconds) {
+  if (!adapting()) return;
+  if (!adapt_.warmed) {
+    adapt_.warmed = true;
+    return;
+  }
+  double worst = 0;
+  DFFT_MPI(MPI_Allreduce(&seconds, &worst, 1, MPI_DOUBLE, MPI_MAX, comm_));
+  adapt_.score[adapt_.cur] += worst;
+  if (++adapt_.calls < kCalls) return;
+  adapt_.calls = 0;
+  if (++adapt_.cur < adapt_.cand.size()) return;
+  const auto best = static_cast<std::size_t>(
+      std::min_element(adapt_.score.begin(), adapt_.score.end()) - adapt_.score.begin());
+  apply(adapt_.cand[best]);
+  adapt_.cand.clear();
+  ++adapt_.stage;
+  if (adapt_.stage == 1 && !uses_chunks()) ++adapt_.stage;
+  if (adapt_.stage == 2 && !uses_in_flight()) ++adapt_.stage;
+}
+
+}  // namespace dfft
