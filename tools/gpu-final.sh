@@ -20,8 +20,10 @@ stamp() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
 {
   date -u; nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDFFT_CUDA=ON -DDFFT_NCCL=ON \
-    -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)"
-  cmake --build "$BUILD" -j32 --target dfft_app dfft_gpu_tests dfft_cuda_host_tests
+    -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
+    -DDFFT_TESTS=$([ "$WHAT" = tests ] && echo ON || echo OFF)
+  if [ "$WHAT" = tests ]; then targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests"; else targets=dfft_app; fi
+  cmake --build "$BUILD" -j32 --target $targets
 } > "$OUT/build-$WHAT.log" 2>&1 || { tail -40 "$OUT/build-$WHAT.log"; exit 1; }
 stamp build
 bench() {  # label np timeout args...
@@ -84,6 +86,24 @@ python)
   for np in 1 2; do
     PYTHONPATH="$BUILD/python" timeout 60 "${MPIRUN[@]}" -np $np python3 -m pytest -q -rs "$ROOT/python/tests/test_gpu.py" \
       > "$OUT/pytest-gpu-np$np.log" 2>&1; stamp "pytest gpu np$np exit $?"; tail -5 "$OUT/pytest-gpu-np$np.log"
+  done
+  ;;
+final)
+  # Cheapest first: the python probe, the #6 accuracy table on 1-2 GPUs, then the #5 model rows
+  # (calibration with method links, bench, check), then 4 ranks on 2 GPUs for the power law.
+  timeout 30 "${MPIRUN[@]}" -np 1 python3 -c "from mpi4py import MPI; print(MPI.Get_library_version())" \
+    > "$OUT/python-mpi.log" 2>&1; stamp "python mpi probe $?"; head -3 "$OUT/python-mpi.log"
+  for np in 1 2; do
+    timeout 40 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft" accuracy --backend cuda --size 64 64 64 --decomp slab-2d1d \
+      --method nccl > "$OUT/accuracy-np$np.log" 2>&1; stamp "accuracy np$np exit $?"; cat "$OUT/accuracy-np$np.log" | head -20
+  done
+  for np in 1 2 4; do
+    timeout 40 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft" model calibrate --backend cuda --file "$OUT/gpu-wisdom.json" \
+      > "$OUT/calibrate-np$np.log" 2>&1; stamp "calibrate np$np exit $?"; cat "$OUT/calibrate-np$np.log"
+    bench model-np$np $np 40 --size 256 256 256 --size 512 512 512 --precision double \
+      --decomp slab-2d1d,pencil --variant default --method cuda-ipc --reps 10 --warmup 2 --no-reference
+    "$BUILD/bin/dfft" model check "$OUT"/model-np*.jsonl --calibration "$OUT/gpu-wisdom.json" > "$OUT/model-check.log" 2>&1
+    stamp "model check exit $?"; tail -30 "$OUT/model-check.log"
   done
   ;;
 codec)

@@ -3,6 +3,7 @@
 // FP64, FP32 (all in float), FP64->FP32, FP64->FP16, FP64->BF16, FP32->FP16, FP32->BF16 wire
 // formats, on random and on smooth data.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -23,6 +24,7 @@ struct AccArgs {
   std::vector<std::int64_t> size{64, 64, 64};
   std::string decomp = "pencil";
   std::string method = "a2a-sync";
+  std::string backend = "cpu";
 };
 
 struct Row {
@@ -68,6 +70,23 @@ double rel_l2(double num, double den) {
   return std::sqrt(g[0] / g[1]);
 }
 
+// Forward into `out`, then inverse into `back`, through the plan's memory (device memory with
+// the CUDA backend: the transforms run where the plan runs, the host arrays are copies).
+template <class T>
+void round_trip(dfft::Plan<T>& p, const std::vector<T>& in, std::vector<std::complex<T>>& out,
+                std::vector<T>& back) {
+  const std::size_t ib = in.size() * sizeof(T), ob = out.size() * sizeof(std::complex<T>);
+  void* din = p.allocate(std::max<std::size_t>(ib, 1));
+  void* dout = p.allocate(std::max<std::size_t>(ob, 1));
+  p.upload(din, in.data(), ib);
+  p.forward(static_cast<const T*>(din), static_cast<std::complex<T>*>(dout));
+  p.download(out.data(), dout, ob);
+  p.inverse(static_cast<const std::complex<T>*>(dout), static_cast<T*>(din));
+  p.download(back.data(), din, ib);
+  p.deallocate(din);
+  p.deallocate(dout);
+}
+
 template <class T>
 std::pair<double, double> errors(const AccArgs& a, dfft::Options o, bool smooth,
                                  const std::vector<std::complex<double>>& exact) {
@@ -75,17 +94,19 @@ std::pair<double, double> errors(const AccArgs& a, dfft::Options o, bool smooth,
   auto in = input_for(p, smooth);
   std::vector<std::complex<T>> out(static_cast<std::size_t>(p.output_count()));
   std::vector<T> back(in.size());
-  p.forward(in.data(), out.data());
+  round_trip(p, in, out, back);
   double num = 0, den = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
     num += std::norm(std::complex<double>(out[i]) - exact[i]);
     den += std::norm(exact[i]);
   }
   const double fwd = rel_l2(num, den);
-  p.inverse(out.data(), back.data());
   double n = 1;
   for (auto v : a.size) n *= static_cast<double>(v);
-  auto ref = input_for(*std::make_unique<dfft::Plan<double>>(MPI_COMM_WORLD, a.size, o).get(), smooth);
+  dfft::Options lo = o;  // the same distribution, on the host, for the input in double
+  lo.backend = dfft::Backend::cpu;
+  lo.codec = dfft::Codec::none;
+  auto ref = input_for(*std::make_unique<dfft::Plan<double>>(MPI_COMM_WORLD, a.size, lo).get(), smooth);
   num = den = 0;
   for (std::size_t i = 0; i < back.size(); ++i) {
     num += std::pow(static_cast<double>(back[i]) / n - ref[i], 2);
@@ -101,6 +122,10 @@ int run(const AccArgs& a) {
   dfft::Options base;
   base.decomposition = dfft::parse_decomposition(a.decomp);
   base.methods = {dfft::parse_method(a.method)};
+  base.backend = dfft::parse_backend(a.backend);
+  // The exact reference: uncompressed double on the CPU (FFTW), the same distribution.
+  dfft::Options exact_opt;
+  exact_opt.decomposition = base.decomposition;
   const Row rows[] = {{"FP64", true, dfft::Codec::none},      {"FP32", false, dfft::Codec::none},
                       {"FP64->FP32", true, dfft::Codec::fp32}, {"FP64->FP16", true, dfft::Codec::fp16},
                       {"FP64->BF16", true, dfft::Codec::bf16}, {"FP32->FP16", false, dfft::Codec::fp16},
@@ -108,12 +133,12 @@ int run(const AccArgs& a) {
   if (rank == 0) {
     std::printf("accuracy: size");
     for (auto v : a.size) std::printf(" %lld", static_cast<long long>(v));
-    std::printf(", %d ranks, %s, %s; errors are relative L2 vs an uncompressed FP64 transform\n\n",
-                size, a.decomp.c_str(), a.method.c_str());
+    std::printf(", %d ranks, %s, %s, backend %s; errors are relative L2 vs an uncompressed FP64 "
+                "transform (FFTW)\n\n", size, a.decomp.c_str(), a.method.c_str(), a.backend.c_str());
     std::printf("| data | format | forward error | round-trip error |\n|---|---|---|---|\n");
   }
   for (bool smooth : {false, true}) {
-    dfft::Plan<double> exact_plan(MPI_COMM_WORLD, a.size, base);
+    dfft::Plan<double> exact_plan(MPI_COMM_WORLD, a.size, exact_opt);
     auto in = input_for(exact_plan, smooth);
     std::vector<std::complex<double>> exact(static_cast<std::size_t>(exact_plan.output_count()));
     exact_plan.forward(in.data(), exact.data());
@@ -139,6 +164,9 @@ Command make_accuracy_command(CLI::App& parent) {
   c->add_option("--decomp", args->decomp, "slab-2d1d | slab-1d2d | pencil")->capture_default_str();
   c->add_option("--method", args->method, "a packing method: a2a-sync | p2p-sync | onesided | nccl")
       ->capture_default_str();
+  c->add_option("--backend", args->backend, "cpu | cuda (the compressed transforms run there; the "
+                                            "exact reference always on the CPU)")
+      ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
   return {c, [args](MPI_Comm) { return run(*args); }};
 }
 

@@ -14,7 +14,7 @@ namespace dfftapp {
 struct ModelArgs {
   // calibrate / predict
   std::string backend = "cpu", file = "dfft-wisdom.json";
-  int reps = 15, fft_n = 64, ranks = 0, top = 0;
+  int reps = 15, fft_n = 0, ranks = 0, top = 0;  // fft_n 0: 64 on CPUs, 256 on GPUs
   std::vector<std::string> size{"64", "64", "64"};
   std::string precision = "double", transform = "r2c";
   bool no_plan_check = false;

@@ -39,12 +39,24 @@ struct Calibration {
   double fft_contiguous[2] = {0, 0}, fft_middle[2] = {0, 0}, fft_strided[2] = {0, 0};
   /// Strided box copies (pack, unpack, local block), bytes read per second.
   double pack_rate = 0;
+  /// Per redistribution method: latency and bandwidth per peer of a dfft exchange run by that
+  /// method's transport on all `ranks` (a block pattern that needs no packing), so the link is
+  /// what the method achieves (NCCL or CUDA IPC on GPUs, host staging, MPI datatypes...), not
+  /// what plain MPI does. Empty in calibrations made before it existed.
+  struct MethodLink {
+    Method method = Method::a2a_sync;
+    Link link;
+  };
+  std::vector<MethodLink> method_links;
 
   /// Placeholder constants for machines without a calibration (docs/models.md lists them).
   static Calibration defaults(int ranks);
   /// Link parameters for exchanges within a communicator of `size` ranks: the all-to-all
   /// measurement of that size, else the nearest size measured, else the ping-pong.
   Link link(int size) const;
+  /// The link of `m` when it was calibrated (on the same number of ranks as a size-`size`
+  /// exchange needs: only full-communicator links are measured), else link(size).
+  Link link(Method m, int size) const;
 };
 
 struct CalibrateSettings {

@@ -31,8 +31,20 @@ double rate_of(const Calibration& c, int prec, int pos, int dims) {
   return c.fft_strided[prec];
 }
 
+// True when the step's axes are the fastest ones of `order` (a block at its end): a
+// multi-dimensional plan (FFTW guru rank > 1, cuFFT rank-2/3) then transforms them together over
+// contiguous data, and every one of them runs at the contiguous rate.
+bool fastest_block(const std::vector<int>& axes, const std::vector<int>& order) {
+  const std::size_t n = axes.size(), d = order.size();
+  if (n < 2 || n > d) return false;
+  for (std::size_t i = d - n; i < d; ++i)
+    if (std::find(axes.begin(), axes.end(), order[i]) == axes.end()) return false;
+  return true;
+}
+
 double fft_seconds(const FftStep& f, const Calibration& c, int prec, bool reals) {
   double t = 0;
+  const bool block = fastest_block(f.axes, f.in.order) || fastest_block(f.axes, f.out.order);
   for (int a : f.axes) {
     const bool halved = f.r2c && a == f.axes.back();
     // The r2c axis works on real input of the full length; other axes on complex elements.
@@ -40,8 +52,9 @@ double fft_seconds(const FftStep& f, const Calibration& c, int prec, bool reals)
     const bool real_axis = halved || reals || (!f.r2r.empty() && f.r2r[a] != R2R::none);
     const double count = static_cast<double>(halved ? f.in.box.count() : f.out.box.count());
     const double flops = (real_axis ? 2.5 : 5.0) * count * std::log2(std::max(n, 1.0));
-    const double rate = rate_of(c, prec, std::max(position(f.in.order, a), position(f.out.order, a)),
-                                static_cast<int>(f.in.order.size()));
+    const int dims = static_cast<int>(f.in.order.size());
+    const double rate = block ? c.fft_contiguous[prec]
+                              : rate_of(c, prec, std::max(position(f.in.order, a), position(f.out.order, a)), dims);
     if (flops > 0) t += flops / std::max(rate, 1.0);
   }
   return t;
@@ -60,7 +73,7 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
   Blocks b(s);
   StagePrediction st;
   st.comm_size = b.size();
-  const Link l = c.link(b.size());
+  const Link l = c.link(m, b.size());
   const double bw = std::max(l.bandwidth, 1.0), pr = std::max(c.pack_rate, 1.0);
   double send = 0, recv = 0, pack = 0, unpack = 0;
   const auto elem = static_cast<double>(s.elem);
@@ -136,6 +149,12 @@ Calibration Calibration::defaults(int ranks) {
   c.fft_strided[1] = 2e9;
   c.pack_rate = 4e9;
   return c;
+}
+
+Link Calibration::link(Method m, int size) const {
+  for (const auto& x : method_links)
+    if (x.method == m && x.link.size == size) return x.link;
+  return link(size);
 }
 
 Link Calibration::link(int size) const {

@@ -9,6 +9,7 @@
 #include "backend/device.hpp"
 #include "dfft/model.hpp"
 #include "model/machine.hpp"
+#include "transport/transport.hpp"
 #include "tune/select.hpp"
 #include "util/check.hpp"
 
@@ -146,6 +147,42 @@ void pack_rate(Calibration& c, Device& dev, const CalibrateSettings& s, MPI_Comm
   c.pack_rate = static_cast<double>(half.count()) * 16 / std::max(t, 1e-12);
 }
 
+// The link a redistribution method achieves: a dfft exchange on all ranks of `comm` whose
+// blocks need no packing (rank r holds row r of a P x (P*m) array, rank k receives columns
+// [k*m, (k+1)*m) of every row), timed through the method's own transport for a small and a
+// large block; per-peer latency and bandwidth as for the all-to-all.
+bool method_link(Calibration& c, Method m, Device& dev, const CalibrateSettings& s, MPI_Comm comm,
+                 std::int64_t big_bytes) {
+  int rank = 0, p = 1;
+  DFFT_MPI(MPI_Comm_rank(comm, &rank));
+  DFFT_MPI(MPI_Comm_size(comm, &p));
+  std::vector<double> sizes, t;
+  for (std::int64_t bytes : {std::int64_t{64}, big_bytes}) {
+    const std::int64_t e = 16, n = bytes / e;
+    ExchangeSpec spec;
+    spec.elem = static_cast<std::size_t>(e);
+    spec.me = rank;
+    for (int k = 0; k < p; ++k) {
+      spec.src.push_back(Layout{Box{{k, 0}, {k + 1, p * n}}, {0, 1}, {}});
+      spec.dst.push_back(Layout{Box{{0, k * n}, {p, (k + 1) * n}}, {0, 1}, {}});
+    }
+    std::unique_ptr<Transport> x;
+    try {
+      x = make_transport(m, comm, spec, dev, TransportTuning{OneSidedSync::fence, 4, 2, comm});
+    } catch (const Error&) {
+      return false;  // not in this build or on this machine (refused on every rank alike)
+    }
+    const auto buf = static_cast<std::size_t>(p * n * e);
+    Buffer a(dev, buf), b(dev, buf);
+    StageTiming st;
+    const double sec = timed_median([&] { x->execute(a.get(), b.get(), st); }, s.reps, dev, comm);
+    sizes.push_back(static_cast<double>(bytes));
+    t.push_back(sec / std::max(p - 1, 1));
+  }
+  c.method_links.push_back({m, fit_link(p, sizes, t)});
+  return true;
+}
+
 }  // namespace
 
 Calibration calibrate(MPI_Comm comm, Backend backend, const CalibrateSettings& s) {
@@ -169,6 +206,15 @@ Calibration calibrate(MPI_Comm comm, Backend backend, const CalibrateSettings& s
   auto dev = backend == Backend::cuda ? make_cuda_device(comm, s.device) : make_cpu_device();
   fft_rates(c, *dev, s, comm);
   pack_rate(c, *dev, s, comm);
+  if (size >= 2) {
+    const bool gpu = backend == Backend::cuda;
+    std::vector<Method> methods{Method::a2a_sync, Method::a2a_type, Method::p2p_sync,
+                                Method::p2p_type, Method::onesided, Method::p2p_pipelined};
+    if (gpu) methods.insert(methods.end(), {Method::p2p_streams, Method::nccl, Method::cuda_ipc});
+    // Large enough per peer that NVLink-class links are not measured by their latency alone.
+    const std::int64_t big = gpu ? (std::int64_t{32} << 20) : (std::int64_t{1} << 20);
+    for (Method m : methods) method_link(c, m, *dev, s, comm, big);
+  }
   return c;
 }
 

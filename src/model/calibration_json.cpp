@@ -23,8 +23,13 @@ model::Link link_from(const nlohmann::json& v) {
 }  // namespace
 
 nlohmann::json calibration_json(const model::Calibration& c) {
-  nlohmann::json a2a = nlohmann::json::array();
+  nlohmann::json a2a = nlohmann::json::array(), ml = nlohmann::json::array();
   for (const auto& l : c.alltoall) a2a.push_back(link_json(l));
+  for (const auto& x : c.method_links) {
+    auto j = link_json(x.link);
+    j["method"] = to_string(x.method);
+    ml.push_back(j);
+  }
   return {{"ranks", c.ranks},
           {"backend", c.backend},
           {"device", c.device},
@@ -36,7 +41,8 @@ nlohmann::json calibration_json(const model::Calibration& c) {
           {"fft_flops",
            {{"double", {{"contiguous", c.fft_contiguous[0]}, {"middle", c.fft_middle[0]}, {"strided", c.fft_strided[0]}}},
             {"float", {{"contiguous", c.fft_contiguous[1]}, {"middle", c.fft_middle[1]}, {"strided", c.fft_strided[1]}}}}},
-          {"pack_Bps", c.pack_rate}};
+          {"pack_Bps", c.pack_rate},
+          {"method_links", ml}};
 }
 
 model::Calibration calibration_from(const nlohmann::json& v) {
@@ -61,6 +67,21 @@ model::Calibration calibration_from(const nlohmann::json& v) {
     c.fft_strided[p] = json::number(r, "strided", 0, kMaxRate);
   }
   c.pack_rate = json::number(v, "pack_Bps", 0, kMaxRate);
+  if (v.contains("method_links")) {  // absent in calibrations written before it existed
+    const auto& ml = v["method_links"];
+    if (!ml.is_array() || ml.size() > 64) json::bad("field 'method_links' must be a short array");
+    for (const auto& x : ml) {
+      model::Calibration::MethodLink m;
+      m.link = link_from(x);
+      const std::string name = json::string(x, "method", 32);
+      try {
+        m.method = parse_method(name);
+      } catch (const Error&) {
+        json::bad("unknown method '" + name + "' in method_links");
+      }
+      c.method_links.push_back(m);
+    }
+  }
   return c;
 }
 

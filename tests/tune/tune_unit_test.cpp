@@ -116,6 +116,41 @@ TEST(Model, PredictionCountsTheExchangedBytes) {
   EXPECT_THROW(dfft::model::predict(cal, {2, 2, 2}, dfft::Options{}, 4, true), dfft::Error);
 }
 
+TEST(Model, MethodLinksDecideTheExchangeAndRoundTrip) {
+  auto cal = dfft::model::Calibration::defaults(2);
+  cal.alltoall.push_back({2, 1e-6, 1e9});
+  dfft::model::Calibration::MethodLink fast{Method::nccl, {2, 1e-6, 1e11}};
+  cal.method_links.push_back(fast);
+  dfft::Options o;
+  o.transform = dfft::Transform::c2c;
+  o.methods = {Method::a2a_sync};
+  const double slow = dfft::model::predict(cal, {64, 64, 64}, o, 2, true).total.comm;
+  o.methods = {Method::nccl};
+  const double quick = dfft::model::predict(cal, {64, 64, 64}, o, 2, true).total.comm;
+  EXPECT_GT(slow / quick, 50.0);  // bytes / bandwidth dominate at this size (100x the bandwidth)
+  // Calibration files keep the method links (the wisdom writer stores calibrations).
+  dfft::Wisdom w;
+  w.calibrations.push_back(cal);
+  auto again = dfft::parse_wisdom(dfft::to_json(w));
+  ASSERT_EQ(again.calibrations.size(), 1u);
+  ASSERT_EQ(again.calibrations[0].method_links.size(), 1u);
+  EXPECT_EQ(again.calibrations[0].method_links[0].method, Method::nccl);
+  EXPECT_DOUBLE_EQ(again.calibrations[0].method_links[0].link.bandwidth, 1e11);
+}
+
+TEST(Model, MultiAxisStepOverContiguousAxesRunsAtTheContiguousRate) {
+  // slab-2d1d transforms (y, z) in one step: with a slow middle-axis rate a per-axis model would
+  // charge y at that rate; a 2-D plan over the fastest two axes does not.
+  auto cal = dfft::model::Calibration::defaults(1);
+  cal.fft_middle[0] = cal.fft_contiguous[0] / 100;
+  dfft::Options o;
+  o.transform = dfft::Transform::c2c;
+  auto slab = dfft::model::predict(cal, {64, 64, 64}, o, 1, true);
+  o.decomposition = Decomposition::pencil;
+  auto pencil = dfft::model::predict(cal, {64, 64, 64}, o, 1, true);
+  EXPECT_LT(slab.total.fft * 10, pencil.total.fft);  // the pencil's y step is a 1-D middle axis
+}
+
 // --- wisdom parser ------------------------------------------------------------------------
 
 const char* kValid = R"({"dfft_wisdom": 1, "entries": [
