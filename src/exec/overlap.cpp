@@ -149,7 +149,6 @@ void run_group(GroupExec& g, Device& dev, void* p0, void* p1, void* p2, void* p3
   Progress pr;
   const double t0 = now();
   t = GroupTiming{};
-  t.x.name = "";
   mk.record(sl.begin());  // everything queued before the group, on the main stream
   double& x_busy = t.x_busy;
   std::thread comm([&] {

@@ -269,7 +269,10 @@ void PlanImpl::run(bool inverse, const void* in, void* out) {
       void* p3 = p.has_post ? buffer(d.out_buf[p.x() + 1], in, out) : p2;
       GroupTiming gt;
       run_group(g, *dev_, cur, p1, p2, p3, gt);
-      if (p.has_pre) timings_[j] = StageTiming{names_[d.sched[j].path_index]}, timings_[j].fft = gt.f_busy;
+      if (p.has_pre) {
+        timings_[j] = StageTiming{names_[d.sched[j].path_index]};
+        timings_[j].fft = gt.f_busy;
+      }
       StageTiming& xt = timings_[p.x()];
       xt = gt.x;
       xt.name = names_[d.sched[p.x()].path_index];

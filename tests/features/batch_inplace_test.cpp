@@ -51,16 +51,6 @@ dfft::Options options_of(const Case& c) {
   return o;
 }
 
-/// Largest |a - b| over the largest |b|, over all ranks, for local arrays of equal length.
-template <class V>
-double local_rel(const std::vector<V>& a, const std::vector<V>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, static_cast<double>(std::abs(a[i] - b[i])));
-    den = std::max(den, static_cast<double>(std::abs(b[i])));
-  }
-  return max_over_ranks(num / (den > 0 ? den : 1));
-}
 
 template <class T>
 double round_tol() {  // different FFTW plans (batched, in-place) may round differently

@@ -176,6 +176,17 @@ inline std::vector<cd> serial_forward(const Shape& shape, const std::vector<cd>&
   return out;
 }
 
+/// Largest |a - b| over the largest |b|, over all ranks, for local arrays of equal length.
+template <class V>
+double local_rel(const std::vector<V>& a, const std::vector<V>& b) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    num = std::max(num, static_cast<double>(std::abs(a[i] - b[i])));
+    den = std::max(den, static_cast<double>(std::abs(b[i])));
+  }
+  return max_over_ranks(num / (den > 0 ? den : 1));
+}
+
 /// Largest |got - want| over the largest |want| (a relative max error, 0 when equal).
 inline double rel_max(const std::vector<cd>& got, const std::vector<cd>& want) {
   double num = 0, den = 0;

@@ -56,16 +56,6 @@ dfft::Options options_of(const Case& c, int slices) {
   return o;
 }
 
-template <class V>
-double rel(const std::vector<V>& a, const std::vector<V>& b) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, static_cast<double>(std::abs(a[i] - b[i])));
-    den = std::max(den, static_cast<double>(std::abs(b[i])));
-  }
-  return max_over_ranks(num / (den > 0 ? den : 1));
-}
-
 template <class T>
 double round_tol() {  // sliced FFTW plans may round differently from whole ones
   return std::is_same_v<T, double> ? 1e-13 : 2e-6;
@@ -102,8 +92,8 @@ void compare(const Case& c, const Shape& shape, int slices, int batch) {
     plain.inverse(batch, want.data(), back_want.data());
     ov.inverse(batch, want.data(), back_got.data());
   }
-  EXPECT_LE(rel(got, want), round_tol<T>()) << "forward, slices " << slices << "\n" << ov.describe();
-  EXPECT_LE(rel(back_got, back_want), round_tol<T>()) << "inverse, slices " << slices;
+  EXPECT_LE(local_rel(got, want), round_tol<T>()) << "forward, slices " << slices << "\n" << ov.describe();
+  EXPECT_LE(local_rel(back_got, back_want), round_tol<T>()) << "inverse, slices " << slices;
   // The overlapped groups say so in their timings.
   if (world_size() > 1 && slices > 1) {
     int grouped = 0;
@@ -183,7 +173,7 @@ TEST(Adapt, ConvergesAndStaysCorrect) {
     int calls = 0;
     while (p.adapting() && calls < 200) {
       p.forward(in.data(), got.data());
-      EXPECT_LE(rel(got, want), 1e-13) << "call " << calls << " slices " << p.overlap_slices();
+      EXPECT_LE(local_rel(got, want), 1e-13) << "call " << calls << " slices " << p.overlap_slices();
       std::vector<double> back(in.size());
       p.inverse(got.data(), back.data());
       calls += 2;
@@ -195,7 +185,7 @@ TEST(Adapt, ConvergesAndStaysCorrect) {
     MPI_Allreduce(chosen, hi, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     for (int i = 0; i < 3; ++i) EXPECT_EQ(lo[i], hi[i]) << "ranks chose differently";
     p.forward(in.data(), got.data());
-    EXPECT_LE(rel(got, want), 1e-13);
+    EXPECT_LE(local_rel(got, want), 1e-13);
   }
 }
 
