@@ -104,8 +104,10 @@ void compare(const Case& c, const Shape& shape, int slices, int batch) {
 
 template <class T, class In>
 void run_case(const Case& c) {
-  for (const Shape& shape : {Shape{17, 12, 10}, Shape{12, 10, 9}})
-    for (int slices : {2, 3, 64}) compare<T, In>(c, shape, slices, 1);
+  // Two slices, more slices than rows, and an odd count on another odd shape.
+  compare<T, In>(c, Shape{17, 12, 10}, 2, 1);
+  compare<T, In>(c, Shape{17, 12, 10}, 64, 1);
+  compare<T, In>(c, Shape{12, 10, 9}, 3, 1);
   compare<T, In>(c, Shape{9, 7, 6}, 4, 3);
   // Against the serial reference, not only against the plain plan.
   dfft::Plan<T> ov(MPI_COMM_WORLD, Shape{17, 12, 10}, options_of(c, 3));
