@@ -5,6 +5,10 @@
 #   tools/gpu-final.sh OUTDIR overlap   #7: plain vs overlapped, cuda-ipc vs nccl, 512^3/1024^3
 #   tools/gpu-final.sh OUTDIR rest      #6 1024^3 double codecs + >2 GiB messages, #5 model
 #                                       rows, #9 cupy tests, 4 ranks on 2 GPUs, copy engines
+#   tools/gpu-final.sh OUTDIR pipeline  (2 GPUs) chunked nccl + concurrent cuda-ipc self copy:
+#                                       the exchange tests on 2 ranks, 1024^3 overlap and codecs
+#   tools/gpu-final.sh OUTDIR nccl-chunks  (2 GPUs) nccl chunks 1, 4, 8 at 1024^3
+#   tools/gpu-final.sh OUTDIR final     (1, 2, 4 GPUs) #6 accuracy on GPUs, #5 model rows
 # Environment: BUILD_DIR (build-gpu).
 set -uo pipefail
 OUT=${1:?usage: tools/gpu-final.sh OUTDIR tests|overlap|rest}
@@ -21,8 +25,12 @@ stamp() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
   date -u; nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDFFT_CUDA=ON -DDFFT_NCCL=ON \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DDFFT_TESTS=$([ "$WHAT" = tests ] && echo ON || echo OFF)
-  if [ "$WHAT" = tests ]; then targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests"; else targets=dfft_app; fi
+    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final) echo ON;; *) echo OFF;; esac)
+  case $WHAT in
+    tests|pipeline) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
+    final) targets="dfft_app dfft_gpu_tests gpu_pack_bench" ;;
+    *) targets=dfft_app ;;
+  esac
   cmake --build "$BUILD" -j32 --target $targets
 } > "$OUT/build-$WHAT.log" 2>&1 || { tail -40 "$OUT/build-$WHAT.log"; exit 1; }
 stamp build
@@ -89,8 +97,11 @@ python)
   done
   ;;
 final)
-  # Cheapest first: the python probe, the #6 accuracy table on 1-2 GPUs, then the #5 model rows
-  # (calibration with method links, bench, check), then 4 ranks on 2 GPUs for the power law.
+  # Cheapest first: copy kernel vs copy engines per partition shape (#3), the #6 accuracy table
+  # on 1-2 GPUs, the #5 model rows on 1, 2 and 4 GPUs (calibration with method links, bench,
+  # check; the power law needs three GPU counts), then the nccl / cuda-ipc tests on 4 GPUs.
+  timeout 60 "${MPIRUN[@]}" -np 1 "$BUILD/bin/gpu-pack-bench" 512 20 > "$OUT/pack-bench.log" 2>&1
+  stamp "pack bench exit $?"; cat "$OUT/pack-bench.log"
   timeout 30 "${MPIRUN[@]}" -np 1 python3 -c "from mpi4py import MPI; print(MPI.Get_library_version())" \
     > "$OUT/python-mpi.log" 2>&1; stamp "python mpi probe $?"; head -3 "$OUT/python-mpi.log"
   for np in 1 2; do
@@ -104,6 +115,36 @@ final)
       --decomp slab-2d1d,pencil --variant default --method cuda-ipc --reps 10 --warmup 2 --no-reference
     "$BUILD/bin/dfft" model check "$OUT"/model-np*.jsonl --calibration "$OUT/gpu-wisdom.json" > "$OUT/model-check.log" 2>&1
     stamp "model check exit $?"; tail -30 "$OUT/model-check.log"
+  done
+  if [ "$(nvidia-smi -L | wc -l)" -ge 4 ]; then
+    GTEST_BRIEF=1 timeout ${NP4_TIMEOUT:-150} "${MPIRUN[@]}" -np 4 "$BUILD/bin/dfft_gpu_tests" \
+      --gtest_filter='GpuMisc.Nccl*:*nccl*:GpuIpc*:-*NoLeak*' > "$OUT/tests-np4.log" 2>&1
+    stamp "tests np4 (4 GPUs) exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np4.log" | head -20
+  fi
+  ;;
+pipeline)
+  GTEST_BRIEF=1 timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/bin/dfft_gpu_tests" \
+    --gtest_filter='*nccl*:*cuda_ipc*:GpuIpc*:GpuMisc.*:GpuOverlap.*:-*NoLeak*' > "$OUT/tests-np2.log" 2>&1
+  stamp "tests np2 exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np2.log" | head -20
+  GTEST_BRIEF=1 timeout 60 "${MPIRUN[@]}" -np 1 "$BUILD/bin/dfft_gpu_tests" \
+    --gtest_filter='GpuMisc.Nccl*:GpuIpc*' > "$OUT/tests-np1.log" 2>&1
+  stamp "tests np1 exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np1.log" | head -20
+  for p in float double; do
+    bench ov1024-$p 2 120 --size 1024 1024 1024 --precision $p --decomp slab-2d1d --variant default \
+      --method cuda-ipc,nccl --overlap 1,2,4 --reps 5 --warmup 2 --reference
+  done
+  for c in 1 4; do
+    bench codec1024-chunks$c 2 60 --size 1024 1024 1024 --precision double --decomp slab-2d1d --variant default \
+      --method nccl --codec none,fp32 --chunks $c --reps 3 --warmup 1
+  done
+  ;;
+nccl-chunks)
+  # nccl's chunk pipeline at 1024^3: exchange bandwidth (float) and fp32 codec (double).
+  for c in ${CHUNKS:-1 4 8}; do
+    bench nccl1024-float-chunks$c 2 60 --size 1024 1024 1024 --precision float --decomp slab-2d1d \
+      --variant default --method nccl --chunks $c --reps 5 --warmup 2
+    bench codec1024-chunks$c 2 60 --size 1024 1024 1024 --precision double --decomp slab-2d1d --variant default \
+      --method nccl --codec none,fp32 --chunks $c --reps 3 --warmup 1
   done
   ;;
 codec)

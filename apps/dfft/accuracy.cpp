@@ -105,6 +105,8 @@ std::pair<double, double> errors(const AccArgs& a, dfft::Options o, bool smooth,
   for (auto v : a.size) n *= static_cast<double>(v);
   dfft::Options lo = o;  // the same distribution, on the host, for the input in double
   lo.backend = dfft::Backend::cpu;
+  lo.methods = {dfft::Method::a2a_sync};  // the method does not change the distribution; the
+                                          // GPU-only ones (nccl, cuda-ipc) cannot run on the host
   lo.codec = dfft::Codec::none;
   auto ref = input_for(*std::make_unique<dfft::Plan<double>>(MPI_COMM_WORLD, a.size, lo).get(), smooth);
   num = den = 0;

@@ -28,7 +28,7 @@ struct BenchArgs {
   std::vector<std::string> codecs;     // wire formats to sweep (default none)
   double tolerance = 0;                // > 0: codec chosen by the tolerance rule
   std::string onesided_sync = "fence"; // onesided: fence | flush
-  int chunks = 4;                      // onesided, p2p-pipelined: pieces per peer block
+  int chunks = 4;                      // onesided, p2p-pipelined, nccl: pieces per peer block
   int in_flight = 2;                   // p2p-pipelined: ring steps outstanding
   std::vector<int> overlaps;           // FFT/exchange overlap slices to sweep (default 1)
   bool adapt = false;                  // online tuning of slices, chunks, steps in flight

@@ -99,7 +99,7 @@ void add_options(CLI::App* c, BenchArgs& a) {
       ->check(CLI::NonNegativeNumber);
   c->add_option("--onesided-sync", a.onesided_sync, "onesided: fence | flush")
       ->capture_default_str()->check(CLI::IsMember({"fence", "flush"}));
-  c->add_option("--chunks", a.chunks, "onesided, p2p-pipelined: pieces per peer block (pipelining)")
+  c->add_option("--chunks", a.chunks, "onesided, p2p-pipelined, nccl: pieces per peer block (pipelining)")
       ->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("--in-flight", a.in_flight, "p2p-pipelined: ring steps with transfers outstanding")
       ->capture_default_str()->check(CLI::PositiveNumber);

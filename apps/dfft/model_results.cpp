@@ -135,6 +135,7 @@ double analytic_ms(const Rec& r, const std::vector<dfft::model::Calibration>& ca
     dfft::Options o;
     o.decomposition = dfft::parse_decomposition(r.decomposition);
     o.variant = dfft::parse_variant(r.variant);
+    o.methods.clear();  // Options starts with a default method; the record's replace it
     for (const auto& m : r.methods) o.methods.push_back(dfft::parse_method(m));
     o.grid = r.grid;
     o.transform = dfft::parse_transform(r.transform);

@@ -54,8 +54,9 @@ struct Calibration {
   /// Link parameters for exchanges within a communicator of `size` ranks: the all-to-all
   /// measurement of that size, else the nearest size measured, else the ping-pong.
   Link link(int size) const;
-  /// The link of `m` when it was calibrated (on the same number of ranks as a size-`size`
-  /// exchange needs: only full-communicator links are measured), else link(size).
+  /// The link of `m` measured on `size` ranks; else (only full-communicator links are measured,
+  /// a pencil's sub-communicators are smaller) on the CPU the all-to-all of `size` ranks, on a GPU
+  /// the link of `m` on the nearest size; else link(size).
   Link link(Method m, int size) const;
 };
 

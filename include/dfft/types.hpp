@@ -139,8 +139,9 @@ struct Options {
   double tolerance = 0;
   /// `onesided` method: complete epochs by MPI_Win_fence or by passive-target flush.
   OneSidedSync onesided_sync = OneSidedSync::fence;
-  /// Pipelining chunks per peer block for `onesided` and `p2p_pipelined` (encode/copy of
-  /// chunk k+1 overlaps the transfer of chunk k).
+  /// Pipelining chunks per peer block for `onesided`, `p2p_pipelined` and `nccl` (encode/copy
+  /// of chunk k+1 overlaps the transfer of chunk k; nccl cuts only blocks that need packing or
+  /// unpacking, into chunks of at least 1 MiB: docs/pipelined.md).
   int chunks = 4;
   /// `p2p_pipelined`: ring steps (peers) with transfers outstanding at once (>= 1).
   int in_flight = 2;

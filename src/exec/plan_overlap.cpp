@@ -129,7 +129,7 @@ void PlanImpl::build_group(Direction& d, const GroupPlan& p, bool inverse) {
 
 bool PlanImpl::uses_chunks() const {
   return std::any_of(step_method_.begin(), step_method_.end(),
-                     [](Method m) { return m == Method::onesided || m == Method::p2p_pipelined; });
+                     method_uses_chunks);
 }
 
 bool PlanImpl::uses_in_flight() const {

@@ -54,6 +54,11 @@ struct Blocks {
 /// Peers in ring order: me+1, me+2, ... (each step pairs distinct senders and receivers).
 std::vector<int> ring_peers(int me, int n);
 
+/// Methods that cut blocks into TransportTuning::chunks pieces (and so are tuned over them).
+inline bool method_uses_chunks(Method m) {
+  return m == Method::onesided || m == Method::p2p_pipelined || m == Method::nccl;
+}
+
 struct TransportTuning {
   OneSidedSync onesided_sync = OneSidedSync::fence;
   int chunks = 4;

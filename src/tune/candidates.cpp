@@ -5,19 +5,20 @@
 #include <sstream>
 
 #include "dfft/tune.hpp"
+#include "transport/transport.hpp"
 
 namespace dfft {
 
 namespace {
 
-// Pipelining depths tried for the onesided and p2p-pipelined transports (Options::chunks).
+// Pipelining depths tried for the chunked transports (onesided, p2p-pipelined, nccl: Options::chunks).
 constexpr int kChunks[] = {1, 4};
 // FFT/exchange overlap slices tried (Options::overlap) in the last pass.
 constexpr int kOverlap = 4;
 
 bool chunked(const Options& o) {
   return std::any_of(o.methods.begin(), o.methods.end(),
-                     [](Method m) { return m == Method::onesided || m == Method::p2p_pipelined; });
+                     detail::method_uses_chunks);
 }
 
 struct Shape {

@@ -11,7 +11,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dfft/reference.hpp"
@@ -130,6 +132,38 @@ TEST_F(GpuMisc, PipelinedChunksAndSteps) {
   // bf16 (u = 2^-8), one exchange: tests/codec/codec_test.cpp's bound 4 u sqrt(1/3) + 1e-13.
   const double bound = 4 * std::ldexp(1.0, -8) * std::sqrt(1.0 / 3.0) + 1e-13;
   EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), bound);
+}
+
+// nccl cut into chunks (pack / transfer / unpack pipelined on three streams): 1, 3 and more
+// chunks than rows, every decomposition and variant, with and without a codec. The 1 MiB
+// minimum chunk is lifted so these small sizes are cut at all.
+TEST_F(GpuMisc, NcclChunks) {
+  setenv("DFFT_NCCL_MIN_CHUNK", "0", 1);
+  for (auto dec : {dfft::Decomposition::slab_2d1d, dfft::Decomposition::slab_1d2d, dfft::Decomposition::pencil})
+    for (auto var : {dfft::Variant::Default, dfft::Variant::Realigned})
+      for (int chunks : {1, 3, 64}) {
+        auto o = cuda_options(dec, Method::nccl);
+        o.variant = var;
+        o.chunks = chunks;
+        const Outcome made = run_collective([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {17, 12, 10}, o); });
+        if (made.ranks_with_error) {  // more ranks than GPUs: refused on every rank
+          EXPECT_EQ(made.ranks_with_error, world_size()) << made.what;
+          EXPECT_NE(made.what.find("share a GPU"), std::string::npos) << made.what;
+          unsetenv("DFFT_NCCL_MIN_CHUNK");
+          return;
+        }
+        SCOPED_TRACE(to_string(dec) + " " + to_string(var) + " chunks " + std::to_string(chunks));
+        expect_accurate<double>({17, 12, 10}, o);
+        o.transform = dfft::Transform::c2c;
+        expect_accurate<float>({12, 10, 9}, o);
+        o.transform = dfft::Transform::r2c;
+        o.codec = dfft::Codec::fp32;
+        dfft::Plan<double> coded(MPI_COMM_WORLD, {17, 12, 10}, o);
+        // fp32 on the wire: a few units of 2^-24 per exchange (docs/compression.md).
+        EXPECT_LE(max_over_ranks(dfft::validate::reference_error(coded, MPI_COMM_WORLD)), 1e-6);
+        EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(coded, MPI_COMM_WORLD)), 1e-6);
+      }
+  unsetenv("DFFT_NCCL_MIN_CHUNK");
 }
 
 TEST_F(GpuMisc, PencilExplicitGrids) {

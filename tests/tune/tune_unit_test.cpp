@@ -138,6 +138,31 @@ TEST(Model, MethodLinksDecideTheExchangeAndRoundTrip) {
   EXPECT_DOUBLE_EQ(again.calibrations[0].method_links[0].link.bandwidth, 1e11);
 }
 
+TEST(Model, SubCommunicatorsTakeTheMethodsNearestLink) {
+  // A 4-rank GPU calibration measures each method on all 4 ranks; a 2x2 pencil exchanges within
+  // pairs. The pairs must get the method's link (NVLink-fast here), not the host all-to-all.
+  auto cal = dfft::model::Calibration::defaults(4);
+  cal.backend = "cuda";
+  cal.alltoall.push_back({2, 1e-6, 1e9});
+  cal.method_links.push_back({Method::cuda_ipc, {4, 1e-6, 1e11}});
+  cal.method_links.push_back({Method::cuda_ipc, {8, 1e-6, 5e11}});
+  EXPECT_DOUBLE_EQ(cal.link(Method::cuda_ipc, 2).bandwidth, 1e11);
+  EXPECT_DOUBLE_EQ(cal.link(Method::cuda_ipc, 7).bandwidth, 5e11);
+  EXPECT_DOUBLE_EQ(cal.link(Method::nccl, 2).bandwidth, 1e9);  // not calibrated: all-to-all
+  dfft::Options o;
+  o.decomposition = Decomposition::pencil;
+  o.grid = {2, 2};
+  o.methods = {Method::cuda_ipc};
+  const double ipc = dfft::model::predict(cal, {64, 64, 64}, o, 4, true).total.comm;
+  o.methods = {Method::nccl};
+  const double host = dfft::model::predict(cal, {64, 64, 64}, o, 4, true).total.comm;
+  EXPECT_GT(host / ipc, 50.0);
+  // On the CPU every method is host MPI: the all-to-all measured on pairs describes the pairs.
+  cal.backend = "cpu";
+  EXPECT_DOUBLE_EQ(cal.link(Method::cuda_ipc, 2).bandwidth, 1e9);
+  EXPECT_DOUBLE_EQ(cal.link(Method::cuda_ipc, 4).bandwidth, 1e11);
+}
+
 TEST(Model, MultiAxisStepOverContiguousAxesRunsAtTheContiguousRate) {
   // slab-2d1d transforms (y, z) in one step: with a slow middle-axis rate a per-axis model would
   // charge y at that rate; a 2-D plan over the fastest two axes does not.

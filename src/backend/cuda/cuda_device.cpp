@@ -118,12 +118,15 @@ void CudaDevice::reserve_scratch(Scratch s, std::size_t bytes) {
   b.bytes = bytes;
 }
 
-cudaStream_t CudaDevice::side_stream(int i) {
+cudaStream_t CudaDevice::side_stream(int i, bool urgent) {
   auto& v = on_comm_lane() ? comm_side_ : side_;
   if (i >= static_cast<int>(v.size())) v.resize(i + 1, nullptr);
   if (!v[i]) {
     activate();
-    DFFT_LIVE(Live::stream, DFFT_CUDA(cudaStreamCreateWithFlags(&v[i], cudaStreamNonBlocking)));
+    int least = 0, greatest = 0;
+    if (urgent) DFFT_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    DFFT_LIVE(Live::stream, DFFT_CUDA(cudaStreamCreateWithPriority(&v[i], cudaStreamNonBlocking,
+                                                                   urgent ? greatest : least)));
   }
   return v[i];
 }

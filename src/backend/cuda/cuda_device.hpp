@@ -57,8 +57,10 @@ class CudaDevice final : public Device {
   /// exchanges queued there run beside FFTs queued on the main stream.
   cudaStream_t stream() const;
   /// Side stream i (created on first use), for work that may overlap the calling thread's
-  /// stream; a CommLane thread gets its own set.
-  cudaStream_t side_stream(int i);
+  /// stream; a CommLane thread gets its own set. `urgent`: created with the device's highest
+  /// priority, so that its kernels (NCCL's) get SMs as soon as any block of the pack or FFT
+  /// kernels filling the GPU retires (the first call for an index decides).
+  cudaStream_t side_stream(int i, bool urgent = false);
   /// While alive, this thread's stream()/side_stream()/synchronize() use the comm lane.
   class CommLane final : public LaneScope {
    public:

@@ -14,7 +14,8 @@
 //   1. record `ready` on s            (everything queued earlier on s, reads of dst included)
 //   2. MPI_Allgather of the targets    (so every peer has recorded its `ready`)
 //   3. s waits for the `ready` of each peer it writes to
-//   4. copies into peers and into the rank's own dst; record `done` on s
+//   4. copies into peers on s, the rank's own block on a side stream that s then waits for;
+//      record `done` on s
 //   5. MPI_Allreduce of an ok flag     (the barrier: every peer has recorded its `done`)
 //   6. s waits for the `done` of each peer that writes to this rank; unpack (fallback only)
 //   7. synchronize s
@@ -512,7 +513,12 @@ class CudaIpc final : public Transport {
     for (int k = 0; k < n_; ++k)
       if (where[k]) DFFT_CUDA(cudaStreamWaitEvent(s, ev_.ready[k], 0));
     t0_.record(s);
-    copy_self(src, dst, s);
+    // The rank's own block moves on a side stream (copy kernel, HBM only) while the blocks to
+    // peers cross NVLink: the local copy no longer adds to the exchange time.
+    const cudaStream_t side = dev_.side_stream(0);
+    DFFT_CUDA(cudaStreamWaitEvent(side, t0_.get(), 0));
+    copy_self(src, dst, side);
+    self_done_.record(side);
     // Blocks to peers go on copy engines where their shape allows (NVLink DMA, no SMs taken
     // from FFT kernels running beside them); the rest through the copy kernel.
     for (const int k : ring_peers(me_, n_))
@@ -521,6 +527,7 @@ class CudaIpc final : public Transport {
         if (!use_dma_ || !dev_.copy_box_dma_async(src, sp.src[me_], where[k], dl, b_.send[k], sp.elem, s))
           dev_.copy_box_async(src, sp.src[me_], where[k], dl, b_.send[k], sp.elem, s);
       }
+    DFFT_CUDA(cudaStreamWaitEvent(s, self_done_.get(), 0));
     t1_.record(s);
     return true;
   }
@@ -553,6 +560,7 @@ class CudaIpc final : public Transport {
   IpcEvents ev_;
   PeerMaps maps_;
   Event t0_, t1_;  // GPU time of the copies
+  Event self_done_;
   Buffer fallback_;
   cudaIpcMemHandle_t fallback_handle_{};
 };

@@ -1,15 +1,21 @@
-// nccl: one grouped ncclSend/ncclRecv per exchange on the plan's stream, device memory only.
-// Blocks that need packing are packed on the device first; blocks already contiguous are sent
-// from (received into) the FFT buffers directly; the rank's own block is copied on a side
-// stream meanwhile. Phase times come from CUDA events (unpack: what remains after the
-// communication), so the stream is synchronised only once, at the end.
+// nccl: grouped ncclSend/ncclRecv on the plan's streams, device memory only. Blocks that need
+// packing are packed (or encoded) on the device first; blocks already contiguous are sent from
+// (received into) the FFT buffers directly; the rank's own block is copied on a side stream
+// meanwhile. With `chunks` > 1 (Options::chunks) blocks that need packing or unpacking are cut
+// into chunks and pipelined: pack of chunk c+1, transfer of chunk c and unpack of chunk c-1 run
+// together on three streams. Phase times come from CUDA events, so the streams are
+// synchronised only once, at the end.
 #include "backend/cuda/stager.hpp"
 
 #if defined(DFFT_HAS_NCCL)
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
+
+#include "backend/cuda/codec.hpp"
 
 namespace dfft::detail {
 
@@ -58,14 +64,73 @@ void check_distinct_gpus(MPI_Comm sub, MPI_Comm plan, int ordinal) {
   }
 }
 
+// Blocks cut into chunks along their slowest wire axis (the sender's memory order, extent-1
+// axes skipped): each chunk is packed (encoded), sent and unpacked (decoded) on its own, at the
+// offsets below, so that sender and receiver, computing the same cut from the same box, pair
+// their messages one to one. A chunk is at least `min_chunk` wire bytes.
+struct NcclChunk {
+  Box box;
+  std::int64_t bytes = 0;  // on the wire (with the codec's header)
+  std::int64_t off = 0;    // in the staging buffer
+};
+
+std::vector<NcclChunk> cut_block(const Box& box, const std::vector<int>& order, int chunks,
+                                 std::int64_t min_chunk, const ExchangeSpec& sp) {
+  std::vector<NcclChunk> out;
+  if (box.empty()) return out;
+  const std::int64_t total = wire_bytes(sp.codec, sp.elem, box.count());
+  int axis = -1;
+  for (int a : order)
+    if (box.extent(a) > 1) {
+      axis = a;
+      break;
+    }
+  std::int64_t n = chunks;
+  if (min_chunk > 0) n = std::min<std::int64_t>(n, std::max<std::int64_t>(1, total / min_chunk));
+  if (axis < 0) n = 1;
+  else n = std::min(n, box.extent(axis));
+  for (std::int64_t i = 0; i < n; ++i) {
+    NcclChunk c;
+    c.box = box;
+    if (axis >= 0) {
+      const std::int64_t e = box.extent(axis);
+      c.box.lo[axis] = box.lo[axis] + e * i / n;
+      c.box.hi[axis] = box.lo[axis] + e * (i + 1) / n;
+    }
+    c.bytes = wire_bytes(sp.codec, sp.elem, c.box.count());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+/// DFFT_NCCL_MIN_CHUNK (bytes): the smallest chunk nccl cuts a block into (default 1 MiB; 0 lets
+/// every block be cut into as many chunks as asked, which the tests use on small sizes).
+std::int64_t nccl_min_chunk() {
+  const char* v = std::getenv("DFFT_NCCL_MIN_CHUNK");
+  if (!v || !*v) return std::int64_t{1} << 20;
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  if (*end || x < 0) fail("DFFT_NCCL_MIN_CHUNK must be a byte count >= 0, got '", v, "'");
+  return x;
+}
+
 class NcclExchange final : public Transport {
  public:
-  NcclExchange(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev)
+  NcclExchange(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev, int chunks)
       : st_(s, dev, true, false), ev_{Event(true), Event(true), Event(true), Event(true)} {
     if (st_.blocks().size() > 1) nccl_ = dev.nccl_comm(comm);
+    if (chunks < 1) fail("nccl: chunks must be >= 1, got ", chunks);
+    if (chunks > 1 && st_.blocks().size() > 1) plan_chunks(comm, chunks);
   }
 
   void execute(const void* src, void* dst, StageTiming& t) override {
+    if (pipelined_) execute_chunked(src, dst, t);
+    else execute_whole(src, dst, t);
+  }
+
+ private:
+  // One message per peer: pack everything, one grouped send/receive, unpack everything.
+  void execute_whole(const void* src, void* dst, StageTiming& t) {
     auto& dev = st_.dev();
     dev.activate();
     const cudaStream_t s = dev.stream();
@@ -98,20 +163,157 @@ class NcclExchange final : public Transport {
     for (int k = 0; k < n; ++k)
       if (k != me) st_.stage_in(k, dst, s);
     ev_[3].record(s);
+    finish(t);
+  }
+
+  // Chunk c is packed on the main stream, sent and received on a communication stream once
+  // packed, and unpacked on a third stream once received: packing chunk c+1, moving chunk c
+  // and unpacking chunk c-1 run at the same time; the rank's own block is copied once all
+  // chunks are packed. Phases: pack = until the last chunk is
+  // packed, comm = until it has arrived, unpack = the rest (so they add up to the exchange).
+  void execute_chunked(const void* src, void* dst, StageTiming& t) {
+    auto& dev = st_.dev();
+    dev.activate();
+    const cudaStream_t s = dev.stream();
+    side_ = dev.side_stream(0);
+    // The transfer kernels run at high priority: without it the pack kernel of chunk c+1, which
+    // fills every SM, keeps them until it ends and the pipeline degenerates to a sequence.
+    const cudaStream_t cs = dev.side_stream(3, true), us = dev.side_stream(2);
+    const auto& b = st_.blocks();
+    const auto& sp = b.spec;
+    const int n = b.size(), me = sp.me;
+    char* sbuf = dev.scratch(CudaDevice::Scratch::dev_send);
+    char* rbuf = dev.scratch(CudaDevice::Scratch::dev_recv);
+    ev_[0].record(s);
+    for (cudaStream_t x : {cs, us}) DFFT_CUDA(cudaStreamWaitEvent(x, ev_[0].get(), 0));
+    for (int c = 0; c < rounds_; ++c) {
+      for (int k = 0; k < n; ++k) {
+        if (k == me || c >= static_cast<int>(send_[k].size()) || direct_send(k)) continue;
+        const NcclChunk& ch = send_[k][c];
+        if (sp.codec != Codec::none)
+          DFFT_CUDA(cuda::encode_box_async(src, sp.src[me], ch.box, sp.src[me].order, sbuf + ch.off,
+                                           sp.codec, sp.is_double, s));
+        else
+          dev.copy_box_async(src, sp.src[me], sbuf + ch.off, b.wire_layout(me, ch.box), ch.box,
+                             sp.elem, s);
+      }
+      packed_[c]->record(s);
+      DFFT_CUDA(cudaStreamWaitEvent(cs, packed_[c]->get(), 0));
+      DFFT_NCCL(ncclGroupStart());
+      for (int k = 0; k < n; ++k) {
+        if (k == me) continue;
+        if (c < static_cast<int>(send_[k].size())) {
+          const NcclChunk& ch = send_[k][c];
+          const char* from = direct_send(k)
+                                 ? static_cast<const char*>(src) + sp.src[me].offset_of(ch.box.lo) * sp.elem
+                                 : sbuf + ch.off;
+          DFFT_NCCL(ncclSend(from, static_cast<std::size_t>(ch.bytes), ncclUint8, k, nccl_, cs));
+        }
+        if (c < static_cast<int>(recv_[k].size())) {
+          const NcclChunk& ch = recv_[k][c];
+          char* into = direct_recv(k) ? static_cast<char*>(dst) + sp.dst[me].offset_of(ch.box.lo) * sp.elem
+                                      : rbuf + ch.off;
+          DFFT_NCCL(ncclRecv(into, static_cast<std::size_t>(ch.bytes), ncclUint8, k, nccl_, cs));
+        }
+      }
+      DFFT_NCCL(ncclGroupEnd());
+      moved_[c]->record(cs);
+      DFFT_CUDA(cudaStreamWaitEvent(us, moved_[c]->get(), 0));
+      for (int k = 0; k < n; ++k) {
+        if (k == me || c >= static_cast<int>(recv_[k].size()) || direct_recv(k)) continue;
+        const NcclChunk& ch = recv_[k][c];
+        if (sp.codec != Codec::none)
+          DFFT_CUDA(cuda::decode_box_async(rbuf + ch.off, sp.src[k].order, dst, sp.dst[me], ch.box,
+                                           sp.codec, sp.is_double, us));
+        else
+          dev.copy_box_async(rbuf + ch.off, b.wire_layout(k, ch.box), dst, sp.dst[me], ch.box,
+                             sp.elem, us);
+      }
+    }
+    ev_[1].record(s);  // the last chunk packed
+    // The rank's own block moves after the packing, while the transfers go on: packing and
+    // copying are both bound by memory bandwidth, the transfers by the link.
+    DFFT_CUDA(cudaStreamWaitEvent(side_, ev_[1].get(), 0));
+    st_.copy_self(src, dst, side_);
+    self_done_.record(side_);
+    ev_[2].record(cs);  // the last chunk arrived
+    unpacked_.record(us);
+    for (cudaEvent_t e : {self_done_.get(), unpacked_.get(), ev_[2].get()})
+      DFFT_CUDA(cudaStreamWaitEvent(s, e, 0));
+    ev_[3].record(s);
+    finish(t);
+  }
+
+  void finish(StageTiming& t) {
     DFFT_CUDA(cudaEventSynchronize(ev_[3].get()));
     float ms[3] = {};
     for (int i = 0; i < 3; ++i) DFFT_CUDA(cudaEventElapsedTime(&ms[i], ev_[i].get(), ev_[i + 1].get()));
-    t.pack += ms[0] * 1e-3;
-    t.comm += ms[1] * 1e-3;
-    t.unpack += ms[2] * 1e-3;
+    // Events of different streams: a phase that ended before the previous one counts as zero.
+    t.pack += std::max(0.0f, ms[0]) * 1e-3;
+    t.comm += std::max(0.0f, ms[1]) * 1e-3;
+    t.unpack += std::max(0.0f, ms[2]) * 1e-3;
   }
 
- private:
+  bool direct_send(int k) const { return st_.blocks().direct_send[k]; }
+  bool direct_recv(int k) const { return st_.blocks().direct_recv[k]; }
+
+  // The cut of every block and where its chunks are staged. A pair of ranks pipelines when
+  // the sender packs or the receiver unpacks (both learn which from one all-to-all of flags);
+  // a pair with neither sends its block whole.
+  void plan_chunks(MPI_Comm comm, int chunks) {
+    const auto& b = st_.blocks();
+    const auto& sp = b.spec;
+    const int n = b.size(), me = sp.me;
+    // To k: {I pack what I send you, I unpack what you send me}; from k the same of k.
+    std::vector<int> mine(2 * n), theirs(2 * n);
+    for (int k = 0; k < n; ++k) {
+      mine[2 * k] = k != me && !b.direct_send[k];
+      mine[2 * k + 1] = k != me && !b.direct_recv[k];
+    }
+    DFFT_MPI(MPI_Alltoall(mine.data(), 2, MPI_INT, theirs.data(), 2, MPI_INT, comm));
+    const std::int64_t min_chunk = nccl_min_chunk();
+    send_.assign(n, {});
+    recv_.assign(n, {});
+    std::int64_t soff = 0, roff = 0;
+    const auto align = [](std::int64_t x) { return (x + 255) / 256 * 256; };
+    for (int k = 0; k < n; ++k) {
+      if (k == me) continue;
+      const bool out_piped = !b.direct_send[k] || theirs[2 * k + 1];
+      const bool in_piped = !b.direct_recv[k] || theirs[2 * k];
+      send_[k] = cut_block(b.send[k], sp.src[me].order, out_piped ? chunks : 1, min_chunk, sp);
+      recv_[k] = cut_block(b.recv[k], sp.src[k].order, in_piped ? chunks : 1, min_chunk, sp);
+      for (auto& c : send_[k]) {
+        c.off = soff;
+        if (!b.direct_send[k]) soff += align(c.bytes);
+      }
+      for (auto& c : recv_[k]) {
+        c.off = roff;
+        if (!b.direct_recv[k]) roff += align(c.bytes);
+      }
+      rounds_ = std::max({rounds_, static_cast<int>(send_[k].size()), static_cast<int>(recv_[k].size())});
+    }
+    int most = rounds_;
+    DFFT_MPI(MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, comm));
+    pipelined_ = most > 1;  // every member takes the same path (grouped calls must pair up)
+    if (!pipelined_) return;
+    using S = CudaDevice::Scratch;
+    if (soff > 0) st_.dev().reserve_scratch(S::dev_send, static_cast<std::size_t>(soff));
+    if (roff > 0) st_.dev().reserve_scratch(S::dev_recv, static_cast<std::size_t>(roff));
+    for (int c = 0; c < rounds_; ++c) {
+      packed_.emplace_back(std::make_unique<Event>());
+      moved_.emplace_back(std::make_unique<Event>());
+    }
+  }
+
   Stager st_;
   ncclComm_t nccl_ = nullptr;
   Event ev_[4];
-  Event self_done_;
+  Event self_done_, unpacked_;
   cudaStream_t side_ = nullptr;
+  bool pipelined_ = false;
+  int rounds_ = 0;
+  std::vector<std::vector<NcclChunk>> send_, recv_;
+  std::vector<std::unique_ptr<Event>> packed_, moved_;
 };
 
 }  // namespace
@@ -136,8 +338,9 @@ ncclComm_t CudaDevice::nccl_comm(MPI_Comm sub) {
   return c;
 }
 
-std::unique_ptr<Transport> make_device_nccl(MPI_Comm c, const ExchangeSpec& s, CudaDevice& d) {
-  return std::make_unique<NcclExchange>(c, s, d);
+std::unique_ptr<Transport> make_device_nccl(MPI_Comm c, const ExchangeSpec& s, CudaDevice& d,
+                                            int chunks) {
+  return std::make_unique<NcclExchange>(c, s, d, chunks);
 }
 
 }  // namespace dfft::detail
@@ -145,7 +348,7 @@ std::unique_ptr<Transport> make_device_nccl(MPI_Comm c, const ExchangeSpec& s, C
 #else  // built without NCCL
 
 namespace dfft::detail {
-std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&) {
+std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&, int) {
   fail("method nccl: this dfft was built without NCCL (configure with -DDFFT_NCCL=ON where ",
        "nccl.h and libnccl are installed); use an MPI method");
 }
