@@ -19,6 +19,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 BENCH=(--backend cuda --no-validate)
 mkdir -p "$OUT"
+# The device tool returns at most eight files from a call: everything goes back as one archive.
+pack() { tar czf /tmp/gpu-final-logs.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete &&
+         mv /tmp/gpu-final-logs.tgz "$OUT/logs-$WHAT.tgz"; }
+trap pack EXIT
 t0=$(date +%s)
 stamp() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
 {
