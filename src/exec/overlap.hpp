@@ -24,6 +24,9 @@ struct OrientedStep {
   Layout in, out;         // fft
   std::vector<Layout> src, dst;  // exchange, per member of the sub-communicator
   int me = 0, grid_dim = 0;
+  // exchange: one member whose source and destination layouts are the same (a pencil grid
+  // dimension of 1): nothing moves, the executor skips it.
+  bool identity = false;
 };
 
 /// How an exchange is sliced: `common` slices the same global range on every member (then the

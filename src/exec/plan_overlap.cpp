@@ -49,6 +49,9 @@ void PlanImpl::build_direction(bool inverse) {
       o.dst = inverse ? st.exchange.src : st.exchange.dst;
       o.me = st.exchange.me;
       o.grid_dim = st.exchange.grid_dim;
+      const Layout &a = o.src.front(), &b = o.dst.front();
+      o.identity = o.src.size() == 1 && a.box == b.box && a.order == b.order &&
+                   a.strides() == b.strides();
     }
     d.sched.push_back(std::move(o));
   }
@@ -74,6 +77,9 @@ void PlanImpl::build_direction(bool inverse) {
       if (p.has_post) d.out_buf[p.x() + 1] = p3;
       cur = p3;
       j = p.last() + 1;
+    } else if (d.sched[j].identity && cur != 0 && j + 1 < n) {
+      d.out_buf[j] = cur;  // skipped: the next step reads where the previous one wrote
+      ++j;
     } else {
       d.out_buf[j] = j + 1 == n ? 1 : pick({cur});
       cur = d.out_buf[j];

@@ -218,7 +218,8 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
   if (opt.variant == Variant::Realigned)
     for (std::size_t i = 0; i + 1 < n; ++i)
       for (std::size_t g = 0; g < grid.size(); ++g)
-        if (rec.dists[i][g] != rec.dists[i + 1][g])
+        // (a grid dimension of 1 moves nothing: its exchange stays an identity, skipped)
+        if (rec.dists[i][g] != rec.dists[i + 1][g] && grid[g] > 1)
           out_order[i] = realigned_order(D, rec.dists[i + 1][g]);
   // This decomposition's input layout of any rank (padded for in-place r2c).
   auto input_of = [&](const std::vector<int>& c) {

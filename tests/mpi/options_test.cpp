@@ -164,5 +164,36 @@ INSTANTIATE_TEST_SUITE_P(Opt, SmallMessage, ::testing::ValuesIn(small_message_ca
                            return s;
                          });
 
+// A pencil grid dimension of 1 moves nothing: its exchange is an identity the executor skips
+// (no time in any phase), on every variant, with and without overlap, and the results still
+// match the serial reference. Realigned keeps natural order before such an exchange.
+TEST(GridOfOne, IdentityExchangeIsSkipped) {
+  const int n = world_size();
+  for (auto grid : {std::vector<int>{n, 1}, std::vector<int>{1, n}})
+    for (auto var : {Variant::Default, Variant::Realigned})
+      for (int overlap : {1, 3})
+        for (auto tr : {Transform::r2c, Transform::c2c}) {
+          dfft::Options o;
+          o.decomposition = Decomposition::pencil;
+          o.grid = grid;
+          o.variant = var;
+          o.transform = tr;
+          o.overlap = overlap;
+          dfft::Plan<double> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
+          SCOPED_TRACE(plan.describe());
+          EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), 1e-12);
+          EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD)), 1e-12);
+          // The exchange over the grid dimension of size 1 spent no time in any phase.
+          const int idle = grid[0] == 1 ? 0 : 1;
+          bool found = false;
+          for (const auto& t : plan.timings())
+            if (t.name.rfind("exchange" + std::to_string(idle), 0) == 0) {
+              found = true;
+              EXPECT_EQ(t.total(), 0.0) << t.name;
+            }
+          EXPECT_TRUE(found);
+        }
+}
+
 }  // namespace
 }  // namespace dfft_test
