@@ -9,6 +9,13 @@
 #                                       the exchange tests on 2 ranks, 1024^3 overlap and codecs
 #   tools/gpu-final.sh OUTDIR nccl-chunks  (2 GPUs) nccl chunks 1, 4, 8 at 1024^3
 #   tools/gpu-final.sh OUTDIR final     (1, 2, 4 GPUs) #6 accuracy on GPUs, #5 model rows
+#   tools/gpu-final.sh OUTDIR s4a       (2 GPUs) #6 accuracy on 1-2 GPUs, nccl chunks 8/16 with
+#                                       fp32, overlap K = 8, pencil 1x2; then the suite on 2 ranks
+#   tools/gpu-final.sh OUTDIR s4b       (2 GPUs) the suite on 1 rank and on 4 ranks sharing 2 GPUs
+#   tools/gpu-final.sh OUTDIR s4d       (2 GPUs) the rest of the suite on 2 ranks (FILTER2), pencil
+#                                       batch choice at 1024^3, then the suite on 1 rank
+#   tools/gpu-final.sh OUTDIR s4c       the CPU backend on this 16-core machine, 4 ranks: #6 codecs
+#                                       at 512^3 / 1024^3 double, #7 overlap table
 # Environment: BUILD_DIR (build-gpu).
 set -uo pipefail
 OUT=${1:?usage: tools/gpu-final.sh OUTDIR tests|overlap|rest}
@@ -25,14 +32,16 @@ pack() { tar czf /tmp/gpu-final-logs.tgz -C "$OUT" . && find "$OUT" -mindepth 1 
 trap pack EXIT
 t0=$(date +%s)
 stamp() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
+left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 30 : l )); }  # seconds left
 {
   date -u; nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDFFT_CUDA=ON -DDFFT_NCCL=ON \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final) echo ON;; *) echo OFF;; esac)
+    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4d) echo ON;; *) echo OFF;; esac)
   case $WHAT in
     tests|pipeline) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     final) targets="dfft_app dfft_gpu_tests gpu_pack_bench" ;;
+    s4a|s4b|s4d) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     *) targets=dfft_app ;;
   esac
   cmake --build "$BUILD" -j32 --target $targets
@@ -125,6 +134,56 @@ final)
       --gtest_filter='GpuMisc.Nccl*:*nccl*:GpuIpc*:-*NoLeak*' > "$OUT/tests-np4.log" 2>&1
     stamp "tests np4 (4 GPUs) exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np4.log" | head -20
   fi
+  ;;
+s4a)
+  for np in 1 2; do
+    timeout 60 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft" accuracy --backend cuda --size 64 64 64 --decomp slab-2d1d \
+      --method nccl > "$OUT/accuracy-np$np.log" 2>&1; stamp "accuracy np$np exit $?"; head -24 "$OUT/accuracy-np$np.log"
+  done
+  for c in 8 16; do
+    bench codec1024-chunks$c 2 60 --size 1024 1024 1024 --precision double --decomp slab-2d1d --variant default \
+      --method nccl --codec none,fp32 --chunks $c --reps 3 --warmup 1
+  done
+  for p in float double; do
+    bench ov1024k8-$p 2 90 --size 1024 1024 1024 --precision $p --decomp slab-2d1d --variant default \
+      --method cuda-ipc --overlap 1,4,8 --reps 5 --warmup 2 --reference
+  done
+  bench pencil1x2 2 90 --size 1024 1024 1024 --precision float --decomp pencil --grid 1x2,2x1 --variant default \
+    --method cuda-ipc --overlap 1,4 --reps 3 --warmup 1
+  timeout $(left) "${MPIRUN[@]}" -np 2 "$BUILD/bin/dfft_gpu_tests" > "$OUT/tests-np2.log" 2>&1
+  stamp "tests np2 exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np2.log" | head -20; echo "OK lines: $(grep -ac "\[       OK \]" "$OUT/tests-np2.log")"
+  grep -aE "\[gpu-leak\]|\[gpu-alloc\]" "$OUT/tests-np2.log" | head -6
+  ;;
+s4b)
+  timeout ${NP1_TIMEOUT:-250} "${MPIRUN[@]}" -np 1 "$BUILD/bin/dfft_gpu_tests" > "$OUT/tests-np1.log" 2>&1
+  stamp "tests np1 exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np1.log" | head -20; echo "OK lines: $(grep -ac "\[       OK \]" "$OUT/tests-np1.log")"
+  grep -aE "\[gpu-leak\]|\[gpu-alloc\]" "$OUT/tests-np1.log" | head -6
+  "$BUILD/bin/dfft_cuda_host_tests" > "$OUT/cuda-host.log" 2>&1; stamp "cuda host tests exit $?"; tail -2 "$OUT/cuda-host.log"
+  timeout $(left) "${MPIRUN[@]}" -np 4 "$BUILD/bin/dfft_gpu_tests" \
+    --gtest_filter="${NP4_FILTER:--*NoLeak*}" > "$OUT/tests-np4.log" 2>&1
+  stamp "tests np4 (2 GPUs) exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np4.log" | head -20; echo "OK lines: $(grep -ac "\[       OK \]" "$OUT/tests-np4.log")"
+  ;;
+s4d)
+  timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/bin/dfft_gpu_tests" --gtest_filter="${FILTER2:-*}" > "$OUT/tests-np2-rest.log" 2>&1
+  stamp "tests np2 (rest) exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np2-rest.log" | head -20; echo "OK lines: $(grep -ac "\[       OK \]" "$OUT/tests-np2-rest.log")"
+  bench pencil-batch 2 100 --size 1024 1024 1024 --precision float --decomp pencil --grid 1x2,2x1 --variant default \
+    --method cuda-ipc --overlap 1,4 --reps 3 --warmup 1
+  bench pencil512 2 60 --size 512 512 512 --precision double --decomp pencil,slab-2d1d --variant default,realigned \
+    --method nccl --reps 5 --warmup 1
+  timeout $(left) "${MPIRUN[@]}" -np 1 "$BUILD/bin/dfft_gpu_tests" > "$OUT/tests-np1.log" 2>&1
+  stamp "tests np1 exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np1.log" | head -20; echo "OK lines: $(grep -ac "\[       OK \]" "$OUT/tests-np1.log")"
+  grep -aE "\[gpu-leak\]|\[gpu-alloc\]" "$OUT/tests-np1.log" | head -6
+  ;;
+s4c)
+  BENCH=(--backend cpu --no-validate --no-reference)
+  nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|NUMA node\(s\)"
+  bench cpu-codec512 4 150 --size 512 512 512 --precision double --decomp slab-2d1d --variant default \
+    --method a2a-sync,p2p-sync,onesided --codec none,fp32 --reps 3 --warmup 1
+  bench cpu-codec1024 4 240 --size 1024 1024 1024 --precision double --decomp slab-2d1d --variant default \
+    --method a2a-sync --codec none,fp32 --reps 2 --warmup 1
+  bench cpu-overlap 4 200 --size 256 256 256 --size 512 512 512 --precision float,double \
+    --decomp slab-2d1d,pencil --variant default --method a2a-sync,p2p-sync,p2p-pipelined --overlap 1,4 \
+    --reps 3 --warmup 1
   ;;
 pipeline)
   GTEST_BRIEF=1 timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/bin/dfft_gpu_tests" \

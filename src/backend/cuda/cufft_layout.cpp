@@ -59,9 +59,16 @@ CufftMapping map_layouts(const FftDesc& d, const Layout& in, const Layout& out) 
   for (auto v : m.n) per *= v;
   m.idist = m.odist = per;
   if (!batch.empty()) {
+    // The plan's batch: the longest merged axis, except that a strided transform reads and
+    // writes coalesced only when consecutive batch members are adjacent in memory. A batch
+    // axis of distance 1 on either side therefore wins whenever it has at least a warp's
+    // worth of members (32), however long the others are: e.g. the y-step of a pencil
+    // (z, y, x) runs batched over x and looped over z (docs/gpu.md has the measurement).
     auto big = std::max_element(batch.begin(), batch.end(), [](const Axis& x, const Axis& y) {
       return x.ext != y.ext ? x.ext < y.ext : x.is > y.is;
     });
+    for (auto it = batch.begin(); it != batch.end(); ++it)
+      if ((it->is == 1 || it->os == 1) && it->ext >= 32) big = it;
     m.batch = big->ext;
     m.idist = big->is;
     m.odist = big->os;
