@@ -14,6 +14,8 @@
 #   tools/gpu-final.sh OUTDIR s4b       (2 GPUs) the suite on 1 rank and on 4 ranks sharing 2 GPUs
 #   tools/gpu-final.sh OUTDIR s4d       (2 GPUs) the rest of the suite on 2 ranks (FILTER2), pencil
 #                                       batch choice at 1024^3, then the suite on 1 rank
+#   tools/gpu-final.sh OUTDIR s4e       (2 GPUs) overlap tests on 2 and 4 ranks (slice alignment),
+#                                       then NP4_FILTER on 4 ranks sharing the 2 GPUs
 #   tools/gpu-final.sh OUTDIR s4c       the CPU backend on this 16-core machine, 4 ranks: #6 codecs
 #                                       at 512^3 / 1024^3 double, #7 overlap table
 # Environment: BUILD_DIR (build-gpu).
@@ -37,11 +39,11 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
   date -u; nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDFFT_CUDA=ON -DDFFT_NCCL=ON \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4d) echo ON;; *) echo OFF;; esac)
+    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e) echo ON;; *) echo OFF;; esac)
   case $WHAT in
     tests|pipeline) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     final) targets="dfft_app dfft_gpu_tests gpu_pack_bench" ;;
-    s4a|s4b|s4d) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
+    s4a|s4b|s4c|s4d|s4e) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     *) targets=dfft_app ;;
   esac
   cmake --build "$BUILD" -j32 --target $targets
@@ -174,16 +176,25 @@ s4d)
   stamp "tests np1 exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np1.log" | head -20; echo "OK lines: $(grep -ac "\[       OK \]" "$OUT/tests-np1.log")"
   grep -aE "\[gpu-leak\]|\[gpu-alloc\]" "$OUT/tests-np1.log" | head -6
   ;;
+s4e)
+  for np in 2 4; do
+    timeout 120 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft_gpu_tests" --gtest_filter='GpuOverlap.*:*Overlap*' > "$OUT/tests-overlap-np$np.log" 2>&1
+    stamp "overlap tests np$np exit $?"; grep -aE "FAILED|PASSED|tests ran|Failure|exception" "$OUT/tests-overlap-np$np.log" | head -10
+  done
+  timeout $(left) "${MPIRUN[@]}" -np 4 "$BUILD/bin/dfft_gpu_tests" \
+    --gtest_filter="${NP4_FILTER:--*NoLeak*}" > "$OUT/tests-np4.log" 2>&1
+  stamp "tests np4 (2 GPUs) exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np4.log" | head -20; echo "OK lines: $(grep -ac "\[       OK \]" "$OUT/tests-np4.log")"
+  ;;
 s4c)
+  timeout ${NP4_TIMEOUT:-200} "${MPIRUN[@]}" -np 4 "$BUILD/bin/dfft_gpu_tests" \
+    --gtest_filter="${NP4_FILTER:--*NoLeak*}" > "$OUT/tests-np4.log" 2>&1
+  stamp "tests np4 (2 GPUs) exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np4.log" | head -20; echo "OK lines: $(grep -ac "\[       OK \]" "$OUT/tests-np4.log")"
   BENCH=(--backend cpu --no-validate --no-reference)
   nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|NUMA node\(s\)"
-  bench cpu-codec512 4 150 --size 512 512 512 --precision double --decomp slab-2d1d --variant default \
-    --method a2a-sync,p2p-sync,onesided --codec none,fp32 --reps 3 --warmup 1
-  bench cpu-codec1024 4 240 --size 1024 1024 1024 --precision double --decomp slab-2d1d --variant default \
-    --method a2a-sync --codec none,fp32 --reps 2 --warmup 1
-  bench cpu-overlap 4 200 --size 256 256 256 --size 512 512 512 --precision float,double \
-    --decomp slab-2d1d,pencil --variant default --method a2a-sync,p2p-sync,p2p-pipelined --overlap 1,4 \
-    --reps 3 --warmup 1
+  bench cpu-codec512 4 90 --size 512 512 512 --precision double --decomp slab-2d1d --variant default \
+    --method a2a-sync,p2p-sync --codec none,fp32 --reps 3 --warmup 1
+  bench cpu-codec1024 4 $(left) --size 1024 1024 1024 --precision double --decomp slab-2d1d --variant default \
+    --method a2a-sync --codec none,fp32 --reps 2 --warmup 0
   ;;
 pipeline)
   GTEST_BRIEF=1 timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/bin/dfft_gpu_tests" \

@@ -80,9 +80,16 @@ Layout slice_view(const Layout& l, int axis, int parts, int i) {
   Layout v = l;
   v.padded.resize(static_cast<std::size_t>(l.box.dims()));
   for (int a = 0; a < l.box.dims(); ++a) v.padded[a] = l.alloc_extent(a);
-  const Range r = decompose(l.box.extent(axis), parts, i);
-  v.box.lo[axis] = l.box.lo[axis] + r.lo;
-  v.box.hi[axis] = l.box.lo[axis] + r.hi;
+  // Boundaries fall on even offsets from the box's start. A real array (r2c input, c2r output)
+  // sliced along an axis of odd stride would otherwise start a slice at an odd element, and
+  // cuFFT refuses real pointers not aligned to the complex element (CUFFT_INVALID_VALUE, seen on
+  // a 2x2 pencil of 12x10x9 floats). Every layout of a group is cut by the same rule, so the
+  // slices still match; a slice may come out empty, which every step handles.
+  const std::int64_t n = l.box.extent(axis);
+  const Range r = decompose(n, parts, i);
+  auto even = [n](std::int64_t b) { return b == n ? b : b - b % 2; };
+  v.box.lo[axis] = l.box.lo[axis] + even(r.lo);
+  v.box.hi[axis] = l.box.lo[axis] + even(r.hi);
   return v;
 }
 

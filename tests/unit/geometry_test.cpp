@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "exec/overlap.hpp"
 #include "plan/geometry.hpp"
 
 namespace {
@@ -216,6 +217,24 @@ TEST(SplitBox, PiecesDisjointCoveringWithinLimit) {
     ASSERT_EQ(again.size(), pieces.size());
     for (std::size_t i = 0; i < pieces.size(); ++i) EXPECT_EQ(again[i], pieces[i]);
   }
+}
+
+// Overlap slices start at even offsets from the box start (cuFFT needs real pointers aligned
+// to the complex element), tile the box in order, and may be empty.
+TEST(SliceView, EvenBoundariesTileTheBox) {
+  for (std::int64_t n : {1, 2, 3, 5, 9, 17, 64})
+    for (int parts : {1, 2, 3, 4, 8, 20}) {
+      dfft::Layout l{dfft::Box{{0, 3, 0}, {5, 3 + n, 9}}, {0, 1, 2}, {}};
+      std::int64_t next = 3;
+      for (int i = 0; i < parts; ++i) {
+        dfft::Layout v = dfft::detail::slice_view(l, 1, parts, i);
+        EXPECT_EQ(v.box.lo[1], next) << n << " " << parts << " " << i;
+        EXPECT_LE(v.box.lo[1], v.box.hi[1]);
+        if (!v.box.empty()) EXPECT_EQ(dfft::detail::view_offset(l, v, 4) % 8, 0);
+        next = v.box.hi[1];
+      }
+      EXPECT_EQ(next, 3 + n);
+    }
 }
 
 }  // namespace
