@@ -230,7 +230,9 @@ TEST(SliceView, EvenBoundariesTileTheBox) {
         dfft::Layout v = dfft::detail::slice_view(l, 1, parts, i);
         EXPECT_EQ(v.box.lo[1], next) << n << " " << parts << " " << i;
         EXPECT_LE(v.box.lo[1], v.box.hi[1]);
-        if (!v.box.empty()) EXPECT_EQ(dfft::detail::view_offset(l, v, 4) % 8, 0);
+        if (!v.box.empty()) {
+          EXPECT_EQ(dfft::detail::view_offset(l, v, 4) % 8, 0);
+        }
         next = v.box.hi[1];
       }
       EXPECT_EQ(next, 3 + n);
