@@ -169,6 +169,31 @@ TEST(CufftMapping, FallbacksForMismatchedOrders) {
   EXPECT_GT(fallbacks, 20);
 }
 
+// Which batch axis a strided step gets (docs/gpu.md rule 3): the distance-1 axis once it has
+// 32 members (coalesced, the others looped), else the longest. The pencil y-step (z, y, x).
+TEST(CufftMapping, StridedStepBatchesOverTheContiguousAxis) {
+  for (std::int64_t nx : {40, 20}) {
+    FftDesc d;
+    d.kind = FftDesc::Kind::forward;
+    d.axes = {1};
+    d.in = d.out = Layout{Box{{0, 0, 0}, {64, 6, nx}}, {0, 1, 2}, {}};
+    const CufftMapping m = map_layouts(d, d.in, d.out);
+    ASSERT_TRUE(m.ok);
+    EXPECT_EQ(m.istride, nx);
+    if (nx >= 32) {  // batched over x (distance 1), looped over the 64 z-planes
+      EXPECT_EQ(m.batch, nx);
+      EXPECT_EQ(m.idist, 1);
+      EXPECT_EQ(m.loops.size(), 64u);
+    } else {  // too few columns to coalesce: batched over z, looped over x
+      EXPECT_EQ(m.batch, 64);
+      EXPECT_EQ(m.idist, 6 * nx);
+      EXPECT_EQ(m.loops.size(), static_cast<std::size_t>(nx));
+    }
+    bool fb = false;
+    EXPECT_LT(mapped_error(d, fb), 1e-12);
+  }
+}
+
 TEST(CopyKernels, IndexArithmeticMatchesHostCopy) {
   std::mt19937 g(7);
   int transposes = 0;
