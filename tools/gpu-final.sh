@@ -16,8 +16,9 @@
 #                                       batch choice at 1024^3, then the suite on 1 rank
 #   tools/gpu-final.sh OUTDIR s4e       (2 GPUs) overlap tests on 2 and 4 ranks (slice alignment),
 #                                       then NP4_FILTER on 4 ranks sharing the 2 GPUs
-#   tools/gpu-final.sh OUTDIR s4c       the CPU backend on this 16-core machine, 4 ranks: #6 codecs
-#                                       at 512^3 / 1024^3 double, #7 overlap table
+#   tools/gpu-final.sh OUTDIR s4c       (2 GPUs) NP4_FILTER on 4 ranks sharing the 2 GPUs, then the
+#                                       CPU backend on the host's cores, 4 ranks: #6 codecs at 512^3 /
+#                                       1024^3 double (the #7 CPU overlap table: docs/results.md)
 # Environment: BUILD_DIR (build-gpu).
 set -uo pipefail
 OUT=${1:?usage: tools/gpu-final.sh OUTDIR tests|overlap|rest}
