@@ -11,6 +11,7 @@
 #include <string>
 
 #include "dfft/dfft.hpp"
+#include "support/test_util.hpp"
 
 namespace dfft_gpu {
 
@@ -25,30 +26,17 @@ class GpuTest : public ::testing::Test {
   }
 };
 
-inline int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-inline int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-/// Largest value over all ranks; NaN (a check that did not run) counts as +inf.
-inline double max_over_ranks(double v) {
-  if (std::isnan(v)) v = std::numeric_limits<double>::infinity();
-  double out = v;
-  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return out;
-}
-inline bool all_ranks(bool v) {
-  int in = v ? 1 : 0, out = 0;
-  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return out == 1;
-}
+// Rank queries, collective reductions and tolerances: the MPI suite's (tests/support).
+using dfft_test::all_ranks;
+using dfft_test::lap_tol;
+using dfft_test::max_over_ranks;
+using dfft_test::ref_tol;
+using dfft_test::world_rank;
+using dfft_test::world_size;
 
 /// Runs f on every rank; returns how many ranks threw a dfft::Error and this rank's message.
+/// Unlike dfft_test::run_collective it lets every other exception through, so that a CUDA or
+/// library failure fails the test instead of being counted as "no dfft::Error".
 struct Outcome {
   int ranks_with_error = 0;
   std::string what;
@@ -64,15 +52,6 @@ inline Outcome run_collective(const std::function<void()>& f) {
   }
   MPI_Allreduce(&mine, &o.ranks_with_error, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   return o;
-}
-
-template <class T>
-constexpr double ref_tol() {
-  return std::is_same_v<T, double> ? 1e-12 : 1e-5;
-}
-template <class T>
-constexpr double lap_tol() {
-  return std::is_same_v<T, double> ? 1e-10 : 1e-4;
 }
 
 }  // namespace dfft_gpu
