@@ -19,12 +19,15 @@
 #   tools/gpu-final.sh OUTDIR s4c       (2 GPUs) NP4_FILTER on 4 ranks sharing the 2 GPUs, then the
 #                                       CPU backend on the host's cores, 4 ranks: #6 codecs at 512^3 /
 #                                       1024^3 double (the #7 CPU overlap table: docs/results.md)
+#   tools/gpu-final.sh OUTDIR s5cpu     (any kind; CPU-only build) #7 CPU overlap table with two
+#                                       cores per rank (FFT thread + communication thread)
 # Environment: BUILD_DIR (build-gpu).
 set -uo pipefail
 OUT=${1:?usage: tools/gpu-final.sh OUTDIR tests|overlap|rest}
 WHAT=${2:?stage}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build-gpu}
+[ "$WHAT" = s5cpu ] && BUILD=${BUILD_DIR:-$ROOT/build-cpu}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 BENCH=(--backend cuda --no-validate)
@@ -38,7 +41,9 @@ stamp() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
 left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 30 : l )); }  # seconds left
 {
   date -u; nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDFFT_CUDA=ON -DDFFT_NCCL=ON \
+  GPUFLAGS=(-DDFFT_CUDA=ON -DDFFT_NCCL=ON)
+  if [ "$WHAT" = s5cpu ]; then GPUFLAGS=(-DDFFT_CUDA=OFF -DDFFT_NCCL=OFF); fi
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${GPUFLAGS[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
     -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e) echo ON;; *) echo OFF;; esac)
   case $WHAT in
@@ -196,6 +201,21 @@ s4c)
     --method a2a-sync,p2p-sync --codec none,fp32 --reps 3 --warmup 1
   bench cpu-codec1024 4 $(left) --size 1024 1024 1024 --precision double --decomp slab-2d1d --variant default \
     --method a2a-sync --codec none,fp32 --reps 2 --warmup 0
+  ;;
+s5cpu)
+  # Each rank gets two cores (--map-by slot:PE=2 --bind-to core): FFTW on one, the overlap's
+  # communication thread on the other. Same sweep as the bind-to-core table of the fourth session.
+  nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|NUMA node\(s\)"
+  MPIRUN=(mpirun --allow-run-as-root --oversubscribe --map-by slot:PE=2 --bind-to core --report-bindings)
+  BENCH=(--backend cpu --no-validate --no-reference)
+  bench cpu-ovl-pe2 4 280 --size 256 256 256 --size 512 512 512 --precision float,double \
+    --decomp slab-2d1d,pencil --variant default --method a2a-sync,p2p-sync,p2p-pipelined --overlap 1,4 \
+    --reps 3 --warmup 1
+  head -8 "$OUT/cpu-ovl-pe2.log"
+  # The same overlapped plans with tapered slices (first and last half-sized).
+  DFFT_SLICE_TAPER=1 bench cpu-ovl-pe2-taper 4 $(left) --size 256 256 256 --size 512 512 512 \
+    --precision float,double --decomp slab-2d1d,pencil --variant default \
+    --method a2a-sync,p2p-sync,p2p-pipelined --overlap 4 --reps 3 --warmup 1
   ;;
 pipeline)
   GTEST_BRIEF=1 timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/bin/dfft_gpu_tests" \

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
 
@@ -111,6 +112,10 @@ nlohmann::json to_json(const Record& r) {
   j["overlap"] = r.overlap;
   j["chunks"] = r.chunks;
   j["in_flight"] = r.in_flight;
+  if (r.overlap > 1) {  // tapered overlap slices (docs/overlap.md)
+    const char* t = std::getenv("DFFT_SLICE_TAPER");
+    j["slice_taper"] = t && t[0] == '1' && !t[1];
+  }
   j["adapt"] = r.adapt;
   j["precision"] = r.precision;
   j["transform"] = r.transform;

@@ -1,6 +1,7 @@
 #include "exec/plan_impl.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "codec/codec.hpp"
@@ -20,7 +21,9 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
   DFFT_MPI(MPI_Comm_rank(comm_, &rank_));
   DFFT_MPI(MPI_Comm_size(comm_, &size_));
   try {
+    taper_ = slice_taper_env();
     check_same_everywhere(shape);
+    if (taper_ < 0) fail("DFFT_SLICE_TAPER must be 0 or 1, got '", std::getenv("DFFT_SLICE_TAPER"), "'");
     auto grid = choose_grid(opt.decomposition, opt.grid, size_, static_cast<int>(shape.size()));
     auto coords = grid_coords(grid, rank_);
     UserLayouts user;
@@ -89,7 +92,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
   for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
                          std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
-                         std::int64_t{opt_.in_flight}})
+                         std::int64_t{opt_.in_flight}, std::int64_t{taper_}})
     mine.push_back(v);
   mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));
   for (auto k : opt_.r2r) mine.push_back(static_cast<int>(k));
@@ -107,7 +110,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
     s << "ranks disagree on the plan parameters: shape";
     for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? "x" : " ") << shape[i];
     s << " on rank " << rank_ << " but other ranks differ (size, decomposition, variant, transform, "
-      << "backend, grid, methods, normalization or precision); make the plan with the same "
+      << "backend, grid, methods, normalization, precision or DFFT_SLICE_TAPER); make the plan with the same "
       << "arguments on every rank";
     fail(s.str());
   }

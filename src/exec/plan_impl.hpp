@@ -104,6 +104,7 @@ class PlanImpl {
   std::vector<StepExec> exec_;
   std::vector<Method> step_method_;  // per step (exchanges)
   Tuning tuning_;
+  int taper_ = 0;  // DFFT_SLICE_TAPER (agreed by every rank at plan time)
   Direction dir_[2];  // forward, inverse
   Adapt adapt_;
   std::vector<StageTiming> timings_;

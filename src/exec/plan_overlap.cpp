@@ -102,8 +102,8 @@ void PlanImpl::build_group(Direction& d, const GroupPlan& p, bool inverse) {
   auto sliced_fft = [&](const FftDesc& full, int i, std::unique_ptr<LocalFft>& f, std::int64_t& off_in,
                         std::int64_t& off_out, bool& empty) {
     FftDesc v = full;
-    v.in = slice_view(full.in, p.axis, k, i);
-    v.out = slice_view(full.out, p.axis, k, i);
+    v.in = slice_view(full.in, p.axis, k, i, taper_);
+    v.out = slice_view(full.out, p.axis, k, i, taper_);
     off_in = view_offset(full.in, v.in, elem_in(full));
     off_out = view_offset(full.out, v.out, elem_out(full));
     empty = v.in.box.empty() || v.out.box.empty();
@@ -115,8 +115,8 @@ void PlanImpl::build_group(Direction& d, const GroupPlan& p, bool inverse) {
     GroupExec::Slice s;
     ExchangeSpec xsub = base;
     for (std::size_t m = 0; m < base.src.size(); ++m) {
-      if (cut_src) xsub.src[m] = slice_view(base.src[m], p.axis, k, i);
-      if (cut_dst) xsub.dst[m] = slice_view(base.dst[m], p.axis, k, i);
+      if (cut_src) xsub.src[m] = slice_view(base.src[m], p.axis, k, i, taper_);
+      if (cut_dst) xsub.dst[m] = slice_view(base.dst[m], p.axis, k, i, taper_);
     }
     s.x_src = cut_src ? view_offset(base.src[me], xsub.src[me], base.elem) : 0;
     s.x_dst = cut_dst ? view_offset(base.dst[me], xsub.dst[me], base.elem) : 0;

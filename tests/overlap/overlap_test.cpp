@@ -2,6 +2,7 @@
 // plans equal plain ones to rounding and the serial reference, for every decomposition x
 // variant x transform x precision, several methods, and slice counts 1, 2, 3 and more slices
 // than rows; batches; the inverse; adapt converging and staying correct while it explores.
+#include <cstdlib>
 #include <sstream>
 
 #include "dfft/validate.hpp"
@@ -130,6 +131,37 @@ TEST_P(Overlap, EqualsPlainAndReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Overlap, ::testing::ValuesIn(cases()), name_of);
+
+// DFFT_SLICE_TAPER=1 (first and last slice half-sized): still equal to the plain plan, on every
+// decomposition, for slice counts where the taper changes the cut (3, 4, more than rows).
+TEST(OverlapTaper, TaperedSlicesEqualPlain) {
+  if (!threads_ok()) GTEST_SKIP() << "MPI provides no MPI_THREAD_SERIALIZED";
+  ASSERT_EQ(setenv("DFFT_SLICE_TAPER", "1", 1), 0);
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil}) {
+    const Case c{dec, Variant::Default, Transform::r2c, true, Method::p2p_sync};
+    compare<double, double>(c, Shape{17, 12, 10}, 3, 1);
+    compare<double, double>(c, Shape{12, 10, 9}, 4, 1);
+    compare<double, double>(c, Shape{9, 7, 6}, 20, 3);
+    const Case f{dec, Variant::Realigned, Transform::c2c, false, Method::a2a_sync};
+    compare<float, std::complex<float>>(f, Shape{17, 12, 10}, 5, 1);
+  }
+  unsetenv("DFFT_SLICE_TAPER");
+}
+
+TEST(OverlapTaper, BadValueIsRejectedOnEveryRank) {
+  ASSERT_EQ(setenv("DFFT_SLICE_TAPER", "yes", 1), 0);
+  dfft::Options o;  // checked whether or not the plan overlaps
+  EXPECT_THROW(dfft::Plan<double>(MPI_COMM_WORLD, Shape{17, 12, 10}, o), dfft::Error);
+  unsetenv("DFFT_SLICE_TAPER");
+  // Ranks that disagree get the agreement error, not a hang.
+  if (world_size() > 1) {
+    if (world_rank() == 0) {
+      ASSERT_EQ(setenv("DFFT_SLICE_TAPER", "1", 1), 0);
+    }
+    EXPECT_THROW(dfft::Plan<double>(MPI_COMM_WORLD, Shape{17, 12, 10}, o), dfft::Error);
+    unsetenv("DFFT_SLICE_TAPER");
+  }
+}
 
 // Some exchange is really run in slices when there is more than one rank (the test above
 // would pass if the executor ignored Options::overlap).

@@ -239,4 +239,33 @@ TEST(SliceView, EvenBoundariesTileTheBox) {
     }
 }
 
+TEST(SliceView, TaperedSlicesTileTheBoxWithHalfSizedEnds) {
+  for (std::int64_t n : {1, 2, 5, 17, 64, 1024})
+    for (int parts : {1, 2, 3, 4, 8, 20}) {
+      dfft::Layout l{dfft::Box{{0, 0, 2}, {4, 6, 2 + n}}, {0, 1, 2}, {}};
+      std::int64_t next = 2;
+      std::vector<std::int64_t> ext;
+      for (int i = 0; i < parts; ++i) {
+        dfft::Layout v = dfft::detail::slice_view(l, 2, parts, i, true);
+        EXPECT_EQ(v.box.lo[2], next) << n << " " << parts << " " << i;
+        EXPECT_LE(v.box.lo[2], v.box.hi[2]);
+        if (!v.box.empty()) {
+          EXPECT_EQ(dfft::detail::view_offset(l, v, 4) % 8, 0);
+        }
+        ext.push_back(v.box.extent(2));
+        next = v.box.hi[2];
+      }
+      EXPECT_EQ(next, 2 + n);
+      if (n == 1024 && parts >= 3) {  // weights 1, 2, ..., 2, 1 (up to the even rounding)
+        const double unit = 1024.0 / (2 * parts - 2);
+        EXPECT_NEAR(static_cast<double>(ext.front()), unit, 2) << parts;
+        EXPECT_NEAR(static_cast<double>(ext.back()), unit, 2) << parts;
+        EXPECT_NEAR(static_cast<double>(ext[1]), 2 * unit, 2) << parts;
+      }
+      if (n == 1024 && parts == 2) {
+        EXPECT_EQ(ext.front(), 512);  // two slices: no taper
+      }
+    }
+}
+
 }  // namespace
