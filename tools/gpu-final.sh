@@ -21,6 +21,10 @@
 #                                       1024^3 double (the #7 CPU overlap table: docs/results.md)
 #   tools/gpu-final.sh OUTDIR s5cpu     (any kind; CPU-only build) #7 CPU overlap table with two
 #                                       cores per rank (FFT thread + communication thread)
+#   tools/gpu-final.sh OUTDIR s5a       (1 or 2 GPUs) tapered slices / chunks: their GPU tests and
+#                                       the overlap and nccl tests on 1 and 2 ranks
+#   tools/gpu-final.sh OUTDIR s5b       (2 GPUs) tapered vs balanced: nccl fp32 codec at 1024^3
+#                                       double (#6) and cuda-ipc overlap at 1024^3 (#7)
 # Environment: BUILD_DIR (build-gpu).
 set -uo pipefail
 OUT=${1:?usage: tools/gpu-final.sh OUTDIR tests|overlap|rest}
@@ -45,11 +49,12 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
   if [ "$WHAT" = s5cpu ]; then GPUFLAGS=(-DDFFT_CUDA=OFF -DDFFT_NCCL=OFF); fi
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${GPUFLAGS[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e) echo ON;; *) echo OFF;; esac)
+    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a) echo ON;; *) echo OFF;; esac)
   case $WHAT in
     tests|pipeline) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     final) targets="dfft_app dfft_gpu_tests gpu_pack_bench" ;;
     s4a|s4b|s4c|s4d|s4e) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
+    s5a) targets="dfft_app dfft_gpu_tests" ;;
     *) targets=dfft_app ;;
   esac
   cmake --build "$BUILD" -j32 --target $targets
@@ -216,6 +221,25 @@ s5cpu)
   DFFT_SLICE_TAPER=1 bench cpu-ovl-pe2-taper 4 $(left) --size 256 256 256 --size 512 512 512 \
     --precision float,double --decomp slab-2d1d,pencil --variant default \
     --method a2a-sync,p2p-sync,p2p-pipelined --overlap 4 --reps 3 --warmup 1
+  ;;
+s5a)
+  for np in 1 2; do
+    GTEST_BRIEF=1 timeout 150 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft_gpu_tests" \
+      --gtest_filter='GpuOverlap.*:GpuMisc.Nccl*:GpuIpc*' > "$OUT/tests-s5a-np$np.log" 2>&1
+    stamp "tests np$np exit $?"; grep -aE "FAILED|PASSED|tests ran|Failure" "$OUT/tests-s5a-np$np.log" | head -20
+  done
+  ;;
+s5b)
+  for t in 0 1; do
+    DFFT_CHUNK_TAPER=$t bench codec1024-taper$t 2 75 --size 1024 1024 1024 --precision double \
+      --decomp slab-2d1d --variant default --method nccl --codec none,fp32 --chunks 4 --reps 5 --warmup 1
+  done
+  for p in float double; do
+    bench ov1024-$p-taper0 2 100 --size 1024 1024 1024 --precision $p --decomp slab-2d1d \
+      --variant default --method cuda-ipc --overlap 1,4,8 --reps 5 --warmup 2 --reference
+    DFFT_SLICE_TAPER=1 bench ov1024-$p-taper1 2 80 --size 1024 1024 1024 --precision $p \
+      --decomp slab-2d1d --variant default --method cuda-ipc --overlap 4,8 --reps 5 --warmup 2
+  done
   ;;
 pipeline)
   GTEST_BRIEF=1 timeout 200 "${MPIRUN[@]}" -np 2 "$BUILD/bin/dfft_gpu_tests" \

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -77,27 +76,6 @@ std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& s) {
   return groups;
 }
 
-int slice_taper_env() {
-  const char* v = std::getenv("DFFT_SLICE_TAPER");
-  if (!v || !*v) return 0;
-  if ((v[0] == '0' || v[0] == '1') && !v[1]) return v[0] - '0';
-  return -1;
-}
-
-namespace {
-
-Range slice_range(std::int64_t n, int parts, int i, bool taper) {
-  if (parts < 3 || !taper) return decompose(n, parts, i);
-  // Tapered: the first and the last slice get half the share of the others (weights 1, 2, ...,
-  // 2, 1), so the pipeline fills (the first FFT slice runs alone) and drains (the last exchange
-  // slice runs alone) faster. Cumulative weight before slice j: 0, 1, 3, ..., 2 parts - 2.
-  const std::int64_t w = 2 * parts - 2;
-  auto cum = [parts, w](int j) -> std::int64_t { return j == 0 ? 0 : j == parts ? w : 2 * j - 1; };
-  return Range{n * cum(i) / w, n * cum(i + 1) / w};
-}
-
-}  // namespace
-
 Layout slice_view(const Layout& l, int axis, int parts, int i, bool taper) {
   Layout v = l;
   v.padded.resize(static_cast<std::size_t>(l.box.dims()));
@@ -108,7 +86,7 @@ Layout slice_view(const Layout& l, int axis, int parts, int i, bool taper) {
   // a 2x2 pencil of 12x10x9 floats). Every layout of a group is cut by the same rule, so the
   // slices still match; a slice may come out empty, which every step handles.
   const std::int64_t n = l.box.extent(axis);
-  const Range r = slice_range(n, parts, i, taper);
+  const Range r = split_range(n, parts, i, taper);
   auto even = [n](std::int64_t b) { return b == n ? b : b - b % 2; };
   v.box.lo[axis] = l.box.lo[axis] + even(r.lo);
   v.box.hi[axis] = l.box.lo[axis] + even(r.hi);

@@ -48,8 +48,6 @@ std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& sched);
 /// `l` restricted along `axis` to part i of K of its own range: a view of the same memory.
 /// Balanced parts, or with `taper` (K >= 3) a first and a last part of half the others' share.
 Layout slice_view(const Layout& l, int axis, int parts, int i, bool taper = false);
-/// DFFT_SLICE_TAPER: 0 (unset or "0"), 1 ("1": tapered overlap slices), -1 (any other value).
-int slice_taper_env();
 /// Byte offset of a view's first element inside its parent array (0 for an empty view).
 std::int64_t view_offset(const Layout& parent, const Layout& view, std::size_t elem);
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 #include "codec/codec.hpp"
 #include "exec/gather.hpp"
+#include "plan/geometry.hpp"
 #include "util/check.hpp"
 
 namespace dfft {
@@ -21,9 +23,11 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
   DFFT_MPI(MPI_Comm_rank(comm_, &rank_));
   DFFT_MPI(MPI_Comm_size(comm_, &size_));
   try {
-    taper_ = slice_taper_env();
+    taper_ = env_switch("DFFT_SLICE_TAPER");
+    chunk_taper_ = env_switch("DFFT_CHUNK_TAPER");
     check_same_everywhere(shape);
-    if (taper_ < 0) fail("DFFT_SLICE_TAPER must be 0 or 1, got '", std::getenv("DFFT_SLICE_TAPER"), "'");
+    for (auto [v, name] : {std::pair{taper_, "DFFT_SLICE_TAPER"}, std::pair{chunk_taper_, "DFFT_CHUNK_TAPER"}})
+      if (v < 0) fail(name, " must be 0 or 1, got '", std::getenv(name), "'");
     auto grid = choose_grid(opt.decomposition, opt.grid, size_, static_cast<int>(shape.size()));
     auto coords = grid_coords(grid, rank_);
     UserLayouts user;
@@ -92,7 +96,8 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
   for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
                          std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
-                         std::int64_t{opt_.in_flight}, std::int64_t{taper_}})
+                         std::int64_t{opt_.in_flight}, std::int64_t{taper_},
+                         std::int64_t{chunk_taper_}})
     mine.push_back(v);
   mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));
   for (auto k : opt_.r2r) mine.push_back(static_cast<int>(k));
@@ -110,7 +115,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
     s << "ranks disagree on the plan parameters: shape";
     for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? "x" : " ") << shape[i];
     s << " on rank " << rank_ << " but other ranks differ (size, decomposition, variant, transform, "
-      << "backend, grid, methods, normalization, precision or DFFT_SLICE_TAPER); make the plan with the same "
+      << "backend, grid, methods, normalization, precision, DFFT_SLICE_TAPER or DFFT_CHUNK_TAPER); make the plan with the same "
       << "arguments on every rank";
     fail(s.str());
   }
@@ -236,7 +241,7 @@ MPI_Comm PlanImpl::exchange_comm(const Step& st) const {
 }
 
 std::unique_ptr<Transport> PlanImpl::make_x(const Step& st, Method m, const ExchangeSpec& s) const {
-  TransportTuning tune{opt_.onesided_sync, tuning_.chunks, tuning_.in_flight, comm_};
+  TransportTuning tune{opt_.onesided_sync, tuning_.chunks, tuning_.in_flight, comm_, chunk_taper_ == 1};
   return make_transport(m, exchange_comm(st), s, *dev_, tune);
 }
 

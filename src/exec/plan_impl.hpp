@@ -104,7 +104,8 @@ class PlanImpl {
   std::vector<StepExec> exec_;
   std::vector<Method> step_method_;  // per step (exchanges)
   Tuning tuning_;
-  int taper_ = 0;  // DFFT_SLICE_TAPER (agreed by every rank at plan time)
+  // DFFT_SLICE_TAPER, DFFT_CHUNK_TAPER (0 or 1; every rank's value compared at plan time).
+  int taper_ = 0, chunk_taper_ = 0;
   Direction dir_[2];  // forward, inverse
   Adapt adapt_;
   std::vector<StageTiming> timings_;

@@ -1,5 +1,6 @@
 #include "plan/geometry.hpp"
 
+#include <cstdlib>
 #include <algorithm>
 #include <cmath>
 
@@ -54,6 +55,21 @@ Range decompose(std::int64_t n, int parts, int p) {
   std::int64_t base = n / parts, rem = n % parts;
   std::int64_t lo = p * base + std::min<std::int64_t>(p, rem);
   return {lo, lo + base + (p < rem ? 1 : 0)};
+}
+
+Range split_range(std::int64_t n, int parts, int p, bool taper) {
+  if (parts < 3 || !taper) return decompose(n, parts, p);
+  // Cumulative weight before part j: 0, 1, 3, ..., 2 parts - 3, and 2 parts - 2 at the end.
+  const std::int64_t w = 2 * parts - 2;
+  auto cum = [parts, w](int j) -> std::int64_t { return j == 0 ? 0 : j == parts ? w : 2 * j - 1; };
+  return {n * cum(p) / w, n * cum(p + 1) / w};
+}
+
+int env_switch(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return 0;
+  if ((v[0] == '0' || v[0] == '1') && !v[1]) return v[0] - '0';
+  return -1;
 }
 
 std::vector<int> factor_grid(int p, int dims) {

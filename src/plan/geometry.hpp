@@ -14,6 +14,12 @@ struct Range {
   std::int64_t lo, hi;
 };
 Range decompose(std::int64_t n, int parts, int p);
+/// Part p of `parts` of [0, n): balanced as decompose(), or with `taper` (parts >= 3) weights
+/// 1, 2, ..., 2, 1, so the first and the last part are half the others (a pipeline's fill and
+/// drain). Parts tile [0, n) in order either way.
+Range split_range(std::int64_t n, int parts, int p, bool taper);
+/// A 0/1 switch from the environment: 0 when unset or "0", 1 for "1", -1 for anything else.
+int env_switch(const char* name);
 
 /// Near-square factorisation of `p` into `dims` factors, largest first (12 -> 4x3).
 std::vector<int> factor_grid(int p, int dims);

@@ -64,6 +64,7 @@ struct TransportTuning {
   int chunks = 4;
   int in_flight = 2;  // p2p_pipelined: ring steps outstanding
   MPI_Comm parent = MPI_COMM_NULL;  // the plan's communicator
+  bool taper = false;  // nccl: first and last chunk half-sized (DFFT_CHUNK_TAPER, docs/pipelined.md)
 };
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                           Device& dev, const TransportTuning& tuning = {});

@@ -166,6 +166,32 @@ TEST_F(GpuMisc, NcclChunks) {
   unsetenv("DFFT_NCCL_MIN_CHUNK");
 }
 
+// nccl with tapered chunks (DFFT_CHUNK_TAPER=1: first and last chunk half-sized), on sizes
+// whose cut axis is long enough to taper (17, 96) and one too short for it (chunks 64).
+TEST_F(GpuMisc, NcclTaperedChunks) {
+  setenv("DFFT_NCCL_MIN_CHUNK", "0", 1);
+  setenv("DFFT_CHUNK_TAPER", "1", 1);
+  for (auto dec : {dfft::Decomposition::slab_2d1d, dfft::Decomposition::slab_1d2d, dfft::Decomposition::pencil})
+    for (int chunks : {3, 4, 64}) {
+      auto o = cuda_options(dec, Method::nccl);
+      o.chunks = chunks;
+      const Outcome made = run_collective([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {17, 12, 10}, o); });
+      if (made.ranks_with_error) {  // more ranks than GPUs: refused on every rank
+        EXPECT_EQ(made.ranks_with_error, world_size()) << made.what;
+        break;
+      }
+      SCOPED_TRACE(to_string(dec) + " chunks " + std::to_string(chunks));
+      expect_accurate<double>({17, 12, 10}, o);
+      expect_accurate<float>({96, 80, 72}, o);
+      o.codec = dfft::Codec::fp32;
+      dfft::Plan<double> coded(MPI_COMM_WORLD, {96, 80, 72}, o);
+      EXPECT_LE(max_over_ranks(dfft::validate::reference_error(coded, MPI_COMM_WORLD)), 1e-6);
+      EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(coded, MPI_COMM_WORLD)), 1e-6);
+    }
+  unsetenv("DFFT_CHUNK_TAPER");
+  unsetenv("DFFT_NCCL_MIN_CHUNK");
+}
+
 TEST_F(GpuMisc, PencilExplicitGrids) {
   if (world_size() != 2 && world_size() != 4) return;
   for (auto grid : {std::vector<int>{1, world_size()}, std::vector<int>{world_size(), 1}}) {

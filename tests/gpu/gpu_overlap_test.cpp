@@ -89,6 +89,19 @@ TEST_F(GpuOverlap, LargerSizeSlabAndPencil) {
     for (auto m : {Method::nccl, Method::cuda_ipc}) compare<float>(dec, {m}, {96, 80, 72}, 4);
 }
 
+// Tapered slices (DFFT_SLICE_TAPER=1: first and last slice half-sized) with the device-direct
+// methods, 3, 4 and more slices than rows.
+TEST_F(GpuOverlap, TaperedSlicesEqualPlain) {
+  ASSERT_EQ(setenv("DFFT_SLICE_TAPER", "1", 1), 0);
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
+    for (auto m : {Method::nccl, Method::cuda_ipc, Method::p2p_pipelined})
+      for (int slices : {3, 4, 64}) {
+        compare<double>(dec, {m}, {17, 12, 10}, slices);
+        compare<float>(dec, {m}, {96, 80, 72}, slices);
+      }
+  unsetenv("DFFT_SLICE_TAPER");
+}
+
 TEST_F(GpuOverlap, AdaptSettlesAndStaysCorrect) {
   dfft::Options o;
   o.backend = dfft::Backend::cuda;

@@ -149,10 +149,17 @@ TEST(OverlapTaper, TaperedSlicesEqualPlain) {
 }
 
 TEST(OverlapTaper, BadValueIsRejectedOnEveryRank) {
-  ASSERT_EQ(setenv("DFFT_SLICE_TAPER", "yes", 1), 0);
-  dfft::Options o;  // checked whether or not the plan overlaps
-  EXPECT_THROW(dfft::Plan<double>(MPI_COMM_WORLD, Shape{17, 12, 10}, o), dfft::Error);
-  unsetenv("DFFT_SLICE_TAPER");
+  dfft::Options o;  // checked whether or not the plan overlaps or chunks
+  for (const char* name : {"DFFT_SLICE_TAPER", "DFFT_CHUNK_TAPER"}) {
+    ASSERT_EQ(setenv(name, "yes", 1), 0);
+    try {
+      dfft::Plan<double> p(MPI_COMM_WORLD, Shape{17, 12, 10}, o);
+      ADD_FAILURE() << name << "=yes accepted";
+    } catch (const dfft::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+    unsetenv(name);
+  }
   // Ranks that disagree get the agreement error, not a hang.
   if (world_size() > 1) {
     if (world_rank() == 0) {

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "backend/cuda/codec.hpp"
+#include "plan/geometry.hpp"
 
 namespace dfft::detail {
 
@@ -67,7 +68,9 @@ void check_distinct_gpus(MPI_Comm sub, MPI_Comm plan, int ordinal) {
 // Blocks cut into chunks along their slowest wire axis (the sender's memory order, extent-1
 // axes skipped): each chunk is packed (encoded), sent and unpacked (decoded) on its own, at the
 // offsets below, so that sender and receiver, computing the same cut from the same box, pair
-// their messages one to one. A chunk is at least `min_chunk` wire bytes.
+// their messages one to one. A chunk is at least `min_chunk` wire bytes. With `taper` (and at
+// least 3 chunks) the first and the last chunk are half the others: the first transfer starts
+// after packing half as much, and the last unpack after it is half as long (split_range).
 struct NcclChunk {
   Box box;
   std::int64_t bytes = 0;  // on the wire (with the codec's header)
@@ -75,7 +78,7 @@ struct NcclChunk {
 };
 
 std::vector<NcclChunk> cut_block(const Box& box, const std::vector<int>& order, int chunks,
-                                 std::int64_t min_chunk, const ExchangeSpec& sp) {
+                                 std::int64_t min_chunk, bool taper, const ExchangeSpec& sp) {
   std::vector<NcclChunk> out;
   if (box.empty()) return out;
   const std::int64_t total = wire_bytes(sp.codec, sp.elem, box.count());
@@ -89,13 +92,15 @@ std::vector<NcclChunk> cut_block(const Box& box, const std::vector<int>& order, 
   if (min_chunk > 0) n = std::min<std::int64_t>(n, std::max<std::int64_t>(1, total / min_chunk));
   if (axis < 0) n = 1;
   else n = std::min(n, box.extent(axis));
+  // Tapering needs an extent of at least 2n - 2 so that no chunk comes out empty.
+  const bool tapered = taper && axis >= 0 && box.extent(axis) >= 2 * n - 2;
   for (std::int64_t i = 0; i < n; ++i) {
     NcclChunk c;
     c.box = box;
     if (axis >= 0) {
-      const std::int64_t e = box.extent(axis);
-      c.box.lo[axis] = box.lo[axis] + e * i / n;
-      c.box.hi[axis] = box.lo[axis] + e * (i + 1) / n;
+      const Range r = split_range(box.extent(axis), static_cast<int>(n), static_cast<int>(i), tapered);
+      c.box.lo[axis] = box.lo[axis] + r.lo;
+      c.box.hi[axis] = box.lo[axis] + r.hi;
     }
     c.bytes = wire_bytes(sp.codec, sp.elem, c.box.count());
     out.push_back(std::move(c));
@@ -116,8 +121,10 @@ std::int64_t nccl_min_chunk() {
 
 class NcclExchange final : public Transport {
  public:
-  NcclExchange(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev, int chunks)
-      : st_(s, dev, true, false), ev_{Event(true), Event(true), Event(true), Event(true)} {
+  NcclExchange(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev, int chunks, bool taper)
+      : st_(s, dev, true, false),
+        ev_{Event(true), Event(true), Event(true), Event(true)},
+        taper_(taper) {
     if (st_.blocks().size() > 1) nccl_ = dev.nccl_comm(comm);
     if (chunks < 1) fail("nccl: chunks must be >= 1, got ", chunks);
     if (chunks > 1 && st_.blocks().size() > 1) plan_chunks(comm, chunks);
@@ -280,8 +287,8 @@ class NcclExchange final : public Transport {
       if (k == me) continue;
       const bool out_piped = !b.direct_send[k] || theirs[2 * k + 1];
       const bool in_piped = !b.direct_recv[k] || theirs[2 * k];
-      send_[k] = cut_block(b.send[k], sp.src[me].order, out_piped ? chunks : 1, min_chunk, sp);
-      recv_[k] = cut_block(b.recv[k], sp.src[k].order, in_piped ? chunks : 1, min_chunk, sp);
+      send_[k] = cut_block(b.send[k], sp.src[me].order, out_piped ? chunks : 1, min_chunk, taper_, sp);
+      recv_[k] = cut_block(b.recv[k], sp.src[k].order, in_piped ? chunks : 1, min_chunk, taper_, sp);
       for (auto& c : send_[k]) {
         c.off = soff;
         if (!b.direct_send[k]) soff += align(c.bytes);
@@ -310,6 +317,7 @@ class NcclExchange final : public Transport {
   Event ev_[4];
   Event self_done_, unpacked_;
   cudaStream_t side_ = nullptr;
+  bool taper_ = false;
   bool pipelined_ = false;
   int rounds_ = 0;
   std::vector<std::vector<NcclChunk>> send_, recv_;
@@ -339,8 +347,8 @@ ncclComm_t CudaDevice::nccl_comm(MPI_Comm sub) {
 }
 
 std::unique_ptr<Transport> make_device_nccl(MPI_Comm c, const ExchangeSpec& s, CudaDevice& d,
-                                            int chunks) {
-  return std::make_unique<NcclExchange>(c, s, d, chunks);
+                                            int chunks, bool taper) {
+  return std::make_unique<NcclExchange>(c, s, d, chunks, taper);
 }
 
 }  // namespace dfft::detail
@@ -348,7 +356,7 @@ std::unique_ptr<Transport> make_device_nccl(MPI_Comm c, const ExchangeSpec& s, C
 #else  // built without NCCL
 
 namespace dfft::detail {
-std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&, int) {
+std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&, int, bool) {
   fail("method nccl: this dfft was built without NCCL (configure with -DDFFT_NCCL=ON where ",
        "nccl.h and libnccl are installed); use an MPI method");
 }

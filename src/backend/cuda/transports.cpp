@@ -17,7 +17,8 @@ namespace dfft::detail {
 std::unique_ptr<Transport> make_device_a2a_sync(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool);
 std::unique_ptr<Transport> make_device_p2p_sync(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool);
 std::unique_ptr<Transport> make_device_p2p_streams(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool);
-std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&, int chunks);
+std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&, int chunks,
+                                            bool taper);
 std::unique_ptr<Transport> make_device_pipelined(MPI_Comm, const ExchangeSpec&, CudaDevice&, bool,
                                                  int chunks, int in_flight);
 std::unique_ptr<Transport> make_device_cuda_ipc(MPI_Comm, const ExchangeSpec&, CudaDevice&);
@@ -117,7 +118,7 @@ std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const 
   // Codecs are fused into the device pack/unpack (src/backend/cuda/codec.cu); a2a-type and
   // p2p-type, which do not pack, reject them in make_transport. onesided never gets here: it is
   // one transport for every backend, staged through host windows.
-  if (m == Method::nccl) return make_device_nccl(comm, spec, dev, tuning.chunks);
+  if (m == Method::nccl) return make_device_nccl(comm, spec, dev, tuning.chunks, tuning.taper);
   if (m == Method::cuda_ipc) return make_device_cuda_ipc(comm, spec, dev);
   const bool aware = use_cuda_aware(spec.staging, m);
   switch (m) {
