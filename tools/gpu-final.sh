@@ -21,6 +21,8 @@
 #                                       1024^3 double (the #7 CPU overlap table: docs/results.md)
 #   tools/gpu-final.sh OUTDIR s5cpu     (any kind; CPU-only build) #7 CPU overlap table with two
 #                                       cores per rank (FFT thread + communication thread)
+#   tools/gpu-final.sh OUTDIR s5taper   (any kind; CPU-only build) balanced vs tapered slices on the
+#                                       CPU, alternating runs, two cores per rank
 #   tools/gpu-final.sh OUTDIR s5a       (1 or 2 GPUs) tapered slices / chunks: their GPU tests and
 #                                       the overlap and nccl tests on 1 and 2 ranks
 #   tools/gpu-final.sh OUTDIR s5b       (2 GPUs) tapered vs balanced: nccl fp32 codec at 1024^3
@@ -31,7 +33,7 @@ OUT=${1:?usage: tools/gpu-final.sh OUTDIR tests|overlap|rest}
 WHAT=${2:?stage}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build-gpu}
-[ "$WHAT" = s5cpu ] && BUILD=${BUILD_DIR:-$ROOT/build-cpu}
+case $WHAT in s5cpu|s5taper) BUILD=${BUILD_DIR:-$ROOT/build-cpu} ;; esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
 BENCH=(--backend cuda --no-validate)
@@ -46,7 +48,7 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
 {
   date -u; nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv
   GPUFLAGS=(-DDFFT_CUDA=ON -DDFFT_NCCL=ON)
-  if [ "$WHAT" = s5cpu ]; then GPUFLAGS=(-DDFFT_CUDA=OFF -DDFFT_NCCL=OFF); fi
+  case $WHAT in s5cpu|s5taper) GPUFLAGS=(-DDFFT_CUDA=OFF -DDFFT_NCCL=OFF) ;; esac
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${GPUFLAGS[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
     -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a) echo ON;; *) echo OFF;; esac)
@@ -221,6 +223,17 @@ s5cpu)
   DFFT_SLICE_TAPER=1 bench cpu-ovl-pe2-taper 4 $(left) --size 256 256 256 --size 512 512 512 \
     --precision float,double --decomp slab-2d1d,pencil --variant default \
     --method a2a-sync,p2p-sync,p2p-pipelined --overlap 4 --reps 3 --warmup 1
+  ;;
+s5taper)
+  MPIRUN=(mpirun --allow-run-as-root --oversubscribe --map-by slot:PE=2 --bind-to core)
+  BENCH=(--backend cpu --no-validate --no-reference)
+  for round in 1 2; do
+    for t in 0 1; do
+      DFFT_SLICE_TAPER=$t bench cpu-taper$t-round$round 4 140 --size 256 256 256 --size 512 512 512 \
+        --precision float,double --decomp slab-2d1d,pencil --variant default \
+        --method a2a-sync,p2p-pipelined --overlap 4 --reps 4 --warmup 1 > /dev/null
+    done
+  done
   ;;
 s5a)
   for np in 1 2; do
