@@ -25,8 +25,9 @@
 #                                       CPU, alternating runs, two cores per rank
 #   tools/gpu-final.sh OUTDIR s5a       (1 or 2 GPUs) tapered slices / chunks: their GPU tests and
 #                                       the overlap and nccl tests on 1 and 2 ranks
-#   tools/gpu-final.sh OUTDIR s5b       (2 GPUs) tapered vs balanced: nccl fp32 codec at 1024^3
-#                                       double (#6) and cuda-ipc overlap at 1024^3 (#7)
+#   tools/gpu-final.sh OUTDIR s5b       (2 GPUs) tapered vs balanced nccl chunks with the fp32 codec
+#                                       at 1024^3 double (#6); cuda-ipc overlap at 1024^3 with
+#                                       tapered and/or device-queued slices (#7)
 # Environment: BUILD_DIR (build-gpu).
 set -uo pipefail
 OUT=${1:?usage: tools/gpu-final.sh OUTDIR tests|overlap|rest}
@@ -237,21 +238,29 @@ s5taper)
   ;;
 s5a)
   for np in 1 2; do
-    GTEST_BRIEF=1 timeout 150 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft_gpu_tests" \
+    timeout 170 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft_gpu_tests" \
       --gtest_filter='GpuOverlap.*:GpuMisc.Nccl*:GpuIpc*' > "$OUT/tests-s5a-np$np.log" 2>&1
-    stamp "tests np$np exit $?"; grep -aE "FAILED|PASSED|tests ran|Failure" "$OUT/tests-s5a-np$np.log" | head -20
+    stamp "tests np$np exit $?"; grep -aE "FAILED|PASSED|tests ran|Failure|  OK  " "$OUT/tests-s5a-np$np.log" | head -30
+  done
+  # Host-waiting vs device-queued overlap slices (2 ranks: 2 GPUs, or sharing one).
+  for q in 0 1; do
+    DFFT_OVERLAP_QUEUE=$q bench s5a-queue$q 2 60 --size 512 512 512 --precision float \
+      --decomp slab-2d1d --variant default --method cuda-ipc --overlap 1,4,8 --reps 5 --warmup 2
   done
   ;;
 s5b)
   for t in 0 1; do
-    DFFT_CHUNK_TAPER=$t bench codec1024-taper$t 2 75 --size 1024 1024 1024 --precision double \
+    DFFT_CHUNK_TAPER=$t bench codec1024-taper$t 2 60 --size 1024 1024 1024 --precision double \
       --decomp slab-2d1d --variant default --method nccl --codec none,fp32 --chunks 4 --reps 5 --warmup 1
   done
   for p in float double; do
-    bench ov1024-$p-taper0 2 100 --size 1024 1024 1024 --precision $p --decomp slab-2d1d \
+    bench ov1024-$p 2 90 --size 1024 1024 1024 --precision $p --decomp slab-2d1d \
       --variant default --method cuda-ipc --overlap 1,4,8 --reps 5 --warmup 2 --reference
-    DFFT_SLICE_TAPER=1 bench ov1024-$p-taper1 2 80 --size 1024 1024 1024 --precision $p \
-      --decomp slab-2d1d --variant default --method cuda-ipc --overlap 4,8 --reps 5 --warmup 2
+    for env in DFFT_OVERLAP_QUEUE=1 DFFT_SLICE_TAPER=1 "DFFT_OVERLAP_QUEUE=1 DFFT_SLICE_TAPER=1"; do
+      ( export $env; bench "ov1024-$p-$(echo "$env" | tr ' =' '_-')" 2 60 --size 1024 1024 1024 \
+          --precision $p --decomp slab-2d1d --variant default --method cuda-ipc --overlap 4,8 \
+          --reps 5 --warmup 2 )
+    done
   done
   ;;
 pipeline)

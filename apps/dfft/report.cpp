@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <functional>
+#include <utility>
 
 namespace dfftapp {
 
@@ -112,10 +113,13 @@ nlohmann::json to_json(const Record& r) {
   j["overlap"] = r.overlap;
   j["chunks"] = r.chunks;
   j["in_flight"] = r.in_flight;
-  if (r.overlap > 1) {  // tapered overlap slices (docs/overlap.md)
-    const char* t = std::getenv("DFFT_SLICE_TAPER");
-    j["slice_taper"] = t && t[0] == '1' && !t[1];
+  if (r.overlap > 1) {  // tapered / device-queued overlap slices (docs/overlap.md)
+    for (auto [key, var] : {std::pair{"slice_taper", "DFFT_SLICE_TAPER"}, std::pair{"overlap_queue", "DFFT_OVERLAP_QUEUE"}}) {
+      const char* t = std::getenv(var);
+      j[key] = t && t[0] == '1' && !t[1];
+    }
   }
+  if (const char* t = std::getenv("DFFT_CHUNK_TAPER"); t && t[0] == '1' && !t[1]) j["chunk_taper"] = true;
   j["adapt"] = r.adapt;
   j["precision"] = r.precision;
   j["transform"] = r.transform;

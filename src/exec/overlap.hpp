@@ -62,6 +62,10 @@ struct GroupExec {
   };
   std::vector<Slice> slices;
   std::unique_ptr<Marks> marks;
+  // Every slice's exchange can be queued on the device (Transport::can_enqueue): the
+  // communication thread then orders them after the FFT slices with stream waits and never
+  // waits for the GPU itself.
+  bool device_ordered = false;
 };
 
 /// What run_group measured: busy time per engine, summed over slices, and the wall time.

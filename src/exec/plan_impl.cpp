@@ -25,8 +25,10 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
   try {
     taper_ = env_switch("DFFT_SLICE_TAPER");
     chunk_taper_ = env_switch("DFFT_CHUNK_TAPER");
+    queue_ = env_switch("DFFT_OVERLAP_QUEUE");
     check_same_everywhere(shape);
-    for (auto [v, name] : {std::pair{taper_, "DFFT_SLICE_TAPER"}, std::pair{chunk_taper_, "DFFT_CHUNK_TAPER"}})
+    for (auto [v, name] : {std::pair{taper_, "DFFT_SLICE_TAPER"}, std::pair{chunk_taper_, "DFFT_CHUNK_TAPER"},
+                           std::pair{queue_, "DFFT_OVERLAP_QUEUE"}})
       if (v < 0) fail(name, " must be 0 or 1, got '", std::getenv(name), "'");
     auto grid = choose_grid(opt.decomposition, opt.grid, size_, static_cast<int>(shape.size()));
     auto coords = grid_coords(grid, rank_);
@@ -97,7 +99,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
                          std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
                          std::int64_t{opt_.in_flight}, std::int64_t{taper_},
-                         std::int64_t{chunk_taper_}})
+                         std::int64_t{chunk_taper_}, std::int64_t{queue_}})
     mine.push_back(v);
   mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));
   for (auto k : opt_.r2r) mine.push_back(static_cast<int>(k));
@@ -115,7 +117,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
     s << "ranks disagree on the plan parameters: shape";
     for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? "x" : " ") << shape[i];
     s << " on rank " << rank_ << " but other ranks differ (size, decomposition, variant, transform, "
-      << "backend, grid, methods, normalization, precision, DFFT_SLICE_TAPER or DFFT_CHUNK_TAPER); make the plan with the same "
+      << "backend, grid, methods, normalization, precision or a DFFT_ environment switch); make the plan with the same "
       << "arguments on every rank";
     fail(s.str());
   }

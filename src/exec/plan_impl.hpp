@@ -105,7 +105,9 @@ class PlanImpl {
   std::vector<Method> step_method_;  // per step (exchanges)
   Tuning tuning_;
   // DFFT_SLICE_TAPER, DFFT_CHUNK_TAPER (0 or 1; every rank's value compared at plan time).
-  int taper_ = 0, chunk_taper_ = 0;
+  // DFFT_OVERLAP_QUEUE=1: overlap groups whose transports can (cuda-ipc, nccl) queue every
+  // slice's exchange on the device instead of waiting on the host between slices (docs/overlap.md).
+  int taper_ = 0, chunk_taper_ = 0, queue_ = 0;
   Direction dir_[2];  // forward, inverse
   Adapt adapt_;
   std::vector<StageTiming> timings_;

@@ -129,7 +129,10 @@ void PlanImpl::build_group(Direction& d, const GroupPlan& p, bool inverse) {
                  s.g_out, s.g_empty);
     g.slices.push_back(std::move(s));
   }
-  g.marks = dev_->make_marks(1 + 5 * k);
+  g.device_ordered = queue_ == 1 &&
+                     std::all_of(g.slices.begin(), g.slices.end(),
+                                 [](const GroupExec::Slice& s) { return s.x->can_enqueue(); });
+  g.marks = dev_->make_marks(1 + 6 * k);
   d.groups.push_back(std::move(g));
 }
 

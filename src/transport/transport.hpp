@@ -31,6 +31,15 @@ class Transport {
   virtual ~Transport() = default;
   /// Collective over the communicator. `src` holds src[me], `dst` receives dst[me].
   virtual void execute(const void* src, void* dst, StageTiming& t) = 0;
+  /// Device-ordered transports (cuda-ipc, nccl) can queue the exchange without the host waiting
+  /// for it: the work runs on the calling thread's stream after everything queued there before,
+  /// and work queued there afterwards sees dst complete. The overlap executor uses this so that
+  /// its communication thread never waits for the GPU between slices (docs/overlap.md).
+  virtual bool can_enqueue() const { return false; }
+  /// Collective like execute(); only where can_enqueue().
+  virtual void enqueue(const void* /*src*/, void* /*dst*/) {}
+  /// After an enqueue() and a synchronisation of its stream: the phase times it took, into t.
+  virtual void collect(StageTiming& /*t*/) {}
 };
 
 /// Per-peer block geometry shared by all transports.

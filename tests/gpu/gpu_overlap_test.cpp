@@ -102,6 +102,19 @@ TEST_F(GpuOverlap, TaperedSlicesEqualPlain) {
   unsetenv("DFFT_SLICE_TAPER");
 }
 
+// DFFT_OVERLAP_QUEUE=1: cuda-ipc and nccl queue every slice's exchange on the device
+// (Transport::enqueue) and the communication thread never waits for the GPU; same results.
+TEST_F(GpuOverlap, QueuedSlicesEqualPlain) {
+  ASSERT_EQ(setenv("DFFT_OVERLAP_QUEUE", "1", 1), 0);
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
+    for (auto m : {Method::nccl, Method::cuda_ipc})
+      for (int slices : {2, 3, 64}) {
+        compare<double>(dec, {m}, {17, 12, 10}, slices);
+        compare<float>(dec, {m}, {96, 80, 72}, slices);
+      }
+  unsetenv("DFFT_OVERLAP_QUEUE");
+}
+
 TEST_F(GpuOverlap, AdaptSettlesAndStaysCorrect) {
   dfft::Options o;
   o.backend = dfft::Backend::cuda;

@@ -19,6 +19,7 @@
 //   5. MPI_Allreduce of an ok flag     (the barrier: every peer has recorded its `done`)
 //   6. s waits for the `done` of each peer that writes to this rank; unpack (fallback only)
 //   7. synchronize s
+// (enqueue(), for the overlap executor, stops after step 6: see there.)
 // Re-recording an event is safe: a rank records `ready` of execute n+1 only after step 7 of
 // execute n, i.e. after every peer's copies into it (and so every GPU-side wait of those peers
 // on its `ready` of execute n) have completed, and after step 5 of execute n, which every peer
@@ -405,6 +406,39 @@ class CudaIpc final : public Transport {
       return;
     }
     const double w0 = MPI_Wtime();
+    queue(src, dst, s);  // steps 1-6
+    dev_.synchronize();  // step 7
+    const double pack = copy_seconds(), unpack = fallback_used_ ? unpack_seconds() : 0.0;
+    t.pack += pack;
+    t.comm += std::max(0.0, MPI_Wtime() - w0 - pack - unpack);
+    t.unpack += unpack;
+  }
+
+  // Steps 1-6 only: the calling thread's stream orders the rest. Safe without step 7 because
+  // the overlap executor, the only caller, synchronises the whole group before this transport
+  // (one slice's) runs again, which is what step 7 guarantees between executes.
+  bool can_enqueue() const override { return true; }
+  void enqueue(const void* src, void* dst) override {
+    dev_.activate();
+    const cudaStream_t s = dev_.stream();
+    if (n_ == 1) {
+      t0_.record(s);
+      copy_self(src, dst, s);
+      t1_.record(s);
+      launched_ = true;
+      fallback_used_ = false;
+      return;
+    }
+    queue(src, dst, s);
+  }
+  void collect(StageTiming& t) override {
+    t.pack += copy_seconds();
+    if (fallback_used_) t.unpack += unpack_seconds();
+  }
+
+ private:
+  /// Steps 1-6 of the protocol above, queued on s (the host does not wait for the GPU).
+  void queue(const void* src, void* dst, cudaStream_t s) {
     std::exception_ptr err;
     Target mine;
     try {
@@ -434,20 +468,27 @@ class CudaIpc final : public Transport {
     agree(comm_, err, "mapping a peer's buffer or queuing the copies");
     for (int k = 0; k < n_; ++k)
       if (k != me_ && !b_.recv[k].empty()) DFFT_CUDA(cudaStreamWaitEvent(s, ev_.done[k], 0));
-    dev_.synchronize();
-    float ms = 0;
-    if (launched) DFFT_CUDA(cudaEventElapsedTime(&ms, t0_.get(), t1_.get()));
-    const double pack = ms * 1e-3;
-    t.pack += pack;
-    t.comm += std::max(0.0, MPI_Wtime() - w0 - pack);
-    if (mine.kind == k_fallback) {
-      PhaseTimer pt(t.unpack);
+    launched_ = launched;
+    fallback_used_ = mine.kind == k_fallback;
+    if (fallback_used_) {
+      u0_.record(s);
       unpack_fallback(dst, s);
-      dev_.synchronize();
+      u1_.record(s);
     }
   }
 
- private:
+  /// GPU time of the last queue's copies / fallback unpack (their work must be done).
+  double copy_seconds() const {
+    float ms = 0;
+    if (launched_) DFFT_CUDA(cudaEventElapsedTime(&ms, t0_.get(), t1_.get()));
+    return ms * 1e-3;
+  }
+  double unpack_seconds() const {
+    float ms = 0;
+    DFFT_CUDA(cudaEventElapsedTime(&ms, u0_.get(), u1_.get()));
+    return ms * 1e-3;
+  }
+
   /// Events created here, handles exchanged, peers' events opened; collective, and every rank
   /// throws if any fails.
   void open_events() {
@@ -560,7 +601,9 @@ class CudaIpc final : public Transport {
   IpcEvents ev_;
   PeerMaps maps_;
   Event t0_, t1_;  // GPU time of the copies
+  Event u0_{true}, u1_{true};  // GPU time of the fallback unpack
   Event self_done_;
+  bool launched_ = false, fallback_used_ = false;  // of the last queue()
   Buffer fallback_;
   cudaIpcMemHandle_t fallback_handle_{};
 };

@@ -131,13 +131,20 @@ class NcclExchange final : public Transport {
   }
 
   void execute(const void* src, void* dst, StageTiming& t) override {
-    if (pipelined_) execute_chunked(src, dst, t);
-    else execute_whole(src, dst, t);
+    enqueue(src, dst);
+    finish(t);
   }
+  // Everything is ordered on the calling thread's stream (ev_[3] last); only finish() waits.
+  bool can_enqueue() const override { return true; }
+  void enqueue(const void* src, void* dst) override {
+    if (pipelined_) queue_chunked(src, dst);
+    else queue_whole(src, dst);
+  }
+  void collect(StageTiming& t) override { finish(t); }
 
  private:
   // One message per peer: pack everything, one grouped send/receive, unpack everything.
-  void execute_whole(const void* src, void* dst, StageTiming& t) {
+  void queue_whole(const void* src, void* dst) {
     auto& dev = st_.dev();
     dev.activate();
     const cudaStream_t s = dev.stream();
@@ -170,7 +177,6 @@ class NcclExchange final : public Transport {
     for (int k = 0; k < n; ++k)
       if (k != me) st_.stage_in(k, dst, s);
     ev_[3].record(s);
-    finish(t);
   }
 
   // Chunk c is packed on the main stream, sent and received on a communication stream once
@@ -178,7 +184,7 @@ class NcclExchange final : public Transport {
   // and unpacking chunk c-1 run at the same time; the rank's own block is copied once all
   // chunks are packed. Phases: pack = until the last chunk is
   // packed, comm = until it has arrived, unpack = the rest (so they add up to the exchange).
-  void execute_chunked(const void* src, void* dst, StageTiming& t) {
+  void queue_chunked(const void* src, void* dst) {
     auto& dev = st_.dev();
     dev.activate();
     const cudaStream_t s = dev.stream();
@@ -248,7 +254,6 @@ class NcclExchange final : public Transport {
     for (cudaEvent_t e : {self_done_.get(), unpacked_.get(), ev_[2].get()})
       DFFT_CUDA(cudaStreamWaitEvent(s, e, 0));
     ev_[3].record(s);
-    finish(t);
   }
 
   void finish(StageTiming& t) {
