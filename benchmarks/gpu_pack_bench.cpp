@@ -21,6 +21,7 @@
 
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/check.hpp"
+#include "gpu_bench_util.hpp"
 
 namespace {
 
@@ -34,20 +35,13 @@ struct Shape {
   Layout packed;  // the packed block's layout (memory order of the destination)
 };
 
-double median_ms(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 512;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 20;
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("gpu-pack-bench: no GPU, nothing measured\n");
+  if (!gpubench::gpu_present("gpu-pack-bench")) {
     MPI_Finalize();
     return 0;
   }
@@ -72,9 +66,6 @@ int main(int argc, char** argv) {
       shapes.push_back({"3-D partition" + tag, three, {three, {0, 1, 2}, {}}});
       shapes.push_back({"2-D, transposed" + tag, two, {two, {2, 0, 1}, {}}});
     }
-    cudaEvent_t e0, e1;
-    DFFT_CUDA(cudaEventCreate(&e0));
-    DFFT_CUDA(cudaEventCreate(&e1));
     const cudaStream_t s = dev.stream();
     std::printf("gpu-pack-bench: %s, local array %lldx%lldx%lld complex float (%.2f GB), median of %d\n",
                 dev.name().c_str(), static_cast<long long>(n), static_cast<long long>(n),
@@ -88,21 +79,11 @@ int main(int argc, char** argv) {
         const void* src = way == 0 ? a : b;
         void* dst = way == 0 ? b : a;
         auto time = [&](bool engine) -> double {
-          std::vector<float> t;
-          for (int r = 0; r < reps + 2; ++r) {
-            DFFT_CUDA(cudaEventRecord(e0, s));
-            if (engine) {
-              if (!dev.copy_box_dma_async(src, from, dst, to, sh.block, elem, s)) return -1;
-            } else {
-              dev.copy_box_async(src, from, dst, to, sh.block, elem, s);
-            }
-            DFFT_CUDA(cudaEventRecord(e1, s));
-            DFFT_CUDA(cudaEventSynchronize(e1));
-            float ms = 0;
-            DFFT_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-            if (r >= 2) t.push_back(ms);
-          }
-          return median_ms(t);
+          return gpubench::time_ms(s, reps, [&] {
+            if (engine) return dev.copy_box_dma_async(src, from, dst, to, sh.block, elem, s);
+            dev.copy_box_async(src, from, dst, to, sh.block, elem, s);
+            return true;
+          });
         };
         const double k = time(false), d = time(true);
         const double mb = static_cast<double>(sh.block.count()) * elem * 1e-6;
@@ -116,8 +97,6 @@ int main(int argc, char** argv) {
                     mb, k, dms, bw(k), dbw, d <= 0 ? "kernel*" : (d < k ? "engine" : "kernel"));
       }
     std::printf("(kernel*: the copy engines cannot do this shape)\n");
-    DFFT_CUDA(cudaEventDestroy(e0));
-    DFFT_CUDA(cudaEventDestroy(e1));
     dev.release(a);
     dev.release(b);
   } catch (const std::exception& e) {

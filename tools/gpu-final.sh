@@ -25,6 +25,9 @@
 #                                       CPU, alternating runs, two cores per rank
 #   tools/gpu-final.sh OUTDIR s5a       (1 or 2 GPUs) tapered slices / chunks: their GPU tests and
 #                                       the overlap and nccl tests on 1 and 2 ranks
+#   tools/gpu-final.sh OUTDIR s5k       (1 or 2 GPUs) codec kernels: GPU codec tests, codec sweep on 2
+#                                       ranks, gpu-codec-bench of these kernels and of the previous
+#                                       ones (out/codec_old.cu, carried) built beside them
 #   tools/gpu-final.sh OUTDIR s5b       (2 GPUs) tapered vs balanced nccl chunks with the fp32 codec
 #                                       at 1024^3 double (#6); cuda-ipc overlap at 1024^3 with
 #                                       tapered and/or device-queued slices (#7)
@@ -52,12 +55,13 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
   case $WHAT in s5cpu|s5taper) GPUFLAGS=(-DDFFT_CUDA=OFF -DDFFT_NCCL=OFF) ;; esac
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${GPUFLAGS[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a) echo ON;; *) echo OFF;; esac)
+    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a|s5k) echo ON;; *) echo OFF;; esac)
   case $WHAT in
     tests|pipeline) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     final) targets="dfft_app dfft_gpu_tests gpu_pack_bench" ;;
     s4a|s4b|s4c|s4d|s4e) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     s5a) targets="dfft_app dfft_gpu_tests" ;;
+    s5k) targets="dfft_app dfft_gpu_tests gpu_codec_bench" ;;
     *) targets=dfft_app ;;
   esac
   cmake --build "$BUILD" -j32 --target $targets
@@ -247,6 +251,30 @@ s5a)
     DFFT_OVERLAP_QUEUE=$q bench s5a-queue$q 2 60 --size 512 512 512 --precision float \
       --decomp slab-2d1d --variant default --method cuda-ipc --overlap 1,4,8 --reps 5 --warmup 2
   done
+  ;;
+s5k)
+  for np in 1 2; do
+    timeout 120 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft_gpu_tests" \
+      --gtest_filter='GpuCodec*:GpuMisc.Pipelined*:GpuMisc.Nccl*:GpuOverlap.Queued*:GpuOverlap.Tapered*' \
+      > "$OUT/tests-s5k-np$np.log" 2>&1
+    stamp "tests np$np exit $?"; grep -aE "FAILED|PASSED|tests ran|Failure|  OK  " "$OUT/tests-s5k-np$np.log" | head -30
+  done
+  BENCH=(--backend cuda)
+  bench s5k-codec-sweep 2 120 --size 17 12 10 --size 12 10 9 --decomp slab-2d1d,slab-1d2d,pencil \
+    --method a2a-sync,p2p-sync,p2p-pipelined --codec fp32,fp16,bf16 --validate --reps 1 --warmup 0
+  grep -a "configurations:" "$OUT/s5k-codec-sweep.log"
+  "$BUILD/bin/gpu-codec-bench" 1024 20 > "$OUT/codec-bench-new.log" 2>&1; stamp "codec bench (new) exit $?"
+  cat "$OUT/codec-bench-new.log"
+  if [ -f "$ROOT/out/codec_old.cu" ]; then
+    OLD=/tmp/dfft-old; rm -rf $OLD; mkdir -p $OLD
+    tar -C "$ROOT" --exclude='./build*' --exclude=./out --exclude=./.git -cf - . | tar -C $OLD -xf -
+    cp "$ROOT/out/codec_old.cu" $OLD/src/backend/cuda/codec.cu
+    { cmake -S $OLD -B $OLD/build -DCMAKE_BUILD_TYPE=Release -DDFFT_CUDA=ON -DDFFT_NCCL=ON -DDFFT_TESTS=OFF \
+        -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" && cmake --build $OLD/build -j32 --target gpu_codec_bench; } \
+      > "$OUT/build-old.log" 2>&1; stamp "old build exit $?"
+    $OLD/build/bin/gpu-codec-bench 1024 20 > "$OUT/codec-bench-old.log" 2>&1; stamp "codec bench (old) exit $?"
+    cat "$OUT/codec-bench-old.log"
+  fi
   ;;
 s5b)
   for t in 0 1; do

@@ -150,6 +150,7 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
   m.slices = plan->overlap_slices();
   m.chunks = plan->chunks();
   m.in_flight = plan->in_flight();
+  m.codec = plan->codec();
   if (const auto* tr = plan->tune_report()) m.tune_log = dfft::describe(*tr);
   auto bytes = plan->exchange_bytes();
   m.exchange_bytes.resize(bytes.size());

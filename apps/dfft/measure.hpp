@@ -35,6 +35,7 @@ struct Measurement {
   dfft::Options used;                        // the plan's options (the tuner's choice with --tune)
   std::string tune_log;                      // dfft::describe() of the tune report, if tuned
   int slices = 1, chunks = 0, in_flight = 0;  // in use (after online tuning with --adapt)
+  dfft::Codec codec = dfft::Codec::none;       // wire format in use (--codec, or --tolerance's choice)
 };
 
 struct MeasureSettings {

@@ -110,6 +110,25 @@ def errors(c, r, work):
     c.check(run.returncode != 0 and "missing.json" in run.stderr, f"missing cases file: {run.stderr}")
 
 
+def codec_validation(c, r, work):
+    """--validate with compressed exchanges judges the error against the wire format's rounding."""
+    res = os.path.join(work, "codec.jsonl")
+    run = r.dfft("bench", "--size", "17", "12", "10", "--decomp", "slab-2d1d,pencil", "--method", "a2a-sync",
+                 "--codec", "none,fp32,fp16,bf16", "--validate", "--reps", "1", "--warmup", "0", "--json", res)
+    c.check(run.returncode == 0, f"bench --codec ... --validate: exit {run.returncode}: {run.stdout[-600:]}")
+    if not os.path.exists(res):
+        return
+    recs = [json.loads(line) for line in open(res)]
+    c.check(len(recs) == 32, f"{len(recs)} codec records, expected 32 (2 decompositions x 2 variants x 4 codecs x 2 directions)")
+    bound = {"none": 1e-10, "fp32": 1e-6, "fp16": 1e-2, "bf16": 1e-1}
+    for rec in recs:
+        c.check(rec["validation"] == "pass", f"codec {rec['codec']}: validation {rec['validation']}")
+        err = rec["reference_error"]
+        c.check(err is not None and err <= bound[rec["codec"]], f"codec {rec['codec']}: error {err}")
+        if rec["codec"] != "none":  # really compressed: more than double rounding
+            c.check(err is not None and err > 1e-12, f"codec {rec['codec']}: error {err} looks uncompressed")
+
+
 def plots(c, work, res, source):
     try:
         import matplotlib  # noqa: F401
@@ -134,6 +153,7 @@ def main():
         report(c, r, args.workdir, res, args.np)
         plots(c, args.workdir, res, args.source)
     errors(c, r, args.workdir)
+    codec_validation(c, r, args.workdir)
     return c.finish(f"dfft bench suite on {args.np} ranks")
 
 
