@@ -1,7 +1,8 @@
 // Codecs: what an exchanged block looks like on the wire. Local FFTs stay in working
 // precision; only the bytes between ranks are narrowed (Cayrols et al., "lossy all-to-all").
 //
-// A coded block is a 16-byte header (the block's scale, a double) followed by the elements of
+// A coded block is a 16-byte header (the block's scale, a double, then 8 reserved bytes: zero
+// from the host encoder, the block maximum's bits from the GPU one) followed by the elements of
 // the block in wire order, each complex value as two reals of the wire format. fp16 scales
 // every block by a power of two so that its largest magnitude maps just below 2^15: nothing
 // overflows to inf (max half is 65504) and small-valued blocks are not flushed to zero. fp32 and
