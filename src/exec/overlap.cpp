@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "plan/geometry.hpp"
+#include "util/check.hpp"
 
 namespace dfft::detail {
 
@@ -19,16 +20,33 @@ bool same_range(const Layout& a, const Layout& b, int c) {
   return a.box.lo[c] == b.box.lo[c] && a.box.hi[c] == b.box.hi[c];
 }
 
+// Agreed over the plan's communicator (MPI_COMM_NULL: this process alone): v[i] := max over
+// ranks of v[i].
+void agree_max(MPI_Comm comm, std::vector<std::int64_t>& v) {
+  if (comm == MPI_COMM_NULL) return;
+  DFFT_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX, comm));
+}
+
 // An axis neither FFT transforms whose range is the same in every member's source and
-// destination: slice i is then one global range, the same piece of every array.
-int common_axis(const OrientedStep& x, const OrientedStep* f, const OrientedStep* g) {
-  for (int c : x.src[0].order) {
-    if ((f && contains(f->axes, c)) || (g && contains(g->axes, c))) continue;
-    if (x.src[0].box.extent(c) < 2) continue;
-    bool ok = true;
-    for (std::size_t m = 0; m < x.src.size() && ok; ++m)
+// destination: slice i is then one global range, the same piece of every array. Decided over
+// every rank of the plan, not only this exchange's members: a pencil's exchange communicators
+// hold different rows of the grid, whose local extents differ (3 points over 2 ranks: 2 and 1),
+// and a choice made per row would let the other grid dimension's exchange, whose members come
+// from several rows, slice differently on different members (mismatched messages).
+int common_axis(const OrientedStep& x, const OrientedStep* f, const OrientedStep* g, MPI_Comm comm) {
+  const auto& order = x.src[0].order;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const int c = order[k];
+    bool ok = !((f && contains(f->axes, c)) || (g && contains(g->axes, c)));
+    std::int64_t ext = 0;
+    for (std::size_t m = 0; m < x.src.size() && ok; ++m) {
       ok = same_range(x.src[m], x.src[0], c) && same_range(x.dst[m], x.src[0], c);
-    if (ok) return c;
+      ext = std::max(ext, x.src[m].box.extent(c));
+    }
+    // {not ok anywhere, the axis (the same everywhere?), its largest extent}
+    std::vector<std::int64_t> v{ok ? 0 : 1, c, -c, ext};
+    agree_max(comm, v);
+    if (v[0] == 0 && v[1] == -v[2] && v[3] >= 2) return c;
   }
   return -1;
 }
@@ -42,7 +60,7 @@ int free_axis(const std::vector<int>& order, const std::vector<int>& fft_axes) {
 
 }  // namespace
 
-std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& s) {
+std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& s, MPI_Comm comm) {
   std::vector<GroupPlan> groups;
   std::vector<bool> taken(s.size(), false);
   for (std::size_t j = 1; j + 1 < s.size(); ++j) {
@@ -54,7 +72,7 @@ std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& s) {
     const OrientedStep* g = s[j + 1].fft ? &s[j + 1] : nullptr;
     if (!f && !g) continue;
     GroupPlan p;
-    int c = common_axis(x, f, g);
+    int c = common_axis(x, f, g, comm);
     if (c >= 0) {
       p.mode = GroupPlan::Mode::common;
       p.has_pre = f != nullptr;

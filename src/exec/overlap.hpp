@@ -42,8 +42,9 @@ struct GroupPlan {
 };
 
 /// Groups for a direction's schedule: each grid exchange with the FFT before and/or after it
-/// (an FFT belongs to at most one group). Deterministic from geometry every member shares.
-std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& sched);
+/// (an FFT belongs to at most one group). Collective over `comm`, the plan's communicator: every
+/// rank forms the same groups (MPI_COMM_NULL: decided from this process's geometry alone).
+std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& sched, MPI_Comm comm);
 
 /// `l` restricted along `axis` to part i of K of its own range: a view of the same memory.
 /// Balanced parts, or with `taper` (K >= 3) a first and a last part of half the others' share.

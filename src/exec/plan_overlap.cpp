@@ -57,7 +57,7 @@ void PlanImpl::build_direction(bool inverse) {
   }
   d.group_at.assign(n, -1);
   if (tuning_.slices > 1) {
-    for (const GroupPlan& p : plan_groups(d.sched)) {
+    for (const GroupPlan& p : plan_groups(d.sched, comm_)) {
       d.group_at[p.first] = static_cast<int>(d.groups.size());
       build_group(d, p, inverse);
     }

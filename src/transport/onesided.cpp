@@ -84,6 +84,8 @@ class OneSided final : public Transport {
     // MPI allocates the window memory itself so that on one node it can map it shared
     // (Open MPI's osc/sm); MPI_Win_create on user memory falls back to slower components.
     DFFT_MPI(MPI_Win_allocate(wbytes, 1, MPI_INFO_NULL, parent_, &window_mem_, &win_));
+    // Errors on the window come back as codes (then dfft::Error), not as an abort of the job.
+    DFFT_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN));
     // Sub-communicator member k is rank peer_[k] of the window's communicator.
     MPI_Group g_sub, g_par;
     DFFT_MPI(MPI_Comm_group(comm_, &g_sub));
