@@ -28,6 +28,8 @@
 #   tools/gpu-final.sh OUTDIR s5k       (1 or 2 GPUs) codec kernels: GPU codec tests, codec sweep on 2
 #                                       ranks, gpu-codec-bench of these kernels and of the previous
 #                                       ones (out/codec_old.cu, carried) built beside them
+#   tools/gpu-final.sh OUTDIR s5s       (1 or 2 GPUs) overlap and codec tests on 1-3 ranks, then tools/stress.py
+#                                       with the CUDA backend (random validated configurations)
 #   tools/gpu-final.sh OUTDIR s5b       (2 GPUs) tapered vs balanced nccl chunks with the fp32 codec
 #                                       at 1024^3 double (#6); cuda-ipc overlap at 1024^3 with
 #                                       tapered and/or device-queued slices (#7)
@@ -55,13 +57,14 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
   case $WHAT in s5cpu|s5taper) GPUFLAGS=(-DDFFT_CUDA=OFF -DDFFT_NCCL=OFF) ;; esac
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${GPUFLAGS[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a|s5k) echo ON;; *) echo OFF;; esac)
+    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a|s5k|s5s) echo ON;; *) echo OFF;; esac)
   case $WHAT in
     tests|pipeline) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     final) targets="dfft_app dfft_gpu_tests gpu_pack_bench" ;;
     s4a|s4b|s4c|s4d|s4e) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     s5a) targets="dfft_app dfft_gpu_tests" ;;
     s5k) targets="dfft_app dfft_gpu_tests gpu_codec_bench" ;;
+    s5s) targets="dfft_app dfft_gpu_tests" ;;
     *) targets=dfft_app ;;
   esac
   cmake --build "$BUILD" -j32 --target $targets
@@ -275,6 +278,18 @@ s5k)
     $OLD/build/bin/gpu-codec-bench 1024 20 > "$OUT/codec-bench-old.log" 2>&1; stamp "codec bench (old) exit $?"
     cat "$OUT/codec-bench-old.log"
   fi
+  ;;
+s5s)
+  for np in 1 2 3; do
+    timeout 120 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft_gpu_tests" \
+      --gtest_filter='GpuOverlap.*:GpuMisc.Codecs*:GpuCodec*:GpuMisc.Nccl*' \
+      > "$OUT/tests-s5s-np$np.log" 2>&1
+    stamp "overlap tests np$np exit $?"; grep -aE "FAILED|PASSED|Failure" "$OUT/tests-s5s-np$np.log" | head -10
+  done
+  timeout $(( $(left) + 60 )) python3 "$ROOT/tools/stress.py" ${SEED:-1} $(left) "$BUILD/bin/dfft" cuda \
+    > "$OUT/stress-cuda.log" 2>&1
+  stamp "stress exit $?"; grep -v "^REFUSED" "$OUT/stress-cuda.log" | tail -25
+  grep "^REFUSED" "$OUT/stress-cuda.log" | cut -c1-160 | sort | uniq -c | sort -rn | head -5
   ;;
 s5b)
   for t in 0 1; do

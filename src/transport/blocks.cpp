@@ -25,8 +25,8 @@ Blocks::Blocks(const ExchangeSpec& s) : spec(s) {
     stage_send_off.push_back(stage_send_bytes);
     stage_recv_off.push_back(stage_recv_bytes);
     if (k != s.me) {
-      stage_send_bytes += send_bytes[k];
-      stage_recv_bytes += recv_bytes[k];
+      stage_send_bytes += stage_span(s, send_bytes[k]);
+      stage_recv_bytes += stage_span(s, recv_bytes[k]);
       any_pack |= !direct_send[k];
       any_unpack |= !direct_recv[k];
     }

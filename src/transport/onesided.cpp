@@ -61,11 +61,11 @@ class OneSided final : public Transport {
       if (k == me) continue;
       for (const Box& b : slabs_of(intersect(s.src[me].box, s.dst[k].box), s.src[me].order, chunks)) {
         send_[k].push_back({b, so, coded(s, b)});
-        so += coded(s, b);
+        so += stage_span(s, coded(s, b));
       }
       for (const Box& b : slabs_of(intersect(s.src[k].box, s.dst[me].box), s.src[k].order, chunks)) {
         recv_[k].push_back({b, ro, coded(s, b)});
-        ro += coded(s, b);
+        ro += stage_span(s, coded(s, b));
       }
     }
     // Where my slabs start in each peer's window: after the slabs of the senders before me.
@@ -74,7 +74,7 @@ class OneSided final : public Transport {
       for (int j = 0; j < me; ++j)
         if (j != q)
           for (const Box& b : slabs_of(intersect(s.src[j].box, s.dst[q].box), s.src[j].order, chunks))
-            target_[q] += coded(s, b);
+            target_[q] += stage_span(s, coded(s, b));
     send_stage_ = Buffer(dev, static_cast<std::size_t>(std::max<std::int64_t>(so, 1)));
     const MPI_Aint wbytes = std::max<std::int64_t>(ro, 1);
     if (dev.on_device()) {

@@ -42,6 +42,13 @@ class Transport {
   virtual void collect(StageTiming& /*t*/) {}
 };
 
+/// Room a block of `bytes` wire bytes takes in a staging buffer or window: coded blocks start
+/// on 16-byte boundaries (the GPU codec stores the header's double and 8-byte values with
+/// aligned accesses; a coded block is 16 + 4n or 16 + 8n bytes long), plain ones are packed.
+inline std::int64_t stage_span(const ExchangeSpec& s, std::int64_t bytes) {
+  return s.codec == Codec::none ? bytes : (bytes + 15) / 16 * 16;
+}
+
 /// Per-peer block geometry shared by all transports.
 struct Blocks {
   explicit Blocks(const ExchangeSpec& s);
