@@ -44,9 +44,7 @@ double gflops(const std::vector<std::int64_t>& shape, bool real, double ms) {
 std::string validation(const Config& c, const Measurement& m) {
   double tol = c.is_double ? 1e-10 : 1e-4;
   if (m.codec != dfft::Codec::none) {
-    const double u = m.codec == dfft::Codec::fp32 ? std::ldexp(1.0, -24)
-                     : m.codec == dfft::Codec::fp16 ? std::ldexp(1.0, -11)
-                                                    : std::ldexp(1.0, -8);
+    const double u = dfft::unit_roundoff(m.codec);
     const auto exchanges = static_cast<double>(std::max<std::size_t>(1, m.exchange_bytes.size()));
     tol += 8 * u * std::sqrt(exchanges);
   }

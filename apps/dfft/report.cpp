@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <functional>
-#include <utility>
 
 namespace dfftapp {
 
@@ -113,13 +112,16 @@ nlohmann::json to_json(const Record& r) {
   j["overlap"] = r.overlap;
   j["chunks"] = r.chunks;
   j["in_flight"] = r.in_flight;
-  if (r.overlap > 1) {  // tapered / device-queued overlap slices (docs/overlap.md)
-    for (auto [key, var] : {std::pair{"slice_taper", "DFFT_SLICE_TAPER"}, std::pair{"overlap_queue", "DFFT_OVERLAP_QUEUE"}}) {
-      const char* t = std::getenv(var);
-      j[key] = t && t[0] == '1' && !t[1];
-    }
+  // The environment switches of docs/overlap.md and docs/pipelined.md ("1": on).
+  auto on = [](const char* var) {
+    const char* t = std::getenv(var);
+    return t && t[0] == '1' && !t[1];
+  };
+  if (r.overlap > 1) {
+    j["slice_taper"] = on("DFFT_SLICE_TAPER");
+    j["overlap_queue"] = on("DFFT_OVERLAP_QUEUE");
   }
-  if (const char* t = std::getenv("DFFT_CHUNK_TAPER"); t && t[0] == '1' && !t[1]) j["chunk_taper"] = true;
+  if (on("DFFT_CHUNK_TAPER")) j["chunk_taper"] = true;
   j["adapt"] = r.adapt;
   j["precision"] = r.precision;
   j["transform"] = r.transform;

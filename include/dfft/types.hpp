@@ -98,6 +98,9 @@ std::string to_string(Method);
 std::string to_string(Backend);
 std::string to_string(R2R);
 std::string to_string(Codec);
+/// Unit round-off of a wire format (0 for none): 2^-24 fp32, 2^-11 fp16, 2^-8 bf16. A compressed
+/// exchange adds about this relative error per exchange (docs/compression.md).
+double unit_roundoff(Codec);
 std::string to_string(OneSidedSync);
 std::string to_string(Staging);
 std::string to_string(Tune);

@@ -23,8 +23,6 @@ constexpr std::int64_t kCodecHeader = 16;
 std::size_t wire_elem_bytes(Codec c, std::size_t elem);
 /// Bytes of a coded block of `count` elements (0 for an empty block).
 std::int64_t wire_bytes(Codec c, std::size_t elem, std::int64_t count);
-/// Unit round-off of the wire format (0 for none), used by the tolerance rule.
-double unit_roundoff(Codec c);
 /// Cheapest codec whose expected relative error stays below `tolerance` for a transform with
 /// `exchanges` exchanges in `is_double` working precision (see docs/compression.md).
 Codec codec_for_tolerance(double tolerance, int exchanges, bool is_double);

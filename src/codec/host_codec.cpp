@@ -144,16 +144,6 @@ std::int64_t wire_bytes(Codec c, std::size_t elem, std::int64_t count) {
   return c == Codec::none ? body : kCodecHeader + body;
 }
 
-double unit_roundoff(Codec c) {
-  switch (c) {
-    case Codec::none: return 0;
-    case Codec::fp32: return std::ldexp(1.0, -24);
-    case Codec::fp16: return std::ldexp(1.0, -11);
-    case Codec::bf16: return std::ldexp(1.0, -8);
-  }
-  return 0;
-}
-
 Codec codec_for_tolerance(double tol, int exchanges, bool is_double) {
   // Rounding a value to a format with unit round-off u leaves a relative error of at most u and
   // about u/sqrt(3) on average; the errors of successive exchanges add in quadrature. With a
@@ -181,3 +171,17 @@ void host_decode_box(const void* src, const std::vector<int>& order, void* dst, 
 }
 
 }  // namespace dfft::detail
+
+namespace dfft {
+
+double unit_roundoff(Codec c) {
+  switch (c) {
+    case Codec::none: return 0;
+    case Codec::fp32: return std::ldexp(1.0, -24);
+    case Codec::fp16: return std::ldexp(1.0, -11);
+    case Codec::bf16: return std::ldexp(1.0, -8);
+  }
+  return 0;
+}
+
+}  // namespace dfft
