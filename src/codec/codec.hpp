@@ -27,6 +27,13 @@ std::int64_t wire_bytes(Codec c, std::size_t elem, std::int64_t count);
 /// `exchanges` exchanges in `is_double` working precision (see docs/compression.md).
 Codec codec_for_tolerance(double tolerance, int exchanges, bool is_double);
 
+/// IEEE binary16 bits of `x` rounded to nearest, ties to even, in one rounding (as a cast to
+/// _Float16 or CUDA's __double2half): overflow gives inf, NaN a quiet NaN. Integer arithmetic,
+/// without the compiler's soft-float call per value (x86-64 has no double-to-half instruction).
+std::uint16_t half_from_double(double x);
+/// The value of IEEE binary16 bits `h` (exact).
+double double_from_half(std::uint16_t h);
+
 /// Host encode of `box` read from `src` (layout sl) in `wire_order`; writes header + values.
 void host_encode_box(const void* src, const Layout& sl, const Box& box,
                      const std::vector<int>& wire_order, void* dst, Codec c, bool is_double);

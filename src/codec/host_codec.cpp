@@ -17,6 +17,39 @@ std::uint16_t to_bf16(float f) {
 }
 float from_bf16(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
 
+// double -> binary16 bits, one rounding to nearest even, without branches (selects only, so
+// that the codec loops vectorise). |x| in the normal half range: drop 42 mantissa bits with the
+// round-to-even bias and re-bias the exponent (a mantissa carry steps into the exponent, up to
+// inf). |x| < 2^-14: adding 2^28 (whose ulp is 2^-24, the smallest subnormal half) rounds |x| to
+// a multiple of 2^-24 in the FPU's round-to-nearest-even, and the low bits of the sum are the
+// subnormal's bits. |x| >= 65536, inf: inf; NaN: a quiet NaN keeping the top payload bits.
+inline std::uint16_t half_bits(double x) {
+  const std::uint64_t u = std::bit_cast<std::uint64_t>(x);
+  const std::uint64_t a = u & 0x7fffffffffffffffull;
+  const std::uint64_t sign = (u >> 48) & 0x8000u;
+  const double ax = std::bit_cast<double>(a);
+  const std::uint64_t normal =
+      (a - (std::uint64_t{1023 - 15} << 52) + 0x1ffffffffffull + ((a >> 42) & 1u)) >> 42;
+  const std::uint64_t sub = std::bit_cast<std::uint64_t>(ax + 0x1p28) - std::bit_cast<std::uint64_t>(0x1p28);
+  const std::uint64_t nan = 0x7e00u | ((a >> 42) & 0x3ffu);
+  // Selects, which GCC compiles to conditional moves. (Written with masks instead, the loop
+  // vectorises with SSE2's two 64-bit lanes and runs slower: host-codec-bench, docs/compression.md.)
+  std::uint64_t h = ax < 0x1p-14 ? sub : normal;
+  h = ax >= 65536.0 ? 0x7c00u : h;
+  h = ax != ax ? nan : h;
+  return static_cast<std::uint16_t>(sign | h);
+}
+
+// binary16 bits -> double, exact: normal and inf/NaN by moving the fields, subnormals and zero
+// as m * 2^-24.
+inline double half_value(std::uint16_t hb) {
+  const std::uint64_t h = hb;
+  const std::uint64_t sign = (h & 0x8000u) << 48, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) return std::bit_cast<double>(sign | std::bit_cast<std::uint64_t>(static_cast<double>(m) * 0x1p-24));
+  const std::uint64_t exp = e == 31 ? 0x7ffu : e + (1023 - 15);
+  return std::bit_cast<double>(sign | (exp << 52) | (m << 42));
+}
+
 // Visit the box in `order` (slowest first): f(offset in layout, run length, stride of the run).
 template <class F>
 void for_each_run(const Layout& l, const Box& box, const std::vector<int>& order, F&& f) {
@@ -43,10 +76,16 @@ template <class R>
 double block_max(const R* src, const Layout& l, const Box& box, const std::vector<int>& order) {
   double m = 0;
   for_each_run(l, box, order, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
+    // NaN compares false and is skipped (as fmax would), inf makes the maximum non-finite. Two
+    // accumulators per run halve the chain of dependent compares.
+    double m0 = m, m1 = m;
     for (std::int64_t i = 0; i < n; ++i) {
       const R* v = src + 2 * (off + i * s);
-      m = std::fmax(m, std::fmax(std::fabs(static_cast<double>(v[0])), std::fabs(static_cast<double>(v[1]))));
+      const double a = std::fabs(static_cast<double>(v[0])), b = std::fabs(static_cast<double>(v[1]));
+      m0 = a > m0 ? a : m0;
+      m1 = b > m1 ? b : m1;
     }
+    m = m0 > m1 ? m0 : m1;
   });
   return m;
 }
@@ -56,9 +95,13 @@ void encode(const R* src, const Layout& l, const Box& box, const std::vector<int
             Enc enc) {
   for_each_run(l, box, order, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
     const R* in = src + 2 * off;
-    for (std::int64_t i = 0; i < n; ++i) {
-      out[2 * i] = enc(in[2 * i * s]);
-      out[2 * i + 1] = enc(in[2 * i * s + 1]);
+    if (s == 1) {  // contiguous run: one vectorisable loop over the real and imaginary parts
+      for (std::int64_t i = 0; i < 2 * n; ++i) out[i] = enc(in[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) {
+        out[2 * i] = enc(in[2 * i * s]);
+        out[2 * i + 1] = enc(in[2 * i * s + 1]);
+      }
     }
     out += 2 * n;
   });
@@ -69,9 +112,13 @@ void decode(const W* in, const Layout& l, const Box& box, const std::vector<int>
             Dec dec) {
   for_each_run(l, box, order, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
     R* out = dst + 2 * off;
-    for (std::int64_t i = 0; i < n; ++i) {
-      out[2 * i * s] = static_cast<R>(dec(in[2 * i]));
-      out[2 * i * s + 1] = static_cast<R>(dec(in[2 * i + 1]));
+    if (s == 1) {
+      for (std::int64_t i = 0; i < 2 * n; ++i) out[i] = static_cast<R>(dec(in[i]));
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) {
+        out[2 * i * s] = static_cast<R>(dec(in[2 * i]));
+        out[2 * i * s + 1] = static_cast<R>(dec(in[2 * i + 1]));
+      }
     }
     in += 2 * n;
   });
@@ -95,8 +142,8 @@ void encode_as(const R* src, const Layout& sl, const Box& box, const std::vector
       return encode(src, sl, box, order, reinterpret_cast<float*>(body),
                     [](R v) { return static_cast<float>(v); });
     case Codec::fp16:
-      return encode(src, sl, box, order, reinterpret_cast<_Float16*>(body),
-                    [inv](R v) { return static_cast<_Float16>(static_cast<double>(v) * inv); });
+      return encode(src, sl, box, order, reinterpret_cast<std::uint16_t*>(body),
+                    [inv](R v) { return half_bits(static_cast<double>(v) * inv); });
     case Codec::bf16:
       return encode(src, sl, box, order, reinterpret_cast<std::uint16_t*>(body),
                     [](R v) { return to_bf16(static_cast<float>(v)); });
@@ -116,8 +163,8 @@ void decode_as(const char* src, const std::vector<int>& order, R* dst, const Lay
       return decode(reinterpret_cast<const float*>(body), dl, box, order, dst,
                     [](float v) { return v; });
     case Codec::fp16:
-      return decode(reinterpret_cast<const _Float16*>(body), dl, box, order, dst,
-                    [scale](_Float16 v) { return static_cast<double>(v) * scale; });
+      return decode(reinterpret_cast<const std::uint16_t*>(body), dl, box, order, dst,
+                    [scale](std::uint16_t v) { return half_value(v) * scale; });
     case Codec::bf16:
       return decode(reinterpret_cast<const std::uint16_t*>(body), dl, box, order, dst,
                     [](std::uint16_t v) { return from_bf16(v); });
@@ -127,6 +174,10 @@ void decode_as(const char* src, const std::vector<int>& order, R* dst, const Lay
 }
 
 }  // namespace
+
+std::uint16_t half_from_double(double x) { return half_bits(x); }
+
+double double_from_half(std::uint16_t h) { return half_value(h); }
 
 std::size_t wire_elem_bytes(Codec c, std::size_t elem) {
   switch (c) {
