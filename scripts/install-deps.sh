@@ -6,6 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential     # C++20 compiler (g++ 12 on Debian 12) and make
+  gfortran            # the Fortran interface's test (include/dfft/dfft.f90); optional for the library
   cmake               # build system (>= 3.20)
   pkg-config          # locates FFTW
   libopenmpi-dev      # MPI headers and libraries

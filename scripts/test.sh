@@ -70,6 +70,7 @@ cmake -S scripts/find-package-test -B "$TMP/downstream" -DCMAKE_BUILD_TYPE=Relea
   -DCMAKE_PREFIX_PATH="$TMP/prefix"
 cmake --build "$TMP/downstream" -j "$JOBS"
 mpirun --oversubscribe -np 1 "$TMP/downstream/downstream"
+mpirun --oversubscribe -np 1 "$TMP/downstream/downstream_c"
 
 if [ "${DFFT_SKIP_ASAN:-0}" = 1 ]; then
   echo "=== test.sh: DFFT_SKIP_ASAN=1, sanitizer build skipped"

@@ -1,0 +1,188 @@
+! dfft Fortran interface: iso_c_binding declarations of the C interface (dfft/dfft.h), compiled
+! with the application (a source module, so no .mod file ties users to dfft's compiler):
+!
+!   use dfft
+!   type(dfft_options) :: opt
+!   type(c_ptr) :: plan
+!   integer(c_int64_t) :: shape(3) = [n1, n2, n3]      ! C order: axis 0 slowest
+!   call dfft_options_init(opt)
+!   opt%transform = DFFT_C2C
+!   ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
+!   ierr = dfft_forward(plan, c_loc(u), c_loc(uk))
+!   ierr = dfft_plan_destroy(plan)
+!
+! A Fortran array u(n3, n2, n1) is the C shape [n1, n2, n3]. Boxes (lo, hi) are 0-based C
+! indices, axis 0 first. The communicator is the Fortran handle (an integer, MPI_Comm_c2f).
+! docs/c-api.md.
+module dfft
+  use, intrinsic :: iso_c_binding
+  implicit none
+
+  integer(c_int), parameter :: DFFT_MAX_DIMS = 8
+  integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INPUT = 1, DFFT_ERROR_MPI = 2, &
+                               DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_MEMORY = 4, DFFT_ERROR_INTERNAL = 5
+  integer(c_int), parameter :: DFFT_DOUBLE = 0, DFFT_FLOAT = 1
+  integer(c_int), parameter :: DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2
+  integer(c_int), parameter :: DFFT_DEFAULT = 0, DFFT_REALIGNED = 1
+  integer(c_int), parameter :: DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2
+  integer(c_int), parameter :: DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2
+  integer(c_int), parameter :: DFFT_A2A_SYNC = 0, DFFT_A2A_TYPE = 1, DFFT_P2P_SYNC = 2, &
+                               DFFT_P2P_TYPE = 3, DFFT_P2P_STREAMS = 4, DFFT_NCCL = 5, &
+                               DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8
+  integer(c_int), parameter :: DFFT_ESTIMATE = 0, DFFT_MEASURE = 1
+  integer(c_int), parameter :: DFFT_CPU = 0, DFFT_CUDA = 1
+  integer(c_int), parameter :: DFFT_CODEC_NONE = 0, DFFT_CODEC_FP32 = 1, DFFT_CODEC_FP16 = 2, &
+                               DFFT_CODEC_BF16 = 3
+  integer(c_int), parameter :: DFFT_FENCE = 0, DFFT_FLUSH = 1
+  integer(c_int), parameter :: DFFT_STAGING_AUTO = 0, DFFT_STAGING_HOST = 1, &
+                               DFFT_STAGING_CUDA_AWARE = 2
+  integer(c_int), parameter :: DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2
+
+  ! Same fields, order and types as struct dfft_options in dfft.h.
+  type, bind(c) :: dfft_options
+    integer(c_int) :: decomposition, variant, transform, backend, effort, normalize, codec
+    integer(c_int) :: onesided_sync, staging, tune, n_methods
+    integer(c_int) :: methods(2)
+    integer(c_int) :: grid_dims
+    integer(c_int) :: grid(DFFT_MAX_DIMS - 1)
+    integer(c_int) :: r2r(DFFT_MAX_DIMS)
+    integer(c_int) :: chunks, in_flight, overlap, adapt, device, batch, in_place
+    integer(c_int64_t) :: max_message_bytes
+    real(c_double) :: tolerance, tune_budget_s
+    type(c_ptr) :: wisdom_file
+  end type dfft_options
+
+  type, bind(c) :: dfft_timings
+    real(c_double) :: fft, pack, comm, unpack, total
+  end type dfft_timings
+
+  interface
+    subroutine dfft_options_init(options) bind(c, name="dfft_options_init")
+      import :: dfft_options
+      type(dfft_options), intent(out) :: options
+    end subroutine
+
+    integer(c_int) function dfft_plan_create_f(comm, ndims, shape, precision, options, plan) &
+        bind(c, name="dfft_plan_create_f")
+      import :: c_int, c_int64_t, c_ptr, dfft_options
+      integer(c_int), value :: comm, ndims, precision
+      integer(c_int64_t), intent(in) :: shape(*)
+      type(dfft_options), intent(in) :: options
+      type(c_ptr), intent(out) :: plan
+    end function
+
+    integer(c_int) function dfft_plan_create_boxes_f(comm, ndims, shape, precision, in_lo, in_hi, &
+        in_order, out_lo, out_hi, out_order, options, plan) bind(c, name="dfft_plan_create_boxes_f")
+      import :: c_int, c_int64_t, c_ptr, dfft_options
+      integer(c_int), value :: comm, ndims, precision
+      integer(c_int64_t), intent(in) :: shape(*), in_lo(*), in_hi(*), out_lo(*), out_hi(*)
+      integer(c_int), intent(in) :: in_order(*), out_order(*)
+      type(dfft_options), intent(in) :: options
+      type(c_ptr), intent(out) :: plan
+    end function
+
+    integer(c_int) function dfft_plan_destroy(plan) bind(c, name="dfft_plan_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: plan
+    end function
+
+    integer(c_int) function dfft_forward(plan, in, out) bind(c, name="dfft_forward")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, in, out
+    end function
+
+    integer(c_int) function dfft_inverse(plan, in, out) bind(c, name="dfft_inverse")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, in, out
+    end function
+
+    integer(c_int) function dfft_forward_batch(plan, batch, in, out) bind(c, name="dfft_forward_batch")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, in, out
+      integer(c_int), value :: batch
+    end function
+
+    integer(c_int) function dfft_inverse_batch(plan, batch, in, out) bind(c, name="dfft_inverse_batch")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, in, out
+      integer(c_int), value :: batch
+    end function
+
+    integer(c_int) function dfft_plan_ndims(plan) bind(c, name="dfft_plan_ndims")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+    end function
+
+    integer(c_int64_t) function dfft_plan_input_count(plan) bind(c, name="dfft_plan_input_count")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+    end function
+
+    integer(c_int64_t) function dfft_plan_output_count(plan) bind(c, name="dfft_plan_output_count")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+    end function
+
+    integer(c_int) function dfft_plan_spectral_shape(plan, shape) bind(c, name="dfft_plan_spectral_shape")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out) :: shape(*)
+    end function
+
+    integer(c_int) function dfft_plan_input_box(plan, lo, hi, order, strides) &
+        bind(c, name="dfft_plan_input_box")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out) :: lo(*), hi(*), strides(*)
+      integer(c_int), intent(out) :: order(*)
+    end function
+
+    integer(c_int) function dfft_plan_output_box(plan, lo, hi, order, strides) &
+        bind(c, name="dfft_plan_output_box")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out) :: lo(*), hi(*), strides(*)
+      integer(c_int), intent(out) :: order(*)
+    end function
+
+    integer(c_int) function dfft_plan_grid(plan, grid) bind(c, name="dfft_plan_grid")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int), intent(out) :: grid(*)
+    end function
+
+    integer(c_int) function dfft_plan_timings(plan, timings) bind(c, name="dfft_plan_timings")
+      import :: c_int, c_ptr, dfft_timings
+      type(c_ptr), value :: plan
+      type(dfft_timings), intent(out) :: timings
+    end function
+
+    type(c_ptr) function dfft_error_message_c() bind(c, name="dfft_error_message")
+      import :: c_ptr
+    end function
+  end interface
+
+contains
+
+  ! The message of the last failure in this thread, as a Fortran string.
+  function dfft_error_message() result(msg)
+    character(len=:), allocatable :: msg
+    interface
+      integer(c_size_t) function c_strlen(s) bind(c, name="strlen")
+        import :: c_size_t, c_ptr
+        type(c_ptr), value :: s
+      end function
+    end interface
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    p = dfft_error_message_c()
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate(character(len=n) :: msg)
+    do i = 1, n
+      msg(i:i) = chars(i)
+    end do
+  end function
+
+end module dfft

@@ -1,0 +1,159 @@
+/* dfft C interface: distributed multidimensional FFTs from C (and, through dfft.f90's
+ * iso_c_binding module, from Fortran). A thin layer over the C++ dfft::Plan (dfft/dfft.hpp):
+ * the same planner, executor, methods and options; docs/c-api.md.
+ *
+ *   dfft_options opt;
+ *   dfft_options_init(&opt);                     // the C++ defaults
+ *   opt.decomposition = DFFT_PENCIL;
+ *   int64_t shape[3] = {nx, ny, nz};
+ *   dfft_plan plan;
+ *   if (dfft_plan_create(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, &opt, &plan) != DFFT_SUCCESS)
+ *     fprintf(stderr, "%s\n", dfft_error_message());
+ *   double* in = malloc(sizeof(double) * dfft_plan_input_count(plan));
+ *   double* out = malloc(2 * sizeof(double) * dfft_plan_output_count(plan));  // interleaved complex
+ *   dfft_forward(plan, in, out);                 // r2c
+ *   dfft_inverse(plan, out, in);                 // c2r, unnormalised unless opt.normalize
+ *   dfft_plan_destroy(&plan);
+ *
+ * Index convention: axis 0 is the slowest axis of the natural (C, row-major) order; a Fortran
+ * array u(n3, n2, n1) is the C shape {n1, n2, n3}. Complex values are two reals, real part
+ * first (C99 complex, std::complex, Fortran complex). Every function returns DFFT_SUCCESS or
+ * an error status and never throws or aborts; dfft_error_message() then says what failed
+ * (call, code and rank). Plan creation and execution are collective over the communicator. */
+#ifndef DFFT_DFFT_H
+#define DFFT_DFFT_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DFFT_MAX_DIMS 8
+
+typedef enum {
+  DFFT_SUCCESS = 0,
+  DFFT_ERROR_INPUT = 1,    /* bad argument or option, refused at plan time (nothing ran) */
+  DFFT_ERROR_MPI = 2,      /* an MPI call failed */
+  DFFT_ERROR_LIBRARY = 3,  /* FFTW, CUDA, cuFFT or NCCL failed */
+  DFFT_ERROR_MEMORY = 4,   /* host allocation failed */
+  DFFT_ERROR_INTERNAL = 5  /* anything else */
+} dfft_status;
+
+/* Enumerations; the option fields below are plain ints holding these values. */
+enum { DFFT_DOUBLE = 0, DFFT_FLOAT = 1 };
+enum { DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2 };
+enum { DFFT_DEFAULT = 0, DFFT_REALIGNED = 1 };
+enum { DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2 };
+enum { DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2 };
+enum {
+  DFFT_A2A_SYNC = 0, DFFT_A2A_TYPE = 1, DFFT_P2P_SYNC = 2, DFFT_P2P_TYPE = 3, DFFT_P2P_STREAMS = 4,
+  DFFT_NCCL = 5, DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8
+};
+enum { DFFT_ESTIMATE = 0, DFFT_MEASURE = 1 };
+enum { DFFT_CPU = 0, DFFT_CUDA = 1 };
+enum { DFFT_CODEC_NONE = 0, DFFT_CODEC_FP32 = 1, DFFT_CODEC_FP16 = 2, DFFT_CODEC_BF16 = 3 };
+enum { DFFT_FENCE = 0, DFFT_FLUSH = 1 };
+enum { DFFT_STAGING_AUTO = 0, DFFT_STAGING_HOST = 1, DFFT_STAGING_CUDA_AWARE = 2 };
+enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
+
+/* Plan options: the fields of dfft::Options (dfft/types.hpp documents each). Always start from
+ * dfft_options_init(). Only int, int64_t, double and pointer fields, so that Fortran's
+ * bind(C) type dfft_options (dfft.f90) has the same layout. */
+typedef struct dfft_options {
+  int decomposition;          /* DFFT_SLAB_2D1D */
+  int variant;                /* DFFT_DEFAULT */
+  int transform;              /* DFFT_R2C */
+  int backend;                /* DFFT_CPU */
+  int effort;                 /* DFFT_ESTIMATE */
+  int normalize;              /* 0: inverse unnormalised; 1: scaled by 1/N */
+  int codec;                  /* DFFT_CODEC_NONE */
+  int onesided_sync;          /* DFFT_FENCE */
+  int staging;                /* DFFT_STAGING_AUTO */
+  int tune;                   /* DFFT_TUNE_NONE */
+  int n_methods;              /* 1: methods[0] for every exchange; 2: one per exchange */
+  int methods[2];             /* DFFT_A2A_SYNC */
+  int grid_dims;              /* 0: grid chosen automatically; else grid[0..grid_dims) */
+  int grid[DFFT_MAX_DIMS - 1];
+  int r2r[DFFT_MAX_DIMS];     /* per axis, DFFT_R2R_NONE = periodic; read for the first ndims axes
+                                 when any is set (c2c with some real-to-real axes, or r2r) */
+  int chunks;                 /* 4 */
+  int in_flight;              /* 2 */
+  int overlap;                /* 1: no FFT/exchange overlap */
+  int adapt;                  /* 0 */
+  int device;                 /* -1: local rank modulo visible GPUs */
+  int batch;                  /* 1 */
+  int in_place;               /* 0 */
+  int64_t max_message_bytes;  /* 2^31 - 4096 */
+  double tolerance;           /* 0: codec as given */
+  double tune_budget_s;       /* 0: no limit */
+  const char* wisdom_file;    /* NULL: none */
+} dfft_options;
+
+typedef struct dfft_plan_s* dfft_plan;
+
+/* Phase times of the last forward or inverse on this rank, in milliseconds, summed over stages. */
+typedef struct dfft_timings {
+  double fft, pack, comm, unpack, total;
+} dfft_timings;
+
+void dfft_options_init(dfft_options* options);
+
+/* A plan for a global array of `ndims` (2..DFFT_MAX_DIMS) axes, blocks chosen by dfft. */
+int dfft_plan_create(MPI_Comm comm, int ndims, const int64_t* shape, int precision,
+                     const dfft_options* options, dfft_plan* plan);
+/* A plan whose input and output on this rank are the boxes [lo, hi) given (any boxes that
+ * tile the global array across ranks; heFFTe-style), stored in memory order `order` (the
+ * global axes from slowest to fastest; NULL: natural order 0..ndims-1). The output box is in
+ * spectral indices (last axis n/2+1 for r2c). */
+int dfft_plan_create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int precision,
+                           const int64_t* in_lo, const int64_t* in_hi, const int* in_order,
+                           const int64_t* out_lo, const int64_t* out_hi, const int* out_order,
+                           const dfft_options* options, dfft_plan* plan);
+/* Fortran: the communicator as a Fortran handle (MPI_Comm_c2f). */
+int dfft_plan_create_f(MPI_Fint comm, int ndims, const int64_t* shape, int precision,
+                       const dfft_options* options, dfft_plan* plan);
+int dfft_plan_create_boxes_f(MPI_Fint comm, int ndims, const int64_t* shape, int precision,
+                             const int64_t* in_lo, const int64_t* in_hi, const int* in_order,
+                             const int64_t* out_lo, const int64_t* out_hi, const int* out_order,
+                             const dfft_options* options, dfft_plan* plan);
+/* Frees the plan and sets *plan to NULL (NULL and a NULL *plan are accepted). Not collective. */
+int dfft_plan_destroy(dfft_plan* plan);
+
+/* Transforms. r2c: forward real -> complex, inverse complex -> real; c2c: complex both ways;
+ * r2r: real both ways. Elements are of the plan's precision; in == out is allowed for c2c, for
+ * r2c with in_place and for r2r. */
+int dfft_forward(dfft_plan plan, const void* in, void* out);
+int dfft_inverse(dfft_plan plan, const void* in, void* out);
+/* `batch` arrays stored one after another (each of input_count / output_count elements). */
+int dfft_forward_batch(dfft_plan plan, int batch, const void* in, void* out);
+int dfft_inverse_batch(dfft_plan plan, int batch, const void* in, void* out);
+
+/* Queries (plan must be valid). Arrays hold ndims entries. */
+int dfft_plan_ndims(dfft_plan plan);
+int64_t dfft_plan_input_count(dfft_plan plan);   /* elements this rank holds (input side) */
+int64_t dfft_plan_output_count(dfft_plan plan);  /* elements this rank holds (output side) */
+int dfft_plan_spectral_shape(dfft_plan plan, int64_t* shape);
+/* This rank's box [lo, hi), memory order (may be NULL) and element strides per global axis
+ * (may be NULL): global element idx lives at sum_a (idx[a] - lo[a]) * strides[a]. */
+int dfft_plan_input_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, int64_t* strides);
+int dfft_plan_output_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, int64_t* strides);
+/* The process grid; returns its number of dimensions (the entries go to grid, >= ndims - 1). */
+int dfft_plan_grid(dfft_plan plan, int* grid);
+int dfft_plan_timings(dfft_plan plan, dfft_timings* timings);
+/* The plan's path as text, NUL-terminated and truncated to `size`; returns the full length. */
+size_t dfft_plan_describe(dfft_plan plan, char* buffer, size_t size);
+/* Memory where the plan's backend wants its arrays (device memory for DFFT_CUDA). */
+int dfft_plan_allocate(dfft_plan plan, size_t bytes, void** pointer);
+int dfft_plan_deallocate(dfft_plan plan, void* pointer);
+
+/* The message of the last failure in this thread ("" if none). */
+const char* dfft_error_message(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DFFT_DFFT_H */

@@ -1,0 +1,375 @@
+// The C interface (include/dfft/dfft.h) over dfft::Plan. Every entry point catches every
+// exception, turns it into a dfft_status and keeps the message for dfft_error_message().
+#include "dfft/dfft.h"
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <new>
+#include <string>
+#include <variant>
+
+#include "dfft/dfft.hpp"
+
+// include/dfft/dfft.f90 declares the same fields as a bind(c) type: 36 ints, then the 8-byte
+// fields with no padding between. A field added to one must be added to the other.
+static_assert(sizeof(dfft_options) == 36 * sizeof(int) + sizeof(int64_t) + 2 * sizeof(double) + sizeof(void*),
+              "dfft_options layout changed: update include/dfft/dfft.f90");
+
+struct dfft_plan_s {
+  std::variant<dfft::Plan<double>, dfft::Plan<float>> plan;
+  dfft::Transform transform;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+int world_rank() {
+  int init = 0, fin = 0, r = -1;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int fail(int status, const std::string& what) {
+  last_error = what;
+  return status;
+}
+
+// Runs f, mapping exceptions to statuses: input errors (call "plan"), MPI calls, the other
+// libraries (FFTW, CUDA, cuFFT, NCCL), allocation, anything else.
+template <class F>
+int guarded(F&& f) {
+  try {
+    f();
+    last_error.clear();
+    return DFFT_SUCCESS;
+  } catch (const dfft::Error& e) {
+    const std::string& call = e.call();
+    int status = DFFT_ERROR_LIBRARY;
+    if (call == "plan" || e.code() == 0) status = DFFT_ERROR_INPUT;
+    else if (call.rfind("MPI_", 0) == 0) status = DFFT_ERROR_MPI;
+    return fail(status, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(DFFT_ERROR_MEMORY, "dfft: host memory allocation failed on rank " + std::to_string(world_rank()));
+  } catch (const std::exception& e) {
+    return fail(DFFT_ERROR_INTERNAL, e.what());
+  } catch (...) {
+    return fail(DFFT_ERROR_INTERNAL, "dfft: unknown exception");
+  }
+}
+
+[[noreturn]] void bad(const std::string& what) {
+  throw dfft::Error("plan", 0, world_rank(), "dfft C API: " + what);
+}
+
+// C enum value -> C++ enum, refusing values outside [0, n).
+template <class E>
+E pick(int v, int n, const char* field) {
+  if (v < 0 || v >= n) bad(std::string(field) + " = " + std::to_string(v) + " is not one of its DFFT_ constants");
+  return static_cast<E>(v);
+}
+
+dfft::Options to_options(const dfft_options* o, int ndims) {
+  dfft_options def;
+  dfft_options_init(&def);
+  if (!o) o = &def;
+  dfft::Options r;
+  r.decomposition = pick<dfft::Decomposition>(o->decomposition, 3, "decomposition");
+  r.variant = pick<dfft::Variant>(o->variant, 2, "variant");
+  r.transform = pick<dfft::Transform>(o->transform, 3, "transform");
+  r.backend = pick<dfft::Backend>(o->backend, 2, "backend");
+  r.effort = pick<dfft::Effort>(o->effort, 2, "effort");
+  r.normalize = o->normalize != 0;
+  r.codec = pick<dfft::Codec>(o->codec, 4, "codec");
+  r.onesided_sync = pick<dfft::OneSidedSync>(o->onesided_sync, 2, "onesided_sync");
+  r.staging = pick<dfft::Staging>(o->staging, 3, "staging");
+  r.tune = pick<dfft::Tune>(o->tune, 3, "tune");
+  if (o->n_methods < 1 || o->n_methods > 2) bad("n_methods = " + std::to_string(o->n_methods) + " (1 or 2)");
+  r.methods.clear();
+  for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], 9, "methods[i]"));
+  if (o->grid_dims < 0 || o->grid_dims > DFFT_MAX_DIMS - 1)
+    bad("grid_dims = " + std::to_string(o->grid_dims) + " (0 to " + std::to_string(DFFT_MAX_DIMS - 1) + ")");
+  r.grid.assign(o->grid, o->grid + o->grid_dims);
+  const bool any_r2r = std::any_of(o->r2r, o->r2r + DFFT_MAX_DIMS, [](int k) { return k != DFFT_R2R_NONE; });
+  if (any_r2r)
+    for (int a = 0; a < ndims; ++a) r.r2r.push_back(pick<dfft::R2R>(o->r2r[a], 3, "r2r[axis]"));
+  r.chunks = o->chunks;
+  r.in_flight = o->in_flight;
+  r.overlap = o->overlap;
+  r.adapt = o->adapt != 0;
+  r.device = o->device;
+  r.batch = o->batch;
+  r.in_place = o->in_place != 0;
+  r.max_message_bytes = o->max_message_bytes;
+  r.tolerance = o->tolerance;
+  r.tune_budget_s = o->tune_budget_s;
+  r.wisdom_file = o->wisdom_file ? o->wisdom_file : "";
+  return r;
+}
+
+std::vector<std::int64_t> to_shape(int ndims, const int64_t* shape) {
+  if (ndims < 2 || ndims > DFFT_MAX_DIMS)
+    bad("ndims = " + std::to_string(ndims) + " (2 to " + std::to_string(DFFT_MAX_DIMS) + ")");
+  if (!shape) bad("shape is NULL");
+  return {shape, shape + ndims};
+}
+
+dfft::Layout to_layout(int ndims, const int64_t* lo, const int64_t* hi, const int* order, const char* side) {
+  if (!lo || !hi) bad(std::string(side) + " box: lo or hi is NULL");
+  dfft::Layout l;
+  l.box.lo.assign(lo, lo + ndims);
+  l.box.hi.assign(hi, hi + ndims);
+  if (order) {
+    l.order.assign(order, order + ndims);
+  } else {
+    for (int a = 0; a < ndims; ++a) l.order.push_back(a);
+  }
+  return l;
+}
+
+int create(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const dfft::Layout* in,
+           const dfft::Layout* out, const dfft_options* options, dfft_plan* plan) {
+  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan (the output pointer) is NULL");
+  *plan = nullptr;
+  return guarded([&] {
+    const auto s = to_shape(ndims, shape);
+    const dfft::Options o = to_options(options, ndims);
+    if (precision != DFFT_DOUBLE && precision != DFFT_FLOAT)
+      bad("precision = " + std::to_string(precision) + " (DFFT_DOUBLE or DFFT_FLOAT)");
+    auto make = [&](auto tag) {
+      using T = decltype(tag);
+      return in ? new dfft_plan_s{dfft::Plan<T>(comm, s, *in, *out, o), o.transform}
+                : new dfft_plan_s{dfft::Plan<T>(comm, s, o), o.transform};
+    };
+    *plan = precision == DFFT_DOUBLE ? make(double{}) : make(float{});
+  });
+}
+
+int create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const int64_t* in_lo,
+                 const int64_t* in_hi, const int* in_order, const int64_t* out_lo, const int64_t* out_hi,
+                 const int* out_order, const dfft_options* options, dfft_plan* plan) {
+  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan (the output pointer) is NULL");
+  *plan = nullptr;
+  dfft::Layout in, out;
+  const int st = guarded([&] {
+    to_shape(ndims, shape);
+    in = to_layout(ndims, in_lo, in_hi, in_order, "input");
+    out = to_layout(ndims, out_lo, out_hi, out_order, "output");
+  });
+  if (st != DFFT_SUCCESS) return st;
+  return create(comm, ndims, shape, precision, &in, &out, options, plan);
+}
+
+// forward/inverse with the element types of the plan's transform and precision.
+int execute(dfft_plan plan, bool fwd, int batch, const void* in, void* out) {
+  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  return guarded([&] {
+    if (batch < 1) bad("batch = " + std::to_string(batch) + " (>= 1)");
+    std::visit(
+        [&](auto& p) {
+          using T = typename std::decay_t<decltype(p)>::real_type;
+          using C = std::complex<T>;
+          switch (plan->transform) {
+            case dfft::Transform::r2c:
+              if (fwd) p.forward(batch, static_cast<const T*>(in), static_cast<C*>(out));
+              else p.inverse(batch, static_cast<const C*>(in), static_cast<T*>(out));
+              break;
+            case dfft::Transform::c2c:
+              if (fwd) p.forward(batch, static_cast<const C*>(in), static_cast<C*>(out));
+              else p.inverse(batch, static_cast<const C*>(in), static_cast<C*>(out));
+              break;
+            case dfft::Transform::r2r:
+              if (fwd) p.forward(batch, static_cast<const T*>(in), static_cast<T*>(out));
+              else p.inverse(batch, static_cast<const T*>(in), static_cast<T*>(out));
+              break;
+          }
+        },
+        plan->plan);
+  });
+}
+
+template <class F>
+auto with_plan(dfft_plan plan, F&& f) {
+  return std::visit([&](auto& p) { return f(p); }, plan->plan);
+}
+
+int box_of(dfft_plan plan, bool input, int64_t* lo, int64_t* hi, int* order, int64_t* strides) {
+  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  return guarded([&] {
+    with_plan(plan, [&](auto& p) {
+      const dfft::Layout& l = input ? p.input_layout() : p.output_layout();
+      const auto st = l.strides();
+      for (int a = 0; a < l.box.dims(); ++a) {
+        if (lo) lo[a] = l.box.lo[a];
+        if (hi) hi[a] = l.box.hi[a];
+        if (order) order[a] = l.order[a];
+        if (strides) strides[a] = st[a];
+      }
+      return 0;
+    });
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+void dfft_options_init(dfft_options* o) {
+  if (!o) return;
+  std::memset(o, 0, sizeof *o);
+  const dfft::Options d;
+  o->decomposition = static_cast<int>(d.decomposition);
+  o->variant = static_cast<int>(d.variant);
+  o->transform = static_cast<int>(d.transform);
+  o->backend = static_cast<int>(d.backend);
+  o->effort = static_cast<int>(d.effort);
+  o->normalize = d.normalize;
+  o->codec = static_cast<int>(d.codec);
+  o->onesided_sync = static_cast<int>(d.onesided_sync);
+  o->staging = static_cast<int>(d.staging);
+  o->tune = static_cast<int>(d.tune);
+  o->n_methods = static_cast<int>(d.methods.size());
+  for (int i = 0; i < o->n_methods && i < 2; ++i) o->methods[i] = static_cast<int>(d.methods[i]);
+  o->chunks = d.chunks;
+  o->in_flight = d.in_flight;
+  o->overlap = d.overlap;
+  o->adapt = d.adapt;
+  o->device = d.device;
+  o->batch = d.batch;
+  o->in_place = d.in_place;
+  o->max_message_bytes = d.max_message_bytes;
+  o->tolerance = d.tolerance;
+  o->tune_budget_s = d.tune_budget_s;
+  o->wisdom_file = nullptr;
+}
+
+int dfft_plan_create(MPI_Comm comm, int ndims, const int64_t* shape, int precision,
+                     const dfft_options* options, dfft_plan* plan) {
+  return create(comm, ndims, shape, precision, nullptr, nullptr, options, plan);
+}
+
+int dfft_plan_create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int precision,
+                           const int64_t* in_lo, const int64_t* in_hi, const int* in_order,
+                           const int64_t* out_lo, const int64_t* out_hi, const int* out_order,
+                           const dfft_options* options, dfft_plan* plan) {
+  return create_boxes(comm, ndims, shape, precision, in_lo, in_hi, in_order, out_lo, out_hi, out_order,
+                      options, plan);
+}
+
+int dfft_plan_create_f(MPI_Fint comm, int ndims, const int64_t* shape, int precision,
+                       const dfft_options* options, dfft_plan* plan) {
+  return create(MPI_Comm_f2c(comm), ndims, shape, precision, nullptr, nullptr, options, plan);
+}
+
+int dfft_plan_create_boxes_f(MPI_Fint comm, int ndims, const int64_t* shape, int precision,
+                             const int64_t* in_lo, const int64_t* in_hi, const int* in_order,
+                             const int64_t* out_lo, const int64_t* out_hi, const int* out_order,
+                             const dfft_options* options, dfft_plan* plan) {
+  return create_boxes(MPI_Comm_f2c(comm), ndims, shape, precision, in_lo, in_hi, in_order, out_lo, out_hi,
+                      out_order, options, plan);
+}
+
+int dfft_plan_destroy(dfft_plan* plan) {
+  if (!plan || !*plan) return DFFT_SUCCESS;
+  const int st = guarded([&] { delete *plan; });
+  *plan = nullptr;
+  return st;
+}
+
+int dfft_forward(dfft_plan plan, const void* in, void* out) { return execute(plan, true, 1, in, out); }
+int dfft_inverse(dfft_plan plan, const void* in, void* out) { return execute(plan, false, 1, in, out); }
+int dfft_forward_batch(dfft_plan plan, int batch, const void* in, void* out) {
+  return execute(plan, true, batch, in, out);
+}
+int dfft_inverse_batch(dfft_plan plan, int batch, const void* in, void* out) {
+  return execute(plan, false, batch, in, out);
+}
+
+int dfft_plan_ndims(dfft_plan plan) {
+  return plan ? with_plan(plan, [](auto& p) { return static_cast<int>(p.shape().size()); }) : 0;
+}
+int64_t dfft_plan_input_count(dfft_plan plan) {
+  return plan ? with_plan(plan, [](auto& p) { return p.input_count(); }) : 0;
+}
+int64_t dfft_plan_output_count(dfft_plan plan) {
+  return plan ? with_plan(plan, [](auto& p) { return p.output_count(); }) : 0;
+}
+
+int dfft_plan_spectral_shape(dfft_plan plan, int64_t* shape) {
+  if (!plan || !shape) return fail(DFFT_ERROR_INPUT, "dfft C API: plan or shape is NULL");
+  return guarded([&] {
+    with_plan(plan, [&](auto& p) {
+      const auto s = p.spectral_shape();
+      std::copy(s.begin(), s.end(), shape);
+      return 0;
+    });
+  });
+}
+
+int dfft_plan_input_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, int64_t* strides) {
+  return box_of(plan, true, lo, hi, order, strides);
+}
+int dfft_plan_output_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, int64_t* strides) {
+  return box_of(plan, false, lo, hi, order, strides);
+}
+
+int dfft_plan_grid(dfft_plan plan, int* grid) {
+  if (!plan) return 0;
+  return with_plan(plan, [&](auto& p) {
+    const auto& g = p.grid();
+    if (grid) std::copy(g.begin(), g.end(), grid);
+    return static_cast<int>(g.size());
+  });
+}
+
+int dfft_plan_timings(dfft_plan plan, dfft_timings* t) {
+  if (!plan || !t) return fail(DFFT_ERROR_INPUT, "dfft C API: plan or timings is NULL");
+  return guarded([&] {
+    *t = dfft_timings{0, 0, 0, 0, 0};
+    with_plan(plan, [&](auto& p) {
+      for (const auto& s : p.timings()) {
+        t->fft += s.fft;
+        t->pack += s.pack;
+        t->comm += s.comm;
+        t->unpack += s.unpack;
+      }
+      return 0;
+    });
+    t->total = t->fft + t->pack + t->comm + t->unpack;
+  });
+}
+
+size_t dfft_plan_describe(dfft_plan plan, char* buffer, size_t size) {
+  std::string d;
+  if (plan && guarded([&] { d = with_plan(plan, [](auto& p) { return p.describe(); }); }) != DFFT_SUCCESS)
+    d.clear();
+  if (buffer && size > 0) {
+    const size_t n = std::min(size - 1, d.size());
+    std::memcpy(buffer, d.data(), n);
+    buffer[n] = '\0';
+  }
+  return d.size();
+}
+
+int dfft_plan_allocate(dfft_plan plan, size_t bytes, void** pointer) {
+  if (!plan || !pointer) return fail(DFFT_ERROR_INPUT, "dfft C API: plan or pointer is NULL");
+  *pointer = nullptr;
+  return guarded([&] { *pointer = with_plan(plan, [&](auto& p) { return p.allocate(bytes); }); });
+}
+
+int dfft_plan_deallocate(dfft_plan plan, void* pointer) {
+  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  return guarded([&] {
+    with_plan(plan, [&](auto& p) {
+      p.deallocate(pointer);
+      return 0;
+    });
+  });
+}
+
+const char* dfft_error_message(void) { return last_error.c_str(); }
+
+}  // extern "C"

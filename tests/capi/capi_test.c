@@ -1,0 +1,323 @@
+/* The C interface (include/dfft/dfft.h), compiled as C11: every decomposition x variant x
+ * method x precision x transform (r2c, c2c) on 17x12x10 through dfft_plan_create, checked
+ * against a separable naive DFT written here (no FFTW, no dfft) and by the round trip; user
+ * boxes with another memory order (dfft_plan_create_boxes); batches; options refused with
+ * DFFT_ERROR_INPUT and a message; and a negative control showing that the check detects one
+ * corrupted value. Run on 1-4 ranks (tests/capi/CMakeLists.txt). Prints one line per failure
+ * and exits non-zero on any. */
+#include <dfft/dfft.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N0 17
+#define N1 12
+#define N2 10
+#define NTOT (N0 * N1 * N2)
+#define PI 3.14159265358979323846
+
+static int rank_, failures;
+static double ref_c2c[NTOT][2], ref_r2c[NTOT][2]; /* full DFTs of the two inputs, natural order */
+
+/* Inputs as functions of the global index (the same on every rank). */
+static double input_re(long i, long j, long k) { return sin(0.7 * i + 0.3 * j * j) + 0.25 * cos(1.3 * k + 0.1 * i * j); }
+static double input_im(long i, long j, long k) { return cos(0.2 * i * k) - 0.5 * sin(0.9 * j + 0.4 * k); }
+
+/* Naive separable DFT, forward sign (exp(-2 pi i jk/n)), in place on a natural-order array. */
+static void dft_axis(double (*a)[2], int axis) {
+  const int n[3] = {N0, N1, N2};
+  const long stride[3] = {N1 * N2, N2, 1};
+  double tmp[32][2];
+  for (long base = 0; base < NTOT; ++base) {
+    long idx[3] = {base / (N1 * N2), (base / N2) % N1, base % N2};
+    if (idx[axis] != 0) continue;
+    for (int f = 0; f < n[axis]; ++f) {
+      double re = 0, im = 0;
+      for (int x = 0; x < n[axis]; ++x) {
+        const double ang = -2 * PI * (double)((long)f * x % n[axis]) / n[axis];
+        const double* v = a[base + x * stride[axis]];
+        re += v[0] * cos(ang) - v[1] * sin(ang);
+        im += v[0] * sin(ang) + v[1] * cos(ang);
+      }
+      tmp[f][0] = re;
+      tmp[f][1] = im;
+    }
+    for (int f = 0; f < n[axis]; ++f) {
+      a[base + f * stride[axis]][0] = tmp[f][0];
+      a[base + f * stride[axis]][1] = tmp[f][1];
+    }
+  }
+}
+
+static void make_references(void) {
+  for (long i = 0; i < N0; ++i)
+    for (long j = 0; j < N1; ++j)
+      for (long k = 0; k < N2; ++k) {
+        const long o = (i * N1 + j) * N2 + k;
+        ref_c2c[o][0] = input_re(i, j, k);
+        ref_c2c[o][1] = input_im(i, j, k);
+        ref_r2c[o][0] = input_re(i, j, k);
+        ref_r2c[o][1] = 0;
+      }
+  for (int a = 0; a < 3; ++a) {
+    dft_axis(ref_c2c, a);
+    dft_axis(ref_r2c, a);
+  }
+}
+
+static void check(int ok, const char* what, const char* cfg) {
+  if (!ok) {
+    ++failures;
+    printf("rank %d: FAIL %s [%s]: %s\n", rank_, what, cfg, dfft_error_message());
+  }
+}
+
+/* Element (in units of reals) offset of global index g in a box with strides. */
+static long offset(const int64_t* lo, const int64_t* st, const long* g) {
+  return (long)((g[0] - lo[0]) * st[0] + (g[1] - lo[1]) * st[1] + (g[2] - lo[2]) * st[2]);
+}
+
+/* Fill this rank's input box. */
+static void fill_input(dfft_plan p, int is_double, int complex_in, void* buf, double scale) {
+  int64_t lo[3], hi[3], st[3];
+  dfft_plan_input_box(p, lo, hi, NULL, st);
+  for (long i = lo[0]; i < hi[0]; ++i)
+    for (long j = lo[1]; j < hi[1]; ++j)
+      for (long k = lo[2]; k < hi[2]; ++k) {
+        const long g[3] = {i, j, k};
+        const long o = offset(lo, st, g) * (complex_in ? 2 : 1);
+        const double re = scale * input_re(i, j, k), im = scale * input_im(i, j, k);
+        if (is_double) {
+          ((double*)buf)[o] = re;
+          if (complex_in) ((double*)buf)[o + 1] = im;
+        } else {
+          ((float*)buf)[o] = (float)re;
+          if (complex_in) ((float*)buf)[o + 1] = (float)im;
+        }
+      }
+}
+
+/* Relative L2 error of this plan's output against the reference, over all ranks. */
+static double output_error(dfft_plan p, MPI_Comm comm, int is_double, int r2c, const void* buf, double scale) {
+  int64_t lo[3], hi[3], st[3];
+  dfft_plan_output_box(p, lo, hi, NULL, st);
+  double sums[2] = {0, 0}, tot[2];
+  for (long i = lo[0]; i < hi[0]; ++i)
+    for (long j = lo[1]; j < hi[1]; ++j)
+      for (long k = lo[2]; k < hi[2]; ++k) {
+        const long g[3] = {i, j, k};
+        const long o = 2 * offset(lo, st, g);
+        const double* r = (r2c ? ref_r2c : ref_c2c)[(i * N1 + j) * N2 + k];
+        const double re = is_double ? ((const double*)buf)[o] : ((const float*)buf)[o];
+        const double im = is_double ? ((const double*)buf)[o + 1] : ((const float*)buf)[o + 1];
+        sums[0] += (re - scale * r[0]) * (re - scale * r[0]) + (im - scale * r[1]) * (im - scale * r[1]);
+        sums[1] += scale * scale * (r[0] * r[0] + r[1] * r[1]);
+      }
+  MPI_Allreduce(sums, tot, 2, MPI_DOUBLE, MPI_SUM, comm);
+  return sqrt(tot[0] / tot[1]);
+}
+
+/* Round trip: inverse(forward(x)) / N against x, over all ranks. */
+static double roundtrip_error(dfft_plan p, MPI_Comm comm, int is_double, int complex_in, const void* buf) {
+  int64_t lo[3], hi[3], st[3];
+  dfft_plan_input_box(p, lo, hi, NULL, st);
+  double sums[2] = {0, 0}, tot[2];
+  for (long i = lo[0]; i < hi[0]; ++i)
+    for (long j = lo[1]; j < hi[1]; ++j)
+      for (long k = lo[2]; k < hi[2]; ++k) {
+        const long g[3] = {i, j, k};
+        const long o = offset(lo, st, g) * (complex_in ? 2 : 1);
+        for (int c = 0; c < (complex_in ? 2 : 1); ++c) {
+          const double want = c ? input_im(i, j, k) : input_re(i, j, k);
+          const double got = (is_double ? ((const double*)buf)[o + c] : ((const float*)buf)[o + c]) / NTOT;
+          sums[0] += (got - want) * (got - want);
+          sums[1] += want * want;
+        }
+      }
+  MPI_Allreduce(sums, tot, 2, MPI_DOUBLE, MPI_SUM, comm);
+  return sqrt(tot[0] / tot[1]);
+}
+
+static void sweep(MPI_Comm comm) {
+  static const char* dnames[] = {"slab-2d1d", "slab-1d2d", "pencil"};
+  static const char* mnames[] = {"a2a-sync", "a2a-type", "p2p-sync", "p2p-type", "x", "x", "onesided", "p2p-pipelined"};
+  static const int methods[] = {DFFT_A2A_SYNC, DFFT_A2A_TYPE, DFFT_P2P_SYNC, DFFT_P2P_TYPE, DFFT_ONESIDED,
+                                DFFT_P2P_PIPELINED};
+  const int64_t shape[3] = {N0, N1, N2};
+  int plans = 0;
+  for (int d = 0; d < 3; ++d)
+    for (int v = 0; v < 2; ++v)
+      for (int m = 0; m < 6; ++m)
+        for (int prec = 0; prec < 2; ++prec)
+          for (int tr = 0; tr < 2; ++tr) {
+            const int is_double = prec == DFFT_DOUBLE, r2c = tr == 0;
+            char cfg[160];
+            snprintf(cfg, sizeof cfg, "%s %s %s %s %s", dnames[d], v ? "realigned" : "default",
+                     mnames[methods[m]], is_double ? "double" : "float", r2c ? "r2c" : "c2c");
+            dfft_options opt;
+            dfft_options_init(&opt);
+            opt.decomposition = d;
+            opt.variant = v;
+            opt.methods[0] = methods[m];
+            opt.transform = r2c ? DFFT_R2C : DFFT_C2C;
+            dfft_plan p = NULL;
+            if (dfft_plan_create(comm, 3, shape, prec, &opt, &p) != DFFT_SUCCESS) {
+              check(0, "dfft_plan_create", cfg);
+              continue;
+            }
+            ++plans;
+            int64_t spec[3];
+            dfft_plan_spectral_shape(p, spec);
+            check(spec[0] == N0 && spec[1] == N1 && spec[2] == (r2c ? N2 / 2 + 1 : N2), "spectral shape", cfg);
+            const size_t real = is_double ? sizeof(double) : sizeof(float);
+            const size_t in_bytes = (size_t)dfft_plan_input_count(p) * real * (r2c ? 1 : 2);
+            const size_t out_bytes = (size_t)dfft_plan_output_count(p) * real * 2;
+            void* in = calloc(in_bytes + 16, 1);
+            void* out = calloc(out_bytes + 16, 1);
+            fill_input(p, is_double, !r2c, in, 1.0);
+            check(dfft_forward(p, in, out) == DFFT_SUCCESS, "dfft_forward", cfg);
+            const double tol = is_double ? 1e-12 : 1e-5;
+            const double e = output_error(p, comm, is_double, r2c, out, 1.0);
+            if (!(e <= tol)) {
+              ++failures;
+              printf("rank %d: FAIL forward error %.3g > %.1g [%s]\n", rank_, e, tol, cfg);
+            }
+            memset(in, 0, in_bytes);
+            check(dfft_inverse(p, out, in) == DFFT_SUCCESS, "dfft_inverse", cfg);
+            const double rt = roundtrip_error(p, comm, is_double, !r2c, in);
+            if (!(rt <= tol)) {
+              ++failures;
+              printf("rank %d: FAIL round trip %.3g > %.1g [%s]\n", rank_, rt, tol, cfg);
+            }
+            dfft_timings t;
+            check(dfft_plan_timings(p, &t) == DFFT_SUCCESS && t.total >= 0 && t.fft >= 0, "timings", cfg);
+            free(in);
+            free(out);
+            check(dfft_plan_destroy(&p) == DFFT_SUCCESS && p == NULL, "destroy", cfg);
+          }
+  if (rank_ == 0) printf("capi: %d plans through the C interface\n", plans);
+  check(plans == 3 * 2 * 6 * 2 * 2, "every configuration planned", "sweep");
+}
+
+/* Input split along the fastest axis, output along the slowest with memory order {2, 1, 0}. */
+static void boxes(MPI_Comm comm, int size) {
+  const int64_t shape[3] = {N0, N1, N2};
+  const int64_t in_lo[3] = {0, 0, (int64_t)N2 * rank_ / size}, in_hi[3] = {N0, N1, (int64_t)N2 * (rank_ + 1) / size};
+  const int64_t out_lo[3] = {(int64_t)N0 * rank_ / size, 0, 0}, out_hi[3] = {(int64_t)N0 * (rank_ + 1) / size, N1, N2 / 2 + 1};
+  const int out_order[3] = {2, 1, 0};
+  dfft_options opt;
+  dfft_options_init(&opt);
+  opt.decomposition = DFFT_PENCIL;
+  dfft_plan p = NULL;
+  if (dfft_plan_create_boxes(comm, 3, shape, DFFT_DOUBLE, in_lo, in_hi, NULL, out_lo, out_hi, out_order, &opt, &p) !=
+      DFFT_SUCCESS) {
+    check(0, "dfft_plan_create_boxes", "boxes");
+    return;
+  }
+  int64_t lo[3], hi[3], st[3];
+  int order[3];
+  dfft_plan_output_box(p, lo, hi, order, st);
+  check(lo[0] == out_lo[0] && hi[0] == out_hi[0] && order[0] == 2 && order[2] == 0 && st[0] == 1,
+        "output box, order and strides as given", "boxes");
+  double* in = calloc((size_t)dfft_plan_input_count(p) + 1, sizeof(double));
+  double* out = calloc(2 * (size_t)dfft_plan_output_count(p) + 2, sizeof(double));
+  fill_input(p, 1, 0, in, 1.0);
+  check(dfft_forward(p, in, out) == DFFT_SUCCESS, "forward", "boxes");
+  const double e = output_error(p, comm, 1, 1, out, 1.0);
+  if (!(e <= 1e-12)) {
+    ++failures;
+    printf("rank %d: FAIL boxes forward error %.3g\n", rank_, e);
+  }
+  /* Negative control: one corrupted value must be seen by the same check. */
+  if (dfft_plan_output_count(p) > 0) out[0] += 1e-3;
+  const double bad = output_error(p, comm, 1, 1, out, 1.0);
+  check(bad > 1e-9, "a corrupted value is detected", "boxes");
+  free(in);
+  free(out);
+  dfft_plan_destroy(&p);
+}
+
+/* Two arrays in one call: the second is twice the first. */
+static void batch(MPI_Comm comm) {
+  const int64_t shape[3] = {N0, N1, N2};
+  dfft_options opt;
+  dfft_options_init(&opt);
+  opt.decomposition = DFFT_PENCIL;
+  opt.methods[0] = DFFT_P2P_SYNC;
+  dfft_plan p = NULL;
+  if (dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) != DFFT_SUCCESS) {
+    check(0, "dfft_plan_create", "batch");
+    return;
+  }
+  const size_t ni = (size_t)dfft_plan_input_count(p), no = 2 * (size_t)dfft_plan_output_count(p);
+  double* in = calloc(2 * ni + 1, sizeof(double));
+  double* out = calloc(2 * no + 1, sizeof(double));
+  fill_input(p, 1, 0, in, 1.0);
+  fill_input(p, 1, 0, in + ni, 2.0);
+  check(dfft_forward_batch(p, 2, in, out) == DFFT_SUCCESS, "forward_batch", "batch");
+  const double e1 = output_error(p, comm, 1, 1, out, 1.0), e2 = output_error(p, comm, 1, 1, out + no, 2.0);
+  if (!(e1 <= 1e-12 && e2 <= 1e-12)) {
+    ++failures;
+    printf("rank %d: FAIL batch errors %.3g %.3g\n", rank_, e1, e2);
+  }
+  free(in);
+  free(out);
+  dfft_plan_destroy(&p);
+}
+
+/* Refusals: a status, no plan, and a message naming the problem. */
+static void refusals(MPI_Comm comm) {
+  const int64_t shape[3] = {N0, N1, N2};
+  dfft_options opt;
+  dfft_plan p = (dfft_plan)&opt; /* must be reset to NULL */
+  dfft_options_init(&opt);
+  opt.methods[0] = 42;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT && p == NULL &&
+            strstr(dfft_error_message(), "methods") != NULL,
+        "method 42 refused", "refusals");
+  dfft_options_init(&opt);
+  check(dfft_plan_create(comm, 1, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT &&
+            strstr(dfft_error_message(), "ndims") != NULL,
+        "ndims 1 refused", "refusals");
+  check(dfft_plan_create(comm, 3, shape, 7, &opt, &p) == DFFT_ERROR_INPUT &&
+            strstr(dfft_error_message(), "precision") != NULL,
+        "precision 7 refused", "refusals");
+  opt.methods[0] = DFFT_A2A_TYPE;
+  opt.codec = DFFT_CODEC_FP32;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT && p == NULL &&
+            strlen(dfft_error_message()) > 0,
+        "a codec with a datatype method refused by the library", "refusals");
+  dfft_options_init(&opt);
+  const int64_t zero[3] = {N0, 0, N2};
+  check(dfft_plan_create(comm, 3, zero, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT, "a zero extent refused",
+        "refusals");
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, NULL) == DFFT_ERROR_INPUT, "NULL plan pointer",
+        "refusals");
+  check(dfft_forward(NULL, NULL, NULL) == DFFT_ERROR_INPUT, "forward on a NULL plan", "refusals");
+  check(dfft_plan_destroy(NULL) == DFFT_SUCCESS, "destroy(NULL)", "refusals");
+  /* After refusals a good plan still works and clears the message. */
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS && dfft_error_message()[0] == '\0',
+        "a good plan after refusals", "refusals");
+  char text[16];
+  const size_t n = dfft_plan_describe(p, text, sizeof text);
+  check(n > 0 && strlen(text) == (n < sizeof text ? n : sizeof text - 1), "describe truncates", "refusals");
+  dfft_plan_destroy(&p);
+}
+
+int main(int argc, char** argv) {
+  int provided, size;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  make_references();
+  sweep(MPI_COMM_WORLD);
+  boxes(MPI_COMM_WORLD, size);
+  batch(MPI_COMM_WORLD);
+  refusals(MPI_COMM_WORLD);
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank_ == 0) printf("capi: %s (%d failure(s) over %d rank(s))\n", total ? "FAILED" : "PASSED", total, size);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}

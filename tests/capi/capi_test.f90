@@ -1,0 +1,201 @@
+! The Fortran module (include/dfft/dfft.f90) over the C interface: 3-D c2c double and r2c float
+! plans (slab and pencil) on a 9x8x7 array checked against a naive DFT written here and by the round
+! trip, the options' defaults as seen from Fortran (the bind(c) type's layout), and a refused
+! option. 1-4 ranks (tests/capi/CMakeLists.txt); exits non-zero on any failure.
+program capi_fortran_test
+  use, intrinsic :: iso_c_binding
+  use mpi
+  use dfft
+  implicit none
+  integer, parameter :: n0 = 9, n1 = 8, n2 = 7
+  integer(c_int64_t) :: shape(3) = [integer(c_int64_t) :: n0, n1, n2]
+  type(dfft_options) :: opt
+  type(c_ptr) :: plan
+  integer :: ierr, rank, failures, total, d
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  failures = 0
+
+  call dfft_options_init(opt)
+  if (opt%chunks /= 4 .or. opt%in_flight /= 2 .or. opt%device /= -1 .or. opt%n_methods /= 1 .or. &
+      opt%overlap /= 1 .or. opt%batch /= 1 .or. opt%max_message_bytes /= 2_c_int64_t**31 - 4096 .or. &
+      c_associated(opt%wisdom_file)) then
+    print *, 'rank', rank, 'FAIL: dfft_options defaults seen from Fortran'
+    failures = failures + 1
+  end if
+
+  do d = 0, 2, 2   ! slab-2d1d and pencil
+    call run_c2c(d)
+    call run_r2c(d)
+  end do
+
+  call dfft_options_init(opt)
+  opt%methods(1) = 42
+  ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
+  if (ierr /= DFFT_ERROR_INPUT .or. c_associated(plan) .or. index(dfft_error_message(), 'methods') == 0) then
+    print *, 'rank', rank, 'FAIL: method 42 not refused:', ierr, dfft_error_message()
+    failures = failures + 1
+  end if
+
+  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a,i0,a)', 'capi fortran: ', total, ' failure(s)'
+  call MPI_Finalize(ierr)
+  if (total /= 0) error stop 1
+
+contains
+
+  complex(c_double_complex) function input(i, j, k)
+    integer, intent(in) :: i, j, k   ! 0-based C indices
+    input = cmplx(sin(0.7d0 * i + 0.3d0 * j * j) + 0.25d0 * cos(1.3d0 * k), &
+                  cos(0.2d0 * i * k) - 0.5d0 * sin(0.9d0 * j), c_double_complex)
+  end function
+
+  ! Naive 3-D DFT of the input (its real part only when real_only) at frequency (f0, f1, f2).
+  complex(c_double_complex) function dft(f0, f1, f2, real_only)
+    integer, intent(in) :: f0, f1, f2
+    logical, intent(in) :: real_only
+    integer :: i, j, k
+    real(c_double) :: ang
+    complex(c_double_complex) :: v
+    real(c_double), parameter :: pi = 3.14159265358979323846d0
+    dft = (0d0, 0d0)
+    do i = 0, n0 - 1
+      do j = 0, n1 - 1
+        do k = 0, n2 - 1
+          ang = -2 * pi * (dble(mod(f0 * i, n0)) / n0 + dble(mod(f1 * j, n1)) / n1 + dble(mod(f2 * k, n2)) / n2)
+          v = input(i, j, k)
+          if (real_only) v = cmplx(real(v), 0d0, c_double_complex)
+          dft = dft + v * cmplx(cos(ang), sin(ang), c_double_complex)
+        end do
+      end do
+    end do
+  end function
+
+  subroutine report(what, err, tol)
+    character(len=*), intent(in) :: what
+    real(c_double), intent(in) :: err, tol
+    if (.not. (err <= tol)) then
+      print '(a,i0,3a,es10.3)', 'rank ', rank, ' FAIL: ', what, ' error ', err
+      failures = failures + 1
+    end if
+  end subroutine
+
+  ! sqrt(sum(num) / sum(den)) over all ranks.
+  real(c_double) function global_ratio(num, den)
+    real(c_double), intent(in) :: num, den
+    real(c_double) :: loc(2), tot(2)
+    integer :: e
+    loc = [num, den]
+    call MPI_Allreduce(loc, tot, 2, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, e)
+    global_ratio = sqrt(tot(1) / tot(2))
+  end function
+
+  ! Global indices (0-based, C order) and array positions (1-based) of this rank's input or
+  ! output block, from the plan's box and strides.
+  subroutine block(input_side, idx, pos)
+    logical, intent(in) :: input_side
+    integer, allocatable, intent(out) :: idx(:, :)
+    integer(c_int64_t), allocatable, intent(out) :: pos(:)
+    integer(c_int64_t) :: lo(3), hi(3), st(3)
+    integer(c_int) :: ord(3)
+    integer :: i, j, k, n, e
+    if (input_side) then
+      e = dfft_plan_input_box(plan, lo, hi, ord, st)
+    else
+      e = dfft_plan_output_box(plan, lo, hi, ord, st)
+    end if
+    n = int(max(0_c_int64_t, product(hi - lo)))
+    allocate(idx(3, n), pos(n))
+    n = 0
+    do i = int(lo(1)), int(hi(1)) - 1
+      do j = int(lo(2)), int(hi(2)) - 1
+        do k = int(lo(3)), int(hi(3)) - 1
+          n = n + 1
+          idx(:, n) = [i, j, k]
+          pos(n) = 1 + (i - lo(1)) * st(1) + (j - lo(2)) * st(2) + (k - lo(3)) * st(3)
+        end do
+      end do
+    end do
+  end subroutine
+
+  logical function planned(decomp, transform, precision, variant)
+    integer, intent(in) :: decomp, transform, precision, variant
+    call dfft_options_init(opt)
+    opt%decomposition = decomp
+    opt%transform = transform
+    opt%variant = variant
+    planned = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, precision, opt, plan) == DFFT_SUCCESS
+    if (.not. planned) then
+      print *, 'rank', rank, 'FAIL: plan:', dfft_error_message()
+      failures = failures + 1
+    end if
+  end function
+
+  subroutine run_c2c(decomp)
+    integer, intent(in) :: decomp
+    complex(c_double_complex), allocatable, target :: u(:), uk(:)
+    integer, allocatable :: idx(:, :)
+    integer(c_int64_t), allocatable :: pos(:)
+    integer :: n, e
+    real(c_double) :: num, den
+    complex(c_double_complex) :: want, x
+    if (.not. planned(decomp, DFFT_C2C, DFFT_DOUBLE, DFFT_DEFAULT)) return
+    allocate(u(max(1_c_int64_t, dfft_plan_input_count(plan))), uk(max(1_c_int64_t, dfft_plan_output_count(plan))))
+    call block(.true., idx, pos)
+    do n = 1, size(pos)
+      u(pos(n)) = input(idx(1, n), idx(2, n), idx(3, n))
+    end do
+    e = dfft_forward(plan, c_loc(u), c_loc(uk))
+    call block(.false., idx, pos)
+    num = 0; den = 0
+    do n = 1, size(pos)
+      want = dft(idx(1, n), idx(2, n), idx(3, n), .false.)
+      num = num + abs(uk(pos(n)) - want)**2
+      den = den + abs(want)**2
+    end do
+    call report('c2c forward', global_ratio(num, den), 1d-12)
+    e = dfft_inverse(plan, c_loc(uk), c_loc(u))
+    call block(.true., idx, pos)
+    num = 0; den = 0
+    do n = 1, size(pos)
+      x = input(idx(1, n), idx(2, n), idx(3, n))
+      num = num + abs(u(pos(n)) / (n0 * n1 * n2) - x)**2
+      den = den + abs(x)**2
+    end do
+    call report('c2c round trip', global_ratio(num, den), 1d-12)
+    e = dfft_plan_destroy(plan)
+    if (c_associated(plan)) failures = failures + 1
+  end subroutine
+
+  subroutine run_r2c(decomp)
+    integer, intent(in) :: decomp
+    real(c_float), allocatable, target :: u(:)
+    complex(c_float_complex), allocatable, target :: uk(:)
+    integer, allocatable :: idx(:, :)
+    integer(c_int64_t), allocatable :: pos(:)
+    integer(c_int64_t) :: spec(3)
+    integer :: n, e
+    real(c_double) :: num, den
+    complex(c_double_complex) :: want
+    if (.not. planned(decomp, DFFT_R2C, DFFT_FLOAT, DFFT_REALIGNED)) return
+    e = dfft_plan_spectral_shape(plan, spec)
+    if (spec(3) /= 4) failures = failures + 1   ! n2/2 + 1 for n2 = 7
+    allocate(u(max(1_c_int64_t, dfft_plan_input_count(plan))), uk(max(1_c_int64_t, dfft_plan_output_count(plan))))
+    call block(.true., idx, pos)
+    do n = 1, size(pos)
+      u(pos(n)) = real(real(input(idx(1, n), idx(2, n), idx(3, n))), c_float)
+    end do
+    e = dfft_forward(plan, c_loc(u), c_loc(uk))
+    call block(.false., idx, pos)
+    num = 0; den = 0
+    do n = 1, size(pos)
+      want = dft(idx(1, n), idx(2, n), idx(3, n), .true.)
+      num = num + abs(uk(pos(n)) - want)**2
+      den = den + abs(want)**2
+    end do
+    call report('r2c float forward', global_ratio(num, den), 1d-5)
+    e = dfft_plan_destroy(plan)
+  end subroutine
+
+end program capi_fortran_test
