@@ -32,6 +32,8 @@
 #                                       with the CUDA backend (random validated configurations)
 #   tools/gpu-final.sh OUTDIR s6        (1 or 2 GPUs) the host fp16 codec's integer conversion against
 #                                       the GPU kernels: GPU codec tests and GPU codec sweep on 1-3 ranks
+#   tools/gpu-final.sh OUTDIR s6c       (1 or 2 GPUs) the C interface's test with the CUDA backend
+#                                       (device memory through dfft_plan_allocate/upload/download), 1-2 ranks
 #   tools/gpu-final.sh OUTDIR s5b       (2 GPUs) tapered vs balanced nccl chunks with the fp32 codec
 #                                       at 1024^3 double (#6); cuda-ipc overlap at 1024^3 with
 #                                       tapered and/or device-queued slices (#7)
@@ -59,7 +61,7 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
   case $WHAT in s5cpu|s5taper) GPUFLAGS=(-DDFFT_CUDA=OFF -DDFFT_NCCL=OFF) ;; esac
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${GPUFLAGS[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a|s5k|s5s|s6) echo ON;; *) echo OFF;; esac)
+    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a|s5k|s5s|s6|s6c) echo ON;; *) echo OFF;; esac)
   case $WHAT in
     tests|pipeline) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     final) targets="dfft_app dfft_gpu_tests gpu_pack_bench" ;;
@@ -67,6 +69,7 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
     s5a) targets="dfft_app dfft_gpu_tests" ;;
     s5k) targets="dfft_app dfft_gpu_tests gpu_codec_bench" ;;
     s5s|s6) targets="dfft_app dfft_gpu_tests" ;;
+    s6c) targets="dfft_capi_tests" ;;
     *) targets=dfft_app ;;
   esac
   cmake --build "$BUILD" -j32 --target $targets
@@ -267,6 +270,12 @@ s6)
   bench s6-codec-sweep 2 120 --size 17 12 10 --size 12 10 9 --decomp slab-2d1d,slab-1d2d,pencil \
     --method a2a-sync,p2p-sync,nccl --codec fp16 --precision double,float --validate --reps 1 --warmup 0
   grep -a "configurations:" "$OUT/s6-codec-sweep.log"
+  ;;
+s6c)
+  for np in 1 2; do
+    DFFT_CAPI_BACKEND=cuda timeout 200 "${MPIRUN[@]}" -np $np "$BUILD/bin/dfft_capi_tests" > "$OUT/capi-cuda-np$np.log" 2>&1
+    stamp "capi cuda np$np exit $?"; grep -aE "capi:|FAIL" "$OUT/capi-cuda-np$np.log" | head -20
+  done
   ;;
 s5k)
   for np in 1 2; do

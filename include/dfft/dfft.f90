@@ -157,6 +157,30 @@ module dfft
       type(dfft_timings), intent(out) :: timings
     end function
 
+    integer(c_int) function dfft_plan_allocate(plan, bytes, pointer) bind(c, name="dfft_plan_allocate")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: plan
+      integer(c_size_t), value :: bytes
+      type(c_ptr), intent(out) :: pointer
+    end function
+
+    integer(c_int) function dfft_plan_deallocate(plan, pointer) bind(c, name="dfft_plan_deallocate")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, pointer
+    end function
+
+    integer(c_int) function dfft_plan_upload(plan, dst, host_src, bytes) bind(c, name="dfft_plan_upload")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: plan, dst, host_src
+      integer(c_size_t), value :: bytes
+    end function
+
+    integer(c_int) function dfft_plan_download(plan, host_dst, src, bytes) bind(c, name="dfft_plan_download")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: plan, host_dst, src
+      integer(c_size_t), value :: bytes
+    end function
+
     type(c_ptr) function dfft_error_message_c() bind(c, name="dfft_error_message")
       import :: c_ptr
     end function

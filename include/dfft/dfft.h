@@ -148,8 +148,12 @@ size_t dfft_plan_describe(dfft_plan plan, char* buffer, size_t size);
 /* Memory where the plan's backend wants its arrays (device memory for DFFT_CUDA). */
 int dfft_plan_allocate(dfft_plan plan, size_t bytes, void** pointer);
 int dfft_plan_deallocate(dfft_plan plan, void* pointer);
+/* Copies between host memory and such memory (plain copies on the CPU backend). */
+int dfft_plan_upload(dfft_plan plan, void* dst, const void* host_src, size_t bytes);
+int dfft_plan_download(dfft_plan plan, void* host_dst, const void* src, size_t bytes);
 
-/* The message of the last failure in this thread ("" if none). */
+/* The message of this thread's last failure ("" if none); a call that returns DFFT_SUCCESS clears
+ * it. The pointer stays valid until the thread's next dfft call. */
 const char* dfft_error_message(void);
 
 #ifdef __cplusplus

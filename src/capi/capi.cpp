@@ -370,6 +370,26 @@ int dfft_plan_deallocate(dfft_plan plan, void* pointer) {
   });
 }
 
+int dfft_plan_upload(dfft_plan plan, void* dst, const void* host_src, size_t bytes) {
+  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  return guarded([&] {
+    with_plan(plan, [&](auto& p) {
+      p.upload(dst, host_src, bytes);
+      return 0;
+    });
+  });
+}
+
+int dfft_plan_download(dfft_plan plan, void* host_dst, const void* src, size_t bytes) {
+  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  return guarded([&] {
+    with_plan(plan, [&](auto& p) {
+      p.download(host_dst, src, bytes);
+      return 0;
+    });
+  });
+}
+
 const char* dfft_error_message(void) { return last_error.c_str(); }
 
 }  // extern "C"

@@ -17,7 +17,8 @@
 #define NTOT (N0 * N1 * N2)
 #define PI 3.14159265358979323846
 
-static int rank_, failures;
+static int rank_, size_, failures;
+static int backend_ = DFFT_CPU; /* DFFT_CAPI_BACKEND=cuda: device memory (tools/gpu-final.sh s6) */
 static double ref_c2c[NTOT][2], ref_r2c[NTOT][2]; /* full DFTs of the two inputs, natural order */
 
 /* Inputs as functions of the global index (the same on every rank). */
@@ -71,6 +72,13 @@ static void check(int ok, const char* what, const char* cfg) {
     ++failures;
     printf("rank %d: FAIL %s [%s]: %s\n", rank_, what, cfg, dfft_error_message());
   }
+}
+
+/* Memory of the plan's backend (device memory with CUDA); NULL after a reported failure. */
+static void* backend_alloc(dfft_plan p, size_t bytes) {
+  void* d = NULL;
+  check(dfft_plan_allocate(p, bytes, &d) == DFFT_SUCCESS && d != NULL, "dfft_plan_allocate", "buffers");
+  return d;
 }
 
 /* Element (in units of reals) offset of global index g in a box with strides. */
@@ -157,6 +165,7 @@ static void sweep(MPI_Comm comm) {
                      mnames[methods[m]], is_double ? "double" : "float", r2c ? "r2c" : "c2c");
             dfft_options opt;
             dfft_options_init(&opt);
+            opt.backend = backend_;
             opt.decomposition = d;
             opt.variant = v;
             opt.methods[0] = methods[m];
@@ -167,6 +176,10 @@ static void sweep(MPI_Comm comm) {
               continue;
             }
             ++plans;
+            int grid[DFFT_MAX_DIMS - 1], ranks = 1;
+            const int gd = dfft_plan_grid(p, grid);
+            for (int g = 0; g < gd; ++g) ranks *= grid[g];
+            check(gd == (d == 2 ? 2 : 1) && ranks == size_ && dfft_plan_ndims(p) == 3, "grid and ndims", cfg);
             int64_t spec[3];
             dfft_plan_spectral_shape(p, spec);
             check(spec[0] == N0 && spec[1] == N1 && spec[2] == (r2c ? N2 / 2 + 1 : N2), "spectral shape", cfg);
@@ -175,8 +188,13 @@ static void sweep(MPI_Comm comm) {
             const size_t out_bytes = (size_t)dfft_plan_output_count(p) * real * 2;
             void* in = calloc(in_bytes + 16, 1);
             void* out = calloc(out_bytes + 16, 1);
+            void* din = backend_alloc(p, in_bytes + 16);
+            void* dout = backend_alloc(p, out_bytes + 16);
+            if (!din || !dout) return;
             fill_input(p, is_double, !r2c, in, 1.0);
-            check(dfft_forward(p, in, out) == DFFT_SUCCESS, "dfft_forward", cfg);
+            check(dfft_plan_upload(p, din, in, in_bytes) == DFFT_SUCCESS, "upload", cfg);
+            check(dfft_forward(p, din, dout) == DFFT_SUCCESS, "dfft_forward", cfg);
+            check(dfft_plan_download(p, out, dout, out_bytes) == DFFT_SUCCESS, "download", cfg);
             const double tol = is_double ? 1e-12 : 1e-5;
             const double e = output_error(p, comm, is_double, r2c, out, 1.0);
             if (!(e <= tol)) {
@@ -184,12 +202,15 @@ static void sweep(MPI_Comm comm) {
               printf("rank %d: FAIL forward error %.3g > %.1g [%s]\n", rank_, e, tol, cfg);
             }
             memset(in, 0, in_bytes);
-            check(dfft_inverse(p, out, in) == DFFT_SUCCESS, "dfft_inverse", cfg);
+            check(dfft_inverse(p, dout, din) == DFFT_SUCCESS, "dfft_inverse", cfg);
+            check(dfft_plan_download(p, in, din, in_bytes) == DFFT_SUCCESS, "download", cfg);
             const double rt = roundtrip_error(p, comm, is_double, !r2c, in);
             if (!(rt <= tol)) {
               ++failures;
               printf("rank %d: FAIL round trip %.3g > %.1g [%s]\n", rank_, rt, tol, cfg);
             }
+            check(dfft_plan_deallocate(p, din) == DFFT_SUCCESS && dfft_plan_deallocate(p, dout) == DFFT_SUCCESS,
+                  "deallocate", cfg);
             dfft_timings t;
             check(dfft_plan_timings(p, &t) == DFFT_SUCCESS && t.total >= 0 && t.fft >= 0, "timings", cfg);
             free(in);
@@ -208,6 +229,7 @@ static void boxes(MPI_Comm comm, int size) {
   const int out_order[3] = {2, 1, 0};
   dfft_options opt;
   dfft_options_init(&opt);
+  opt.backend = backend_;
   opt.decomposition = DFFT_PENCIL;
   dfft_plan p = NULL;
   if (dfft_plan_create_boxes(comm, 3, shape, DFFT_DOUBLE, in_lo, in_hi, NULL, out_lo, out_hi, out_order, &opt, &p) !=
@@ -220,10 +242,19 @@ static void boxes(MPI_Comm comm, int size) {
   dfft_plan_output_box(p, lo, hi, order, st);
   check(lo[0] == out_lo[0] && hi[0] == out_hi[0] && order[0] == 2 && order[2] == 0 && st[0] == 1,
         "output box, order and strides as given", "boxes");
-  double* in = calloc((size_t)dfft_plan_input_count(p) + 1, sizeof(double));
-  double* out = calloc(2 * (size_t)dfft_plan_output_count(p) + 2, sizeof(double));
+  const size_t in_bytes = sizeof(double) * (size_t)dfft_plan_input_count(p);
+  const size_t out_bytes = 2 * sizeof(double) * (size_t)dfft_plan_output_count(p);
+  double* in = calloc(in_bytes + 16, 1);
+  double* out = calloc(out_bytes + 16, 1);
+  void* din = backend_alloc(p, in_bytes + 16);
+  void* dout = backend_alloc(p, out_bytes + 16);
+  if (!din || !dout) return;
   fill_input(p, 1, 0, in, 1.0);
-  check(dfft_forward(p, in, out) == DFFT_SUCCESS, "forward", "boxes");
+  check(dfft_plan_upload(p, din, in, in_bytes) == DFFT_SUCCESS, "upload", "boxes");
+  check(dfft_forward(p, din, dout) == DFFT_SUCCESS, "forward", "boxes");
+  check(dfft_plan_download(p, out, dout, out_bytes) == DFFT_SUCCESS, "download", "boxes");
+  dfft_plan_deallocate(p, din);
+  dfft_plan_deallocate(p, dout);
   const double e = output_error(p, comm, 1, 1, out, 1.0);
   if (!(e <= 1e-12)) {
     ++failures;
@@ -243,6 +274,7 @@ static void batch(MPI_Comm comm) {
   const int64_t shape[3] = {N0, N1, N2};
   dfft_options opt;
   dfft_options_init(&opt);
+  opt.backend = backend_;
   opt.decomposition = DFFT_PENCIL;
   opt.methods[0] = DFFT_P2P_SYNC;
   dfft_plan p = NULL;
@@ -253,14 +285,21 @@ static void batch(MPI_Comm comm) {
   const size_t ni = (size_t)dfft_plan_input_count(p), no = 2 * (size_t)dfft_plan_output_count(p);
   double* in = calloc(2 * ni + 1, sizeof(double));
   double* out = calloc(2 * no + 1, sizeof(double));
+  void* vin = backend_alloc(p, sizeof(double) * (2 * ni + 1));
+  void* vout = backend_alloc(p, sizeof(double) * (2 * no + 1));
+  if (!vin || !vout) return;
   fill_input(p, 1, 0, in, 1.0);
   fill_input(p, 1, 0, in + ni, 2.0);
-  check(dfft_forward_batch(p, 2, in, out) == DFFT_SUCCESS, "forward_batch", "batch");
+  check(dfft_plan_upload(p, vin, in, sizeof(double) * 2 * ni) == DFFT_SUCCESS, "upload", "batch");
+  check(dfft_forward_batch(p, 2, vin, vout) == DFFT_SUCCESS, "forward_batch", "batch");
+  check(dfft_plan_download(p, out, vout, sizeof(double) * 2 * no) == DFFT_SUCCESS, "download", "batch");
   const double e1 = output_error(p, comm, 1, 1, out, 1.0), e2 = output_error(p, comm, 1, 1, out + no, 2.0);
   if (!(e1 <= 1e-12 && e2 <= 1e-12)) {
     ++failures;
     printf("rank %d: FAIL batch errors %.3g %.3g\n", rank_, e1, e2);
   }
+  check(dfft_plan_deallocate(p, vin) == DFFT_SUCCESS && dfft_plan_deallocate(p, vout) == DFFT_SUCCESS, "deallocate",
+        "batch");
   free(in);
   free(out);
   dfft_plan_destroy(&p);
@@ -310,6 +349,10 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  size_ = size;
+  const char* be = getenv("DFFT_CAPI_BACKEND");
+  if (be && strcmp(be, "cuda") == 0) backend_ = DFFT_CUDA;
+  if (rank_ == 0) printf("capi: backend %s\n", backend_ == DFFT_CUDA ? "cuda" : "cpu");
   make_references();
   sweep(MPI_COMM_WORLD);
   boxes(MPI_COMM_WORLD, size);
