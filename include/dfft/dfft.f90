@@ -12,7 +12,9 @@
 !   ierr = dfft_plan_destroy(plan)
 !
 ! A Fortran array u(n3, n2, n1) is the C shape [n1, n2, n3]. Boxes (lo, hi) are 0-based C
-! indices, axis 0 first. The communicator is the Fortran handle (an integer, MPI_Comm_c2f).
+! indices, axis 0 first. The communicator is the Fortran handle (an integer, MPI_Comm_c2f; with
+! mpi_f08 pass comm%MPI_VAL). Arguments that C accepts as NULL (orders, strides) are required
+! arrays here. opt%wisdom_file takes c_loc of a NUL-terminated character(kind=c_char) array.
 ! docs/c-api.md.
 module dfft
   use, intrinsic :: iso_c_binding
@@ -181,6 +183,13 @@ module dfft
       integer(c_size_t), value :: bytes
     end function
 
+    integer(c_size_t) function dfft_plan_describe_c(plan, buffer, size) bind(c, name="dfft_plan_describe")
+      import :: c_size_t, c_ptr, c_char
+      type(c_ptr), value :: plan
+      character(kind=c_char), intent(out) :: buffer(*)
+      integer(c_size_t), value :: size
+    end function
+
     type(c_ptr) function dfft_error_message_c() bind(c, name="dfft_error_message")
       import :: c_ptr
     end function
@@ -206,6 +215,23 @@ contains
     allocate(character(len=n) :: msg)
     do i = 1, n
       msg(i:i) = chars(i)
+    end do
+  end function
+
+  ! The plan's path as text (dfft_plan_describe).
+  function dfft_plan_describe(plan) result(text)
+    type(c_ptr), intent(in) :: plan
+    character(len=:), allocatable :: text
+    character(kind=c_char) :: probe(1)
+    character(kind=c_char), allocatable :: buf(:)
+    integer(c_size_t) :: n
+    integer :: i
+    n = dfft_plan_describe_c(plan, probe, 1_c_size_t)
+    allocate(buf(n + 1))
+    n = dfft_plan_describe_c(plan, buf, n + 1)
+    allocate(character(len=int(n)) :: text)
+    do i = 1, int(n)
+      text(i:i) = buf(i)
     end do
   end function
 

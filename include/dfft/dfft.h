@@ -17,9 +17,12 @@
  *
  * Index convention: axis 0 is the slowest axis of the natural (C, row-major) order; a Fortran
  * array u(n3, n2, n1) is the C shape {n1, n2, n3}. Complex values are two reals, real part
- * first (C99 complex, std::complex, Fortran complex). Every function returns DFFT_SUCCESS or
- * an error status and never throws or aborts; dfft_error_message() then says what failed
- * (call, code and rank). Plan creation and execution are collective over the communicator. */
+ * first (C99 complex, std::complex, Fortran complex). Functions that return a status return
+ * DFFT_SUCCESS or an error status and never throw or abort; dfft_error_message() then says what
+ * failed (call, code and rank). Plan creation and execution are collective over the
+ * communicator; the creation functions agree on their argument checks across ranks, so a
+ * refusal on one rank is a refusal (not a hang) on all. Undefined, as in MPI: an invalid
+ * communicator handle, NULL or too small arrays passed to a transform. */
 #ifndef DFFT_DFFT_H
 #define DFFT_DFFT_H
 
@@ -35,7 +38,7 @@ extern "C" {
 
 typedef enum {
   DFFT_SUCCESS = 0,
-  DFFT_ERROR_INPUT = 1,    /* bad argument or option, refused at plan time (nothing ran) */
+  DFFT_ERROR_INPUT = 1,    /* refused by dfft's checks: bad argument or option, no usable GPU */
   DFFT_ERROR_MPI = 2,      /* an MPI call failed */
   DFFT_ERROR_LIBRARY = 3,  /* FFTW, CUDA, cuFFT or NCCL failed */
   DFFT_ERROR_MEMORY = 4,   /* host allocation failed */
@@ -84,7 +87,7 @@ typedef struct dfft_options {
   int overlap;                /* 1: no FFT/exchange overlap */
   int adapt;                  /* 0 */
   int device;                 /* -1: local rank modulo visible GPUs */
-  int batch;                  /* 1 */
+  int batch;                  /* must be 1: dfft_forward_batch / dfft_inverse_batch take the count */
   int in_place;               /* 0 */
   int64_t max_message_bytes;  /* 2^31 - 4096 */
   double tolerance;           /* 0: codec as given */
@@ -94,7 +97,8 @@ typedef struct dfft_options {
 
 typedef struct dfft_plan_s* dfft_plan;
 
-/* Phase times of the last forward or inverse on this rank, in milliseconds, summed over stages. */
+/* Phase times of the last forward or inverse on this rank, in seconds, summed over stages (with
+ * overlap the parts add busy times, docs/overlap.md). */
 typedef struct dfft_timings {
   double fft, pack, comm, unpack, total;
 } dfft_timings;
@@ -131,7 +135,7 @@ int dfft_inverse(dfft_plan plan, const void* in, void* out);
 int dfft_forward_batch(dfft_plan plan, int batch, const void* in, void* out);
 int dfft_inverse_batch(dfft_plan plan, int batch, const void* in, void* out);
 
-/* Queries (plan must be valid). Arrays hold ndims entries. */
+/* Queries. Arrays hold ndims entries. The functions returning a count return 0 for a NULL plan. */
 int dfft_plan_ndims(dfft_plan plan);
 int64_t dfft_plan_input_count(dfft_plan plan);   /* elements this rank holds (input side) */
 int64_t dfft_plan_output_count(dfft_plan plan);  /* elements this rank holds (output side) */

@@ -33,29 +33,39 @@ int world_rank() {
   return r;
 }
 
-int fail(int status, const std::string& what) {
-  last_error = what;
+// Records the message (the status survives even if the copy cannot be made).
+int fail(int status, const char* what) noexcept {
+  try {
+    last_error = what;
+  } catch (...) {
+    last_error.clear();
+  }
   return status;
 }
 
-// Runs f, mapping exceptions to statuses: input errors (call "plan"), MPI calls, the other
-// libraries (FFTW, CUDA, cuFFT, NCCL), allocation, anything else.
+int status_of(const dfft::Error& e) {
+  const std::string& call = e.call();
+  if (call == "plan") return DFFT_ERROR_INPUT;  // refused by dfft's own checks
+  if (call.rfind("MPI_", 0) == 0) return DFFT_ERROR_MPI;
+  if (call == "fftw_malloc" || (call.rfind("cuda", 0) == 0 && e.code() == 2)) return DFFT_ERROR_MEMORY;
+  return DFFT_ERROR_LIBRARY;  // FFTW, CUDA, cuFFT, NCCL
+}
+
+// Runs f, mapping exceptions to statuses; nothing escapes (extern "C" callers).
 template <class F>
-int guarded(F&& f) {
+int guarded(F&& f) noexcept {
   try {
-    f();
-    last_error.clear();
-    return DFFT_SUCCESS;
-  } catch (const dfft::Error& e) {
-    const std::string& call = e.call();
-    int status = DFFT_ERROR_LIBRARY;
-    if (call == "plan" || e.code() == 0) status = DFFT_ERROR_INPUT;
-    else if (call.rfind("MPI_", 0) == 0) status = DFFT_ERROR_MPI;
-    return fail(status, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(DFFT_ERROR_MEMORY, "dfft: host memory allocation failed on rank " + std::to_string(world_rank()));
-  } catch (const std::exception& e) {
-    return fail(DFFT_ERROR_INTERNAL, e.what());
+    try {
+      f();
+      last_error.clear();
+      return DFFT_SUCCESS;
+    } catch (const dfft::Error& e) {
+      return fail(status_of(e), e.what());
+    } catch (const std::bad_alloc&) {
+      return fail(DFFT_ERROR_MEMORY, "dfft: host memory allocation failed");
+    } catch (const std::exception& e) {
+      return fail(DFFT_ERROR_INTERNAL, e.what());
+    }
   } catch (...) {
     return fail(DFFT_ERROR_INTERNAL, "dfft: unknown exception");
   }
@@ -94,14 +104,20 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
     bad("grid_dims = " + std::to_string(o->grid_dims) + " (0 to " + std::to_string(DFFT_MAX_DIMS - 1) + ")");
   r.grid.assign(o->grid, o->grid + o->grid_dims);
   const bool any_r2r = std::any_of(o->r2r, o->r2r + DFFT_MAX_DIMS, [](int k) { return k != DFFT_R2R_NONE; });
+  for (int a = ndims; a < DFFT_MAX_DIMS; ++a)
+    if (o->r2r[a] != DFFT_R2R_NONE) bad("r2r[" + std::to_string(a) + "] is set but the array has " + std::to_string(ndims) + " axes");
   if (any_r2r)
     for (int a = 0; a < ndims; ++a) r.r2r.push_back(pick<dfft::R2R>(o->r2r[a], 3, "r2r[axis]"));
+  if (o->batch != 1)
+    bad("batch = " + std::to_string(o->batch) + ": leave it 1 and call dfft_forward_batch / dfft_inverse_batch");
+  if (!(o->tolerance >= 0)) bad("tolerance must be >= 0");
+  if (o->max_message_bytes <= 0) bad("max_message_bytes must be > 0");
   r.chunks = o->chunks;
   r.in_flight = o->in_flight;
   r.overlap = o->overlap;
   r.adapt = o->adapt != 0;
   r.device = o->device;
-  r.batch = o->batch;
+  r.batch = 1;
   r.in_place = o->in_place != 0;
   r.max_message_bytes = o->max_message_bytes;
   r.tolerance = o->tolerance;
@@ -130,15 +146,38 @@ dfft::Layout to_layout(int ndims, const int64_t* lo, const int64_t* hi, const in
   return l;
 }
 
+// The C-side checks run on every rank and the ranks agree on their outcome before any collective
+// work, so that a refusal on one rank (an empty-box rank passing NULL, options differing across
+// ranks) is a refusal on all of them instead of a hang in the plan's first collective.
+int agree(MPI_Comm comm, int local_status) {
+  int ok = local_status == DFFT_SUCCESS, all = 0;
+  const int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (rc != MPI_SUCCESS) return fail(DFFT_ERROR_MPI, "dfft C API: MPI_Allreduce failed while checking the arguments");
+  if (all) return DFFT_SUCCESS;
+  if (local_status != DFFT_SUCCESS) return local_status;
+  return fail(DFFT_ERROR_INPUT, "dfft C API: another rank's arguments were refused (see that rank's message)");
+}
+
 int create(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const dfft::Layout* in,
-           const dfft::Layout* out, const dfft_options* options, dfft_plan* plan) {
-  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan (the output pointer) is NULL");
-  *plan = nullptr;
+           const dfft::Layout* out, const dfft_options* options, dfft_plan* plan, int local_status) {
+  if (plan) *plan = nullptr;
+  // Without a communicator there is nobody to agree with (MPI would abort on it).
+  if (comm == MPI_COMM_NULL) return fail(DFFT_ERROR_INPUT, "dfft C API: the communicator is MPI_COMM_NULL");
+  if (local_status == DFFT_SUCCESS && !plan)
+    local_status = fail(DFFT_ERROR_INPUT, "dfft C API: plan (the output pointer) is NULL");
+  std::vector<std::int64_t> s;
+  dfft::Options o;
+  if (local_status == DFFT_SUCCESS) {
+    local_status = guarded([&] {
+      s = to_shape(ndims, shape);
+      o = to_options(options, ndims);
+      if (precision != DFFT_DOUBLE && precision != DFFT_FLOAT)
+        bad("precision = " + std::to_string(precision) + " (DFFT_DOUBLE or DFFT_FLOAT)");
+    });
+  }
+  const int st = agree(comm, local_status);
+  if (st != DFFT_SUCCESS) return st;
   return guarded([&] {
-    const auto s = to_shape(ndims, shape);
-    const dfft::Options o = to_options(options, ndims);
-    if (precision != DFFT_DOUBLE && precision != DFFT_FLOAT)
-      bad("precision = " + std::to_string(precision) + " (DFFT_DOUBLE or DFFT_FLOAT)");
     auto make = [&](auto tag) {
       using T = decltype(tag);
       return in ? new dfft_plan_s{dfft::Plan<T>(comm, s, *in, *out, o), o.transform}
@@ -151,16 +190,13 @@ int create(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const 
 int create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const int64_t* in_lo,
                  const int64_t* in_hi, const int* in_order, const int64_t* out_lo, const int64_t* out_hi,
                  const int* out_order, const dfft_options* options, dfft_plan* plan) {
-  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan (the output pointer) is NULL");
-  *plan = nullptr;
   dfft::Layout in, out;
   const int st = guarded([&] {
     to_shape(ndims, shape);
     in = to_layout(ndims, in_lo, in_hi, in_order, "input");
     out = to_layout(ndims, out_lo, out_hi, out_order, "output");
   });
-  if (st != DFFT_SUCCESS) return st;
-  return create(comm, ndims, shape, precision, &in, &out, options, plan);
+  return create(comm, ndims, shape, precision, &in, &out, options, plan, st);
 }
 
 // forward/inverse with the element types of the plan's transform and precision.
@@ -172,18 +208,27 @@ int execute(dfft_plan plan, bool fwd, int batch, const void* in, void* out) {
         [&](auto& p) {
           using T = typename std::decay_t<decltype(p)>::real_type;
           using C = std::complex<T>;
+          // One array: the plan itself; several: the C++ batch overloads (a plan per batch size).
+          auto fwd_run = [&](auto* src, auto* dst) {
+            if (batch == 1) p.forward(src, dst);
+            else p.forward(batch, src, dst);
+          };
+          auto inv_run = [&](auto* src, auto* dst) {
+            if (batch == 1) p.inverse(src, dst);
+            else p.inverse(batch, src, dst);
+          };
           switch (plan->transform) {
             case dfft::Transform::r2c:
-              if (fwd) p.forward(batch, static_cast<const T*>(in), static_cast<C*>(out));
-              else p.inverse(batch, static_cast<const C*>(in), static_cast<T*>(out));
+              if (fwd) fwd_run(static_cast<const T*>(in), static_cast<C*>(out));
+              else inv_run(static_cast<const C*>(in), static_cast<T*>(out));
               break;
             case dfft::Transform::c2c:
-              if (fwd) p.forward(batch, static_cast<const C*>(in), static_cast<C*>(out));
-              else p.inverse(batch, static_cast<const C*>(in), static_cast<C*>(out));
+              if (fwd) fwd_run(static_cast<const C*>(in), static_cast<C*>(out));
+              else inv_run(static_cast<const C*>(in), static_cast<C*>(out));
               break;
             case dfft::Transform::r2r:
-              if (fwd) p.forward(batch, static_cast<const T*>(in), static_cast<T*>(out));
-              else p.inverse(batch, static_cast<const T*>(in), static_cast<T*>(out));
+              if (fwd) fwd_run(static_cast<const T*>(in), static_cast<T*>(out));
+              else inv_run(static_cast<const T*>(in), static_cast<T*>(out));
               break;
           }
         },
@@ -248,7 +293,7 @@ void dfft_options_init(dfft_options* o) {
 
 int dfft_plan_create(MPI_Comm comm, int ndims, const int64_t* shape, int precision,
                      const dfft_options* options, dfft_plan* plan) {
-  return create(comm, ndims, shape, precision, nullptr, nullptr, options, plan);
+  return create(comm, ndims, shape, precision, nullptr, nullptr, options, plan, DFFT_SUCCESS);
 }
 
 int dfft_plan_create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int precision,
@@ -261,7 +306,7 @@ int dfft_plan_create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int p
 
 int dfft_plan_create_f(MPI_Fint comm, int ndims, const int64_t* shape, int precision,
                        const dfft_options* options, dfft_plan* plan) {
-  return create(MPI_Comm_f2c(comm), ndims, shape, precision, nullptr, nullptr, options, plan);
+  return create(MPI_Comm_f2c(comm), ndims, shape, precision, nullptr, nullptr, options, plan, DFFT_SUCCESS);
 }
 
 int dfft_plan_create_boxes_f(MPI_Fint comm, int ndims, const int64_t* shape, int precision,
@@ -289,13 +334,19 @@ int dfft_inverse_batch(dfft_plan plan, int batch, const void* in, void* out) {
 }
 
 int dfft_plan_ndims(dfft_plan plan) {
-  return plan ? with_plan(plan, [](auto& p) { return static_cast<int>(p.shape().size()); }) : 0;
+  int n = 0;
+  if (plan) guarded([&] { n = with_plan(plan, [](auto& p) { return static_cast<int>(p.shape().size()); }); });
+  return n;
 }
 int64_t dfft_plan_input_count(dfft_plan plan) {
-  return plan ? with_plan(plan, [](auto& p) { return p.input_count(); }) : 0;
+  int64_t n = 0;
+  if (plan) guarded([&] { n = with_plan(plan, [](auto& p) { return p.input_count(); }); });
+  return n;
 }
 int64_t dfft_plan_output_count(dfft_plan plan) {
-  return plan ? with_plan(plan, [](auto& p) { return p.output_count(); }) : 0;
+  int64_t n = 0;
+  if (plan) guarded([&] { n = with_plan(plan, [](auto& p) { return p.output_count(); }); });
+  return n;
 }
 
 int dfft_plan_spectral_shape(dfft_plan plan, int64_t* shape) {
@@ -317,12 +368,16 @@ int dfft_plan_output_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, i
 }
 
 int dfft_plan_grid(dfft_plan plan, int* grid) {
-  if (!plan) return 0;
-  return with_plan(plan, [&](auto& p) {
-    const auto& g = p.grid();
-    if (grid) std::copy(g.begin(), g.end(), grid);
-    return static_cast<int>(g.size());
-  });
+  int n = 0;
+  if (plan)
+    guarded([&] {
+      n = with_plan(plan, [&](auto& p) {
+        const auto& g = p.grid();
+        if (grid) std::copy(g.begin(), g.end(), grid);
+        return static_cast<int>(g.size());
+      });
+    });
+  return n;
 }
 
 int dfft_plan_timings(dfft_plan plan, dfft_timings* t) {
@@ -345,7 +400,7 @@ int dfft_plan_timings(dfft_plan plan, dfft_timings* t) {
 size_t dfft_plan_describe(dfft_plan plan, char* buffer, size_t size) {
   std::string d;
   if (plan && guarded([&] { d = with_plan(plan, [](auto& p) { return p.describe(); }); }) != DFFT_SUCCESS)
-    d.clear();
+    d = std::string();
   if (buffer && size > 0) {
     const size_t n = std::min(size - 1, d.size());
     std::memcpy(buffer, d.data(), n);

@@ -28,6 +28,17 @@ template <class... A>
   throw_input(s.str());
 }
 
+/// A failed library call that has no MPI code (FFTW planning, host allocation): an Error naming
+/// `call` with `code`, built like fail()'s message.
+template <class... A>
+[[noreturn]] void fail_call(const char* call, long code, const A&... parts) {
+  std::ostringstream s;
+  s << "dfft: ";
+  (s << ... << parts);
+  s << " (" << call << ", rank " << world_rank() << ")";
+  throw Error(call, code, world_rank(), s.str());
+}
+
 }  // namespace dfft::detail
 
 #define DFFT_MPI(call) ::dfft::detail::check_mpi((call), #call)

@@ -74,10 +74,14 @@ static void check(int ok, const char* what, const char* cfg) {
   }
 }
 
-/* Memory of the plan's backend (device memory with CUDA); NULL after a reported failure. */
+/* Memory of the plan's backend (device memory with CUDA). A failure aborts the run: returning
+ * on one rank would leave the others waiting in the next collective. */
 static void* backend_alloc(dfft_plan p, size_t bytes) {
   void* d = NULL;
-  check(dfft_plan_allocate(p, bytes, &d) == DFFT_SUCCESS && d != NULL, "dfft_plan_allocate", "buffers");
+  if (dfft_plan_allocate(p, bytes, &d) != DFFT_SUCCESS || d == NULL) {
+    printf("rank %d: FAIL dfft_plan_allocate(%zu): %s\n", rank_, bytes, dfft_error_message());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   return d;
 }
 
@@ -190,7 +194,6 @@ static void sweep(MPI_Comm comm) {
             void* out = calloc(out_bytes + 16, 1);
             void* din = backend_alloc(p, in_bytes + 16);
             void* dout = backend_alloc(p, out_bytes + 16);
-            if (!din || !dout) return;
             fill_input(p, is_double, !r2c, in, 1.0);
             check(dfft_plan_upload(p, din, in, in_bytes) == DFFT_SUCCESS, "upload", cfg);
             check(dfft_forward(p, din, dout) == DFFT_SUCCESS, "dfft_forward", cfg);
@@ -212,7 +215,8 @@ static void sweep(MPI_Comm comm) {
             check(dfft_plan_deallocate(p, din) == DFFT_SUCCESS && dfft_plan_deallocate(p, dout) == DFFT_SUCCESS,
                   "deallocate", cfg);
             dfft_timings t;
-            check(dfft_plan_timings(p, &t) == DFFT_SUCCESS && t.total >= 0 && t.fft >= 0, "timings", cfg);
+            check(dfft_plan_timings(p, &t) == DFFT_SUCCESS && t.fft > 0 && t.total >= t.fft && t.total < 60,
+                  "timings (seconds, positive)", cfg);
             free(in);
             free(out);
             check(dfft_plan_destroy(&p) == DFFT_SUCCESS && p == NULL, "destroy", cfg);
@@ -248,7 +252,6 @@ static void boxes(MPI_Comm comm, int size) {
   double* out = calloc(out_bytes + 16, 1);
   void* din = backend_alloc(p, in_bytes + 16);
   void* dout = backend_alloc(p, out_bytes + 16);
-  if (!din || !dout) return;
   fill_input(p, 1, 0, in, 1.0);
   check(dfft_plan_upload(p, din, in, in_bytes) == DFFT_SUCCESS, "upload", "boxes");
   check(dfft_forward(p, din, dout) == DFFT_SUCCESS, "forward", "boxes");
@@ -287,7 +290,6 @@ static void batch(MPI_Comm comm) {
   double* out = calloc(2 * no + 1, sizeof(double));
   void* vin = backend_alloc(p, sizeof(double) * (2 * ni + 1));
   void* vout = backend_alloc(p, sizeof(double) * (2 * no + 1));
-  if (!vin || !vout) return;
   fill_input(p, 1, 0, in, 1.0);
   fill_input(p, 1, 0, in + ni, 2.0);
   check(dfft_plan_upload(p, vin, in, sizeof(double) * 2 * ni) == DFFT_SUCCESS, "upload", "batch");
@@ -300,6 +302,84 @@ static void batch(MPI_Comm comm) {
   }
   check(dfft_plan_deallocate(p, vin) == DFFT_SUCCESS && dfft_plan_deallocate(p, vout) == DFFT_SUCCESS, "deallocate",
         "batch");
+  free(in);
+  free(out);
+  dfft_plan_destroy(&p);
+}
+
+/* Real-to-real: DCT-II on every axis (FFTW's REDFT10, unnormalised: X_k = 2 sum_n x_n
+ * cos(pi k (2n+1) / 2N)) against a naive separable DCT, and the round trip (x 2N per axis). */
+static void r2r(MPI_Comm comm) {
+  static double ref[NTOT];
+  const int n[3] = {N0, N1, N2};
+  const long stride[3] = {N1 * N2, N2, 1};
+  for (long o = 0; o < NTOT; ++o) ref[o] = input_re(o / (N1 * N2), (o / N2) % N1, o % N2);
+  for (int a = 0; a < 3; ++a) {
+    double tmp[32];
+    for (long base = 0; base < NTOT; ++base) {
+      const long idx[3] = {base / (N1 * N2), (base / N2) % N1, base % N2};
+      if (idx[a] != 0) continue;
+      for (int k = 0; k < n[a]; ++k) {
+        double sum = 0;
+        for (int x = 0; x < n[a]; ++x) sum += ref[base + x * stride[a]] * cos(PI * k * (2 * x + 1) / (2.0 * n[a]));
+        tmp[k] = 2 * sum;
+      }
+      for (int k = 0; k < n[a]; ++k) ref[base + k * stride[a]] = tmp[k];
+    }
+  }
+  const int64_t shape[3] = {N0, N1, N2};
+  dfft_options opt;
+  dfft_options_init(&opt);
+  opt.backend = backend_;
+  opt.decomposition = DFFT_PENCIL;
+  opt.transform = DFFT_R2R;
+  opt.r2r[0] = opt.r2r[1] = opt.r2r[2] = DFFT_DCT2;
+  dfft_plan p = NULL;
+  if (dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) != DFFT_SUCCESS) {
+    check(0, "dfft_plan_create", "r2r");
+    return;
+  }
+  const size_t in_bytes = sizeof(double) * (size_t)dfft_plan_input_count(p);
+  const size_t out_bytes = sizeof(double) * (size_t)dfft_plan_output_count(p);
+  double* in = calloc(in_bytes + 16, 1);
+  double* out = calloc(out_bytes + 16, 1);
+  void* din = backend_alloc(p, in_bytes + 16);
+  void* dout = backend_alloc(p, out_bytes + 16);
+  fill_input(p, 1, 0, in, 1.0);
+  check(dfft_plan_upload(p, din, in, in_bytes) == DFFT_SUCCESS, "upload", "r2r");
+  check(dfft_forward(p, din, dout) == DFFT_SUCCESS, "forward", "r2r");
+  check(dfft_plan_download(p, out, dout, out_bytes) == DFFT_SUCCESS, "download", "r2r");
+  int64_t lo[3], hi[3], st[3];
+  dfft_plan_output_box(p, lo, hi, NULL, st);
+  double sums[4] = {0, 0, 0, 0}, tot[4];
+  for (long i = lo[0]; i < hi[0]; ++i)
+    for (long j = lo[1]; j < hi[1]; ++j)
+      for (long k = lo[2]; k < hi[2]; ++k) {
+        const long g[3] = {i, j, k};
+        const double want = ref[(i * N1 + j) * N2 + k], got = out[offset(lo, st, g)];
+        sums[0] += (got - want) * (got - want);
+        sums[1] += want * want;
+      }
+  memset(in, 0, in_bytes);
+  check(dfft_inverse(p, dout, din) == DFFT_SUCCESS, "inverse", "r2r");
+  check(dfft_plan_download(p, in, din, in_bytes) == DFFT_SUCCESS, "download", "r2r");
+  dfft_plan_input_box(p, lo, hi, NULL, st);
+  for (long i = lo[0]; i < hi[0]; ++i)
+    for (long j = lo[1]; j < hi[1]; ++j)
+      for (long k = lo[2]; k < hi[2]; ++k) {
+        const long g[3] = {i, j, k};
+        const double want = input_re(i, j, k), got = in[offset(lo, st, g)] / (8.0 * NTOT);
+        sums[2] += (got - want) * (got - want);
+        sums[3] += want * want;
+      }
+  MPI_Allreduce(sums, tot, 4, MPI_DOUBLE, MPI_SUM, comm);
+  const double e = sqrt(tot[0] / tot[1]), rt = sqrt(tot[2] / tot[3]);
+  if (!(e <= 1e-12 && rt <= 1e-12)) {
+    ++failures;
+    printf("rank %d: FAIL r2r DCT-II error %.3g, round trip %.3g\n", rank_, e, rt);
+  }
+  dfft_plan_deallocate(p, din);
+  dfft_plan_deallocate(p, dout);
   free(in);
   free(out);
   dfft_plan_destroy(&p);
@@ -333,6 +413,28 @@ static void refusals(MPI_Comm comm) {
         "refusals");
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, NULL) == DFFT_ERROR_INPUT, "NULL plan pointer",
         "refusals");
+  opt.batch = 2;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT &&
+            strstr(dfft_error_message(), "dfft_forward_batch") != NULL,
+        "opt.batch != 1 refused", "refusals");
+  dfft_options_init(&opt);
+  opt.r2r[5] = DFFT_DCT2;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT, "r2r beyond ndims refused",
+        "refusals");
+  dfft_options_init(&opt);
+  opt.tolerance = -1;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT, "negative tolerance refused",
+        "refusals");
+  check(dfft_plan_create(MPI_COMM_NULL, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT, "MPI_COMM_NULL refused",
+        "refusals");
+  /* Only the last rank passes a bad option: every rank gets a refusal, nobody waits in MPI. */
+  dfft_options_init(&opt);
+  if (rank_ == size_ - 1) opt.variant = 9;
+  const int st = dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p);
+  check(st == DFFT_ERROR_INPUT && p == NULL &&
+            strstr(dfft_error_message(), rank_ == size_ - 1 ? "variant" : "another rank") != NULL,
+        "a refusal on one rank is a refusal on all", "refusals");
+  dfft_options_init(&opt);
   check(dfft_forward(NULL, NULL, NULL) == DFFT_ERROR_INPUT, "forward on a NULL plan", "refusals");
   check(dfft_plan_destroy(NULL) == DFFT_SUCCESS, "destroy(NULL)", "refusals");
   /* After refusals a good plan still works and clears the message. */
@@ -357,6 +459,7 @@ int main(int argc, char** argv) {
   sweep(MPI_COMM_WORLD);
   boxes(MPI_COMM_WORLD, size);
   batch(MPI_COMM_WORLD);
+  r2r(MPI_COMM_WORLD);
   refusals(MPI_COMM_WORLD);
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

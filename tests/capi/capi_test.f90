@@ -1,7 +1,7 @@
-! The Fortran module (include/dfft/dfft.f90) over the C interface: 3-D c2c double and r2c float
-! plans (slab and pencil) on a 9x8x7 array checked against a naive DFT written here and by the round
-! trip, the options' defaults as seen from Fortran (the bind(c) type's layout), and a refused
-! option. 1-4 ranks (tests/capi/CMakeLists.txt); exits non-zero on any failure.
+! The Fortran module (include/dfft/dfft.f90) over the C interface: 3-D c2c double (with the round
+! trip) and r2c float plans, slab and pencil, and a c2c plan on user boxes
+! (dfft_plan_create_boxes_f), on a 9x8x7 array checked against a naive DFT written here; the
+! options' defaults as seen from Fortran (the bind(c) type's layout); a refused option. 1-4 ranks (tests/capi/CMakeLists.txt); exits non-zero on any failure.
 program capi_fortran_test
   use, intrinsic :: iso_c_binding
   use mpi
@@ -29,6 +29,8 @@ program capi_fortran_test
     call run_c2c(d)
     call run_r2c(d)
   end do
+
+  call run_boxes()
 
   call dfft_options_init(opt)
   opt%methods(1) = 42
@@ -195,6 +197,53 @@ contains
       den = den + abs(want)**2
     end do
     call report('r2c float forward', global_ratio(num, den), 1d-5)
+    e = dfft_plan_destroy(plan)
+  end subroutine
+
+  ! dfft_plan_create_boxes_f: input split along the fastest C axis, output along the slowest with
+  ! memory order (2, 1, 0); c2c double against the naive DFT; and the plan's description.
+  subroutine run_boxes()
+    integer :: nranks, n, e
+    integer(c_int64_t) :: in_lo(3), in_hi(3), out_lo(3), out_hi(3)
+    integer(c_int) :: in_order(3) = [0, 1, 2], out_order(3) = [2, 1, 0]
+    complex(c_double_complex), allocatable, target :: u(:), uk(:)
+    integer, allocatable :: idx(:, :)
+    integer(c_int64_t), allocatable :: pos(:)
+    real(c_double) :: num, den
+    complex(c_double_complex) :: want
+    call MPI_Comm_size(MPI_COMM_WORLD, nranks, e)
+    in_lo = [0_c_int64_t, 0_c_int64_t, int(n2 * rank / nranks, c_int64_t)]
+    in_hi = [int(n0, c_int64_t), int(n1, c_int64_t), int(n2 * (rank + 1) / nranks, c_int64_t)]
+    out_lo = [int(n0 * rank / nranks, c_int64_t), 0_c_int64_t, 0_c_int64_t]
+    out_hi = [int(n0 * (rank + 1) / nranks, c_int64_t), int(n1, c_int64_t), int(n2, c_int64_t)]
+    call dfft_options_init(opt)
+    opt%transform = DFFT_C2C
+    opt%decomposition = DFFT_PENCIL
+    e = dfft_plan_create_boxes_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, in_lo, in_hi, in_order, out_lo, out_hi, &
+                                 out_order, opt, plan)
+    if (e /= DFFT_SUCCESS) then
+      print *, 'rank', rank, 'FAIL: boxes plan:', dfft_error_message()
+      failures = failures + 1
+      return
+    end if
+    if (len(dfft_plan_describe(plan)) == 0) then
+      print *, 'rank', rank, 'FAIL: empty description'
+      failures = failures + 1
+    end if
+    allocate(u(max(1_c_int64_t, dfft_plan_input_count(plan))), uk(max(1_c_int64_t, dfft_plan_output_count(plan))))
+    call block(.true., idx, pos)
+    do n = 1, size(pos)
+      u(pos(n)) = input(idx(1, n), idx(2, n), idx(3, n))
+    end do
+    e = dfft_forward(plan, c_loc(u), c_loc(uk))
+    call block(.false., idx, pos)
+    num = 0; den = 0
+    do n = 1, size(pos)
+      want = dft(idx(1, n), idx(2, n), idx(3, n), .false.)
+      num = num + abs(uk(pos(n)) - want)**2
+      den = den + abs(want)**2
+    end do
+    call report('boxes c2c forward', global_ratio(num, den), 1d-12)
     e = dfft_plan_destroy(plan)
   end subroutine
 

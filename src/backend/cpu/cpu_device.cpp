@@ -1,6 +1,7 @@
 // CPU backend: fftw_malloc memory, FFTW guru64 plans that read and write any memory order.
 #include <fftw3.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -101,7 +102,7 @@ class FftwLocal final : public LocalFft {
       if (!fft_axis[a]) howmany_.push_back({in.box.extent(a), is[a], os[a]});
     unsigned flags = d.effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     plan_ = make(flags, si, so);
-    if (!plan_) fail("FFTW could not plan ", describe());
+    if (!plan_) fail_call("fftw_plan_guru64", -1, "FFTW could not plan ", describe());
     align_in_ = Fftw<T>::alignment(si);
     align_out_ = Fftw<T>::alignment(so);
   }
@@ -117,7 +118,7 @@ class FftwLocal final : public LocalFft {
       // A user array with other alignment: a SIMD-free plan that works at any address. Planned
       // with ESTIMATE on the scratch buffers, so planning never touches the user's data.
       if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED, scratch_in_, scratch_out_);
-      if (!unaligned_) fail("FFTW could not plan unaligned ", describe());
+      if (!unaligned_) fail_call("fftw_plan_guru64", -1, "FFTW could not plan unaligned ", describe());
       p = unaligned_;
     }
     Fftw<T>::exec(p, desc_.kind, in, out);
@@ -184,7 +185,7 @@ class FftwR2r final : public LocalFft {
       if (!trig[a]) howmany_.push_back({src.box.extent(a), m * is[a], m * os[a]});
     if (!d.real) howmany_.push_back({2, 1, 1});
     plan_ = make(d.effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE);
-    if (!plan_) fail("FFTW could not plan an r2r transform of rank ", dims_.size());
+    if (!plan_) fail_call("fftw_plan_guru64_r2r", -1, "FFTW could not plan an r2r transform of rank ", dims_.size());
     align_in_ = Fftw<T>::alignment(scratch_in_);
     align_out_ = Fftw<T>::alignment(scratch_out_);
   }
@@ -202,7 +203,7 @@ class FftwR2r final : public LocalFft {
     auto p = plan_;
     if (Fftw<T>::alignment(in) != align_in_ || Fftw<T>::alignment(out) != align_out_) {
       if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED);
-      if (!unaligned_) fail("FFTW could not plan an unaligned r2r transform");
+      if (!unaligned_) fail_call("fftw_plan_guru64_r2r", -1, "FFTW could not plan an unaligned r2r transform");
       p = unaligned_;
     }
     Fftw<T>::exec_r2r(p, in, out);
@@ -236,7 +237,7 @@ class CpuDevice final : public Device {
   bool on_device() const override { return false; }
   void* alloc(std::size_t bytes) override {
     void* p = fftw_malloc(bytes);
-    if (!p) fail("out of host memory allocating ", bytes, " bytes");
+    if (!p) fail_call("fftw_malloc", ENOMEM, "out of host memory allocating ", bytes, " bytes");
     return p;
   }
   void release(void* p) noexcept override { fftw_free(p); }
