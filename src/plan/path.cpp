@@ -76,7 +76,8 @@ void check_r2r(const Options& opt, int d) {
     fail("compressed exchanges (codec, tolerance) are not implemented for transform r2r");
 }
 
-std::string join(const std::vector<int>& v, char sep = ',') {
+template <class T>
+std::string join(const std::vector<T>& v, char sep = ',') {
   std::ostringstream s;
   for (std::size_t i = 0; i < v.size(); ++i) s << (i ? std::string(1, sep) : "") << v[i];
   return s.str();
@@ -174,6 +175,12 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
   for (auto n : shape)
     if (n < 1) fail("every size must be at least 1, got ", n);
   if (opt.batch < 1) fail("batch must be at least 1, got ", opt.batch);
+  {  // element counts and byte offsets are int64: refuse arrays whose size in bytes overflows it
+    std::int64_t bytes = 16 * static_cast<std::int64_t>(opt.batch);  // complex<double> elements
+    for (auto n : shape)
+      if (__builtin_mul_overflow(bytes, n, &bytes))
+        fail("the global array ", join(shape, 'x'), " (batch ", opt.batch, ") is too large: its size in bytes overflows 64 bits");
+  }
   check_r2r(opt, d);
   Recipe rec = recipe_for(opt.decomposition, d, static_cast<int>(grid.size()));
   // A batch is one more axis in front: never split, never transformed, slowest in memory.

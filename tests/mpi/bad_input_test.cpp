@@ -76,6 +76,16 @@ TEST(BadInput, ZeroOrNegativeSize) {
   expect_error_everywhere([] { make_plan({-4, 12, 10}, {}); }, "every size must be at least 1, got -4");
 }
 
+TEST(BadInput, ArrayTooLargeForSixtyFourBits) {
+  // 2^40 x 2^40 x 4 elements: the count (and every byte offset) would overflow int64.
+  const std::int64_t big = std::int64_t{1} << 40;
+  expect_error_everywhere([&] { make_plan({big, big, 4}, {}); }, "overflows 64 bits");
+  Options o;
+  o.batch = 1 << 20;  // fits alone, not with the batch
+  expect_error_everywhere([&] { make_plan({std::int64_t{1} << 20, std::int64_t{1} << 20, 1 << 8}, o); },
+                          "overflows 64 bits");
+}
+
 TEST(BadInput, OneDimensionalShape) {
   expect_error_everywhere([] { make_plan({64}, {}); }, "arrays need at least 2 dimensions, got 1");
   expect_error_everywhere([] { make_plan({}, {}); }, "arrays need at least 2 dimensions, got 0");
