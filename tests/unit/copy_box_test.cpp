@@ -2,6 +2,8 @@
 // random boxes, random memory orders and 4/8/16-byte elements.
 #include <gtest/gtest.h>
 
+#include "layout_util.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -13,22 +15,10 @@ namespace {
 
 using dfft::Box;
 using dfft::Layout;
-using V = std::vector<std::int64_t>;
-
-// Independent offset arithmetic (not Layout::offset_of); padding widens an axis in memory.
-std::int64_t extent_in_memory(const Layout& l, int ax) {
-  return l.padded.empty() ? l.box.hi[ax] - l.box.lo[ax] : l.padded[ax];
-}
-std::int64_t offset(const Layout& l, const V& idx) {
-  std::int64_t off = 0;
-  for (int ax : l.order) off = off * extent_in_memory(l, ax) + (idx[ax] - l.box.lo[ax]);
-  return off;
-}
-std::size_t elements(const Layout& l) {
-  std::int64_t n = 1;
-  for (int ax = 0; ax < l.box.dims(); ++ax) n *= extent_in_memory(l, ax);
-  return static_cast<std::size_t>(n);
-}
+using dfft_unit::elements;
+using dfft_unit::offset;
+using dfft_unit::random_order;
+using dfft_unit::V;
 
 template <class F>
 void for_each(const Box& b, F&& f) {
@@ -46,12 +36,6 @@ void for_each(const Box& b, F&& f) {
   }
 }
 
-std::vector<int> random_order(int d, std::mt19937& rng) {
-  std::vector<int> o(d);
-  std::iota(o.begin(), o.end(), 0);
-  std::shuffle(o.begin(), o.end(), rng);
-  return o;
-}
 
 // Random layouts of two overlapping boxes and a copy box inside their intersection; sometimes
 // the copy box is one of the whole boxes and sometimes the orders match (the memcpy path).

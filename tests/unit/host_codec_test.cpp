@@ -5,6 +5,8 @@
 // within its rounding bound, element by element (a misplaced value fails by far more).
 #include <gtest/gtest.h>
 
+#include "layout_util.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -18,21 +20,11 @@ namespace {
 using dfft::Box;
 using dfft::Codec;
 using dfft::Layout;
-using V = std::vector<std::int64_t>;
+using dfft_unit::elements;
+using dfft_unit::offset;
+using dfft_unit::random_order;
+using dfft_unit::V;
 
-std::int64_t extent_in_memory(const Layout& l, int ax) {
-  return l.padded.empty() ? l.box.hi[ax] - l.box.lo[ax] : l.padded[ax];
-}
-std::int64_t offset(const Layout& l, const V& idx) {  // independent of Layout::offset_of
-  std::int64_t off = 0;
-  for (int ax : l.order) off = off * extent_in_memory(l, ax) + (idx[ax] - l.box.lo[ax]);
-  return off;
-}
-std::size_t elements(const Layout& l) {
-  std::int64_t n = 1;
-  for (int ax = 0; ax < l.box.dims(); ++ax) n *= extent_in_memory(l, ax);
-  return static_cast<std::size_t>(n);
-}
 // Visits the box with the axes of `order` from slowest to fastest (the wire order).
 template <class F>
 void for_each_in_order(const Box& b, const std::vector<int>& order, F&& f) {
@@ -48,12 +40,6 @@ void for_each_in_order(const Box& b, const std::vector<int>& order, F&& f) {
     }
     if (k < 0) return;
   }
-}
-std::vector<int> random_order(int d, std::mt19937& rng) {
-  std::vector<int> o(d);
-  std::iota(o.begin(), o.end(), 0);
-  std::shuffle(o.begin(), o.end(), rng);
-  return o;
 }
 Layout random_layout(const Box& outer, std::mt19937& rng) {
   Layout l{outer, random_order(outer.dims(), rng), {}};
