@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "dfft/dfft.hpp"
+#include "util/check.hpp"
 
 // include/dfft/dfft.f90 declares the same fields as a bind(c) type: 36 ints, then the 8-byte
 // fields with no padding between. A field added to one must be added to the other.
@@ -24,14 +25,6 @@ struct dfft_plan_s {
 namespace {
 
 thread_local std::string last_error;
-
-int world_rank() {
-  int init = 0, fin = 0, r = -1;
-  MPI_Initialized(&init);
-  MPI_Finalized(&fin);
-  if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
 
 // Records the message (the status survives even if the copy cannot be made).
 int fail(int status, const char* what) noexcept {
@@ -72,7 +65,7 @@ int guarded(F&& f) noexcept {
 }
 
 [[noreturn]] void bad(const std::string& what) {
-  throw dfft::Error("plan", 0, world_rank(), "dfft C API: " + what);
+  throw dfft::Error("plan", 0, dfft::detail::world_rank(), "dfft C API: " + what);
 }
 
 // C enum value -> C++ enum, refusing values outside [0, n).
@@ -158,9 +151,8 @@ int agree(MPI_Comm comm, int local_status) {
   return fail(DFFT_ERROR_INPUT, "dfft C API: another rank's arguments were refused (see that rank's message)");
 }
 
-int create(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const dfft::Layout* in,
-           const dfft::Layout* out, const dfft_options* options, dfft_plan* plan, int local_status) {
-  if (plan) *plan = nullptr;
+int create_checked(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const dfft::Layout* in,
+                   const dfft::Layout* out, const dfft_options* options, dfft_plan* plan, int local_status) {
   // Without a communicator there is nobody to agree with (MPI would abort on it).
   if (comm == MPI_COMM_NULL) return fail(DFFT_ERROR_INPUT, "dfft C API: the communicator is MPI_COMM_NULL");
   if (local_status == DFFT_SUCCESS && !plan)
@@ -187,16 +179,31 @@ int create(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const 
   });
 }
 
+int create(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const dfft::Layout* in,
+           const dfft::Layout* out, const dfft_options* options, dfft_plan* plan, int local_status) noexcept {
+  if (plan) *plan = nullptr;
+  try {  // the containers built before the guarded parts allocate
+    return create_checked(comm, ndims, shape, precision, in, out, options, plan, local_status);
+  } catch (...) {
+    return fail(DFFT_ERROR_MEMORY, "dfft: host memory allocation failed");
+  }
+}
+
 int create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const int64_t* in_lo,
                  const int64_t* in_hi, const int* in_order, const int64_t* out_lo, const int64_t* out_hi,
-                 const int* out_order, const dfft_options* options, dfft_plan* plan) {
-  dfft::Layout in, out;
-  const int st = guarded([&] {
-    to_shape(ndims, shape);
-    in = to_layout(ndims, in_lo, in_hi, in_order, "input");
-    out = to_layout(ndims, out_lo, out_hi, out_order, "output");
-  });
-  return create(comm, ndims, shape, precision, &in, &out, options, plan, st);
+                 const int* out_order, const dfft_options* options, dfft_plan* plan) noexcept {
+  try {
+    dfft::Layout in, out;
+    const int st = guarded([&] {
+      to_shape(ndims, shape);
+      in = to_layout(ndims, in_lo, in_hi, in_order, "input");
+      out = to_layout(ndims, out_lo, out_hi, out_order, "output");
+    });
+    return create(comm, ndims, shape, precision, &in, &out, options, plan, st);
+  } catch (...) {
+    if (plan) *plan = nullptr;
+    return fail(DFFT_ERROR_MEMORY, "dfft: host memory allocation failed");
+  }
 }
 
 // forward/inverse with the element types of the plan's transform and precision.
