@@ -19,8 +19,8 @@ std::uint16_t to_bf16(float f) {
 }
 float from_bf16(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
 
-// double -> binary16 bits, one rounding to nearest even, without branches (selects only, so
-// that the codec loops vectorise). |x| in the normal half range: drop 42 mantissa bits with the
+// double -> binary16 bits, one rounding to nearest even, without branches (selects, which GCC
+// compiles to conditional moves). |x| in the normal half range: drop 42 mantissa bits with the
 // round-to-even bias and re-bias the exponent (a mantissa carry steps into the exponent, up to
 // inf). |x| < 2^-14: adding 2^28 (whose ulp is 2^-24, the smallest subnormal half) rounds |x| to
 // a multiple of 2^-24 in the FPU's round-to-nearest-even, and the low bits of the sum are the
@@ -34,8 +34,8 @@ inline std::uint16_t half_bits(double x) {
       (a - (std::uint64_t{1023 - 15} << 52) + 0x1ffffffffffull + ((a >> 42) & 1u)) >> 42;
   const std::uint64_t sub = std::bit_cast<std::uint64_t>(ax + 0x1p28) - std::bit_cast<std::uint64_t>(0x1p28);
   const std::uint64_t nan = 0x7e00u | ((a >> 42) & 0x3ffu);
-  // Selects, which GCC compiles to conditional moves. (Written with masks instead, the loop
-  // vectorises with SSE2's two 64-bit lanes and runs slower: host-codec-bench, docs/compression.md.)
+  // (Written with masks instead, the loop vectorises with SSE2's two 64-bit lanes and runs
+  // slower: docs/compression.md.)
   std::uint64_t h = ax < 0x1p-14 ? sub : normal;
   h = ax >= 65536.0 ? 0x7c00u : h;
   h = ax != ax ? nan : h;
@@ -145,13 +145,9 @@ void encode(const R* src, const Layout& l, const Box& box, const std::vector<int
   }
   for_each_run(l, box, order, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
     const R* in = src + 2 * off;
-    if (s == 1) {  // contiguous run: one vectorisable loop over the real and imaginary parts
-      for (std::int64_t i = 0; i < 2 * n; ++i) out[i] = enc(in[i]);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) {
-        out[2 * i] = enc(in[2 * i * s]);
-        out[2 * i + 1] = enc(in[2 * i * s + 1]);
-      }
+    for (std::int64_t i = 0; i < n; ++i) {
+      out[2 * i] = enc(in[2 * i * s]);
+      out[2 * i + 1] = enc(in[2 * i * s + 1]);
     }
     out += 2 * n;
   });
@@ -174,13 +170,9 @@ void decode(const W* in, const Layout& l, const Box& box, const std::vector<int>
   }
   for_each_run(l, box, order, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
     R* out = dst + 2 * off;
-    if (s == 1) {
-      for (std::int64_t i = 0; i < 2 * n; ++i) out[i] = static_cast<R>(dec(in[i]));
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) {
-        out[2 * i * s] = static_cast<R>(dec(in[2 * i]));
-        out[2 * i * s + 1] = static_cast<R>(dec(in[2 * i + 1]));
-      }
+    for (std::int64_t i = 0; i < n; ++i) {
+      out[2 * i * s] = static_cast<R>(dec(in[2 * i]));
+      out[2 * i * s + 1] = static_cast<R>(dec(in[2 * i + 1]));
     }
     in += 2 * n;
   });
