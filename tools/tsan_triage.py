@@ -76,34 +76,34 @@ def parse(block):
     return kind, tops, alloc, owner
 
 
-def stack_reuse(kind, tops, owner):
-    """Open MPI locking its on-stack wait object where the owner's popped dfft frame wrote."""
-    if kind != 'data race' or not owner or len(tops) != 2:
-        return False
+def mpi_and_dfft(kind, tops):
+    """(Open MPI's access, dfft's access) of a data race between exactly one of each made by two
+    different threads; None otherwise."""
+    if kind != 'data race' or len(tops) != 2:
+        return None
     mpi = [t for t in tops if t['mod'].startswith(MPI_MODULES)]
     ours = [t for t in tops if not t['mod'].startswith(MPI_MODULES)]
-    return (len(mpi) == 1 and len(ours) == 1 and mpi[0]['tsan_fn'].startswith(LOCKS)
-            and ours[0]['thread'] == owner and mpi[0]['thread'] != owner)
+    if len(mpi) != 1 or len(ours) != 1 or mpi[0]['thread'] == ours[0]['thread']:
+        return None
+    return mpi[0], ours[0]
 
 
-def mpi_copy_of_own_memory(kind, tops, block):
+def stack_reuse(pair, owner):
+    """Open MPI locking its on-stack wait object where the owner's popped dfft frame wrote."""
+    return (pair is not None and bool(owner) and pair[0]['tsan_fn'].startswith(LOCKS)
+            and pair[1]['thread'] == owner)
+
+
+def mpi_copy_of_own_memory(pair, owner, block):
     """Open MPI's copy (memcpy/memmove interceptor) of a message into or out of memory that TSan
     cannot attribute to an allocation: a heap block being freed (no location printed) or the
     stack of the thread whose dfft code made the other access (a reduction or a blocking call on
     a local variable that another thread's progress completed)."""
-    if kind != 'data race' or len(tops) != 2:
+    if pair is None or not pair[0]['tsan_fn'].startswith(COPIES):
         return False
-    mpi = [t for t in tops if t['mod'].startswith(MPI_MODULES)]
-    ours = [t for t in tops if not t['mod'].startswith(MPI_MODULES)]
-    if len(mpi) != 1 or len(ours) != 1 or not mpi[0]['tsan_fn'].startswith(COPIES):
-        return False
-    if mpi[0]['thread'] == ours[0]['thread']:
-        return False
-    loc = LOCATION.search(block)
-    if loc is None:
+    if LOCATION.search(block) is None:
         return True
-    owner = STACK_OF.search(block)
-    return bool(owner) and owner.group(1) == ours[0]['thread']
+    return bool(owner) and owner == pair[1]['thread']
 
 
 def classify(block):
@@ -112,11 +112,12 @@ def classify(block):
     alloc_mpi = alloc == '' or alloc.startswith(MPI_MODULES)
     if tops and all(mpi) and alloc_mpi:
         return 'mpi-internal', kind
-    if stack_reuse(kind, tops, owner):
+    pair = mpi_and_dfft(kind, tops)
+    if stack_reuse(pair, owner):
         return 'mpi-stack-reuse', kind
     if kind == 'data race' and any(mpi) and not alloc_mpi:
         return 'mpi-progress', kind
-    if mpi_copy_of_own_memory(kind, tops, block):
+    if mpi_copy_of_own_memory(pair, owner, block):
         return 'mpi-progress', kind
     return 'dfft', kind
 
