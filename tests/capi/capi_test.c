@@ -85,6 +85,41 @@ static void* backend_alloc(dfft_plan p, size_t bytes) {
   return d;
 }
 
+/* Host arrays (in, out) and their twins in the backend's memory (din, dout). The host input is
+ * filled by the caller; forward() uploads it, runs the plan (batch arrays) and downloads the
+ * output; inverse() runs back into din and downloads it into in. */
+typedef struct {
+  void *in, *out, *din, *dout;
+  size_t in_bytes, out_bytes;
+} Buffers;
+
+static Buffers buffers(dfft_plan p, size_t in_bytes, size_t out_bytes) {
+  Buffers b = {calloc(in_bytes + 16, 1), calloc(out_bytes + 16, 1), backend_alloc(p, in_bytes + 16),
+               backend_alloc(p, out_bytes + 16), in_bytes, out_bytes};
+  return b;
+}
+
+static void forward(dfft_plan p, const Buffers* b, int batch, const char* cfg) {
+  check(dfft_plan_upload(p, b->din, b->in, b->in_bytes) == DFFT_SUCCESS, "upload", cfg);
+  check((batch == 1 ? dfft_forward(p, b->din, b->dout) : dfft_forward_batch(p, batch, b->din, b->dout)) ==
+            DFFT_SUCCESS,
+        "forward", cfg);
+  check(dfft_plan_download(p, b->out, b->dout, b->out_bytes) == DFFT_SUCCESS, "download", cfg);
+}
+
+static void inverse(dfft_plan p, const Buffers* b, const char* cfg) {
+  memset(b->in, 0, b->in_bytes);
+  check(dfft_inverse(p, b->dout, b->din) == DFFT_SUCCESS, "inverse", cfg);
+  check(dfft_plan_download(p, b->in, b->din, b->in_bytes) == DFFT_SUCCESS, "download", cfg);
+}
+
+static void release(dfft_plan p, Buffers* b, const char* cfg) {
+  check(dfft_plan_deallocate(p, b->din) == DFFT_SUCCESS && dfft_plan_deallocate(p, b->dout) == DFFT_SUCCESS,
+        "deallocate", cfg);
+  free(b->in);
+  free(b->out);
+}
+
 /* Element (in units of reals) offset of global index g in a box with strides. */
 static long offset(const int64_t* lo, const int64_t* st, const long* g) {
   return (long)((g[0] - lo[0]) * st[0] + (g[1] - lo[1]) * st[1] + (g[2] - lo[2]) * st[2]);
@@ -190,35 +225,25 @@ static void sweep(MPI_Comm comm) {
             const size_t real = is_double ? sizeof(double) : sizeof(float);
             const size_t in_bytes = (size_t)dfft_plan_input_count(p) * real * (r2c ? 1 : 2);
             const size_t out_bytes = (size_t)dfft_plan_output_count(p) * real * 2;
-            void* in = calloc(in_bytes + 16, 1);
-            void* out = calloc(out_bytes + 16, 1);
-            void* din = backend_alloc(p, in_bytes + 16);
-            void* dout = backend_alloc(p, out_bytes + 16);
-            fill_input(p, is_double, !r2c, in, 1.0);
-            check(dfft_plan_upload(p, din, in, in_bytes) == DFFT_SUCCESS, "upload", cfg);
-            check(dfft_forward(p, din, dout) == DFFT_SUCCESS, "dfft_forward", cfg);
-            check(dfft_plan_download(p, out, dout, out_bytes) == DFFT_SUCCESS, "download", cfg);
+            Buffers b = buffers(p, in_bytes, out_bytes);
+            fill_input(p, is_double, !r2c, b.in, 1.0);
+            forward(p, &b, 1, cfg);
             const double tol = is_double ? 1e-12 : 1e-5;
-            const double e = output_error(p, comm, is_double, r2c, out, 1.0);
+            const double e = output_error(p, comm, is_double, r2c, b.out, 1.0);
             if (!(e <= tol)) {
               ++failures;
               printf("rank %d: FAIL forward error %.3g > %.1g [%s]\n", rank_, e, tol, cfg);
             }
-            memset(in, 0, in_bytes);
-            check(dfft_inverse(p, dout, din) == DFFT_SUCCESS, "dfft_inverse", cfg);
-            check(dfft_plan_download(p, in, din, in_bytes) == DFFT_SUCCESS, "download", cfg);
-            const double rt = roundtrip_error(p, comm, is_double, !r2c, in);
+            inverse(p, &b, cfg);
+            const double rt = roundtrip_error(p, comm, is_double, !r2c, b.in);
             if (!(rt <= tol)) {
               ++failures;
               printf("rank %d: FAIL round trip %.3g > %.1g [%s]\n", rank_, rt, tol, cfg);
             }
-            check(dfft_plan_deallocate(p, din) == DFFT_SUCCESS && dfft_plan_deallocate(p, dout) == DFFT_SUCCESS,
-                  "deallocate", cfg);
+            release(p, &b, cfg);
             dfft_timings t;
             check(dfft_plan_timings(p, &t) == DFFT_SUCCESS && t.fft > 0 && t.total >= t.fft && t.total < 60,
                   "timings (seconds, positive)", cfg);
-            free(in);
-            free(out);
             check(dfft_plan_destroy(&p) == DFFT_SUCCESS && p == NULL, "destroy", cfg);
           }
   if (rank_ == 0) printf("capi: %d plans through the C interface\n", plans);
@@ -248,16 +273,10 @@ static void boxes(MPI_Comm comm, int size) {
         "output box, order and strides as given", "boxes");
   const size_t in_bytes = sizeof(double) * (size_t)dfft_plan_input_count(p);
   const size_t out_bytes = 2 * sizeof(double) * (size_t)dfft_plan_output_count(p);
-  double* in = calloc(in_bytes + 16, 1);
-  double* out = calloc(out_bytes + 16, 1);
-  void* din = backend_alloc(p, in_bytes + 16);
-  void* dout = backend_alloc(p, out_bytes + 16);
-  fill_input(p, 1, 0, in, 1.0);
-  check(dfft_plan_upload(p, din, in, in_bytes) == DFFT_SUCCESS, "upload", "boxes");
-  check(dfft_forward(p, din, dout) == DFFT_SUCCESS, "forward", "boxes");
-  check(dfft_plan_download(p, out, dout, out_bytes) == DFFT_SUCCESS, "download", "boxes");
-  dfft_plan_deallocate(p, din);
-  dfft_plan_deallocate(p, dout);
+  Buffers b = buffers(p, in_bytes, out_bytes);
+  double* out = b.out;
+  fill_input(p, 1, 0, b.in, 1.0);
+  forward(p, &b, 1, "boxes");
   const double e = output_error(p, comm, 1, 1, out, 1.0);
   if (!(e <= 1e-12)) {
     ++failures;
@@ -267,8 +286,7 @@ static void boxes(MPI_Comm comm, int size) {
   if (dfft_plan_output_count(p) > 0) out[0] += 1e-3;
   const double bad = output_error(p, comm, 1, 1, out, 1.0);
   check(bad > 1e-9, "a corrupted value is detected", "boxes");
-  free(in);
-  free(out);
+  release(p, &b, "boxes");
   dfft_plan_destroy(&p);
 }
 
@@ -286,24 +304,18 @@ static void batch(MPI_Comm comm) {
     return;
   }
   const size_t ni = (size_t)dfft_plan_input_count(p), no = 2 * (size_t)dfft_plan_output_count(p);
-  double* in = calloc(2 * ni + 1, sizeof(double));
-  double* out = calloc(2 * no + 1, sizeof(double));
-  void* vin = backend_alloc(p, sizeof(double) * (2 * ni + 1));
-  void* vout = backend_alloc(p, sizeof(double) * (2 * no + 1));
+  Buffers b = buffers(p, 2 * ni * sizeof(double), 2 * no * sizeof(double));
+  double* in = b.in;
+  double* out = b.out;
   fill_input(p, 1, 0, in, 1.0);
   fill_input(p, 1, 0, in + ni, 2.0);
-  check(dfft_plan_upload(p, vin, in, sizeof(double) * 2 * ni) == DFFT_SUCCESS, "upload", "batch");
-  check(dfft_forward_batch(p, 2, vin, vout) == DFFT_SUCCESS, "forward_batch", "batch");
-  check(dfft_plan_download(p, out, vout, sizeof(double) * 2 * no) == DFFT_SUCCESS, "download", "batch");
+  forward(p, &b, 2, "batch");
   const double e1 = output_error(p, comm, 1, 1, out, 1.0), e2 = output_error(p, comm, 1, 1, out + no, 2.0);
   if (!(e1 <= 1e-12 && e2 <= 1e-12)) {
     ++failures;
     printf("rank %d: FAIL batch errors %.3g %.3g\n", rank_, e1, e2);
   }
-  check(dfft_plan_deallocate(p, vin) == DFFT_SUCCESS && dfft_plan_deallocate(p, vout) == DFFT_SUCCESS, "deallocate",
-        "batch");
-  free(in);
-  free(out);
+  release(p, &b, "batch");
   dfft_plan_destroy(&p);
 }
 
@@ -341,14 +353,11 @@ static void r2r(MPI_Comm comm) {
   }
   const size_t in_bytes = sizeof(double) * (size_t)dfft_plan_input_count(p);
   const size_t out_bytes = sizeof(double) * (size_t)dfft_plan_output_count(p);
-  double* in = calloc(in_bytes + 16, 1);
-  double* out = calloc(out_bytes + 16, 1);
-  void* din = backend_alloc(p, in_bytes + 16);
-  void* dout = backend_alloc(p, out_bytes + 16);
+  Buffers b = buffers(p, in_bytes, out_bytes);
+  double* in = b.in;
+  const double* out = b.out;
   fill_input(p, 1, 0, in, 1.0);
-  check(dfft_plan_upload(p, din, in, in_bytes) == DFFT_SUCCESS, "upload", "r2r");
-  check(dfft_forward(p, din, dout) == DFFT_SUCCESS, "forward", "r2r");
-  check(dfft_plan_download(p, out, dout, out_bytes) == DFFT_SUCCESS, "download", "r2r");
+  forward(p, &b, 1, "r2r");
   int64_t lo[3], hi[3], st[3];
   dfft_plan_output_box(p, lo, hi, NULL, st);
   double sums[4] = {0, 0, 0, 0}, tot[4];
@@ -360,9 +369,7 @@ static void r2r(MPI_Comm comm) {
         sums[0] += (got - want) * (got - want);
         sums[1] += want * want;
       }
-  memset(in, 0, in_bytes);
-  check(dfft_inverse(p, dout, din) == DFFT_SUCCESS, "inverse", "r2r");
-  check(dfft_plan_download(p, in, din, in_bytes) == DFFT_SUCCESS, "download", "r2r");
+  inverse(p, &b, "r2r");
   dfft_plan_input_box(p, lo, hi, NULL, st);
   for (long i = lo[0]; i < hi[0]; ++i)
     for (long j = lo[1]; j < hi[1]; ++j)
@@ -378,10 +385,7 @@ static void r2r(MPI_Comm comm) {
     ++failures;
     printf("rank %d: FAIL r2r DCT-II error %.3g, round trip %.3g\n", rank_, e, rt);
   }
-  dfft_plan_deallocate(p, din);
-  dfft_plan_deallocate(p, dout);
-  free(in);
-  free(out);
+  release(p, &b, "r2r");
   dfft_plan_destroy(&p);
 }
 

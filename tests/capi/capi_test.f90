@@ -153,6 +153,19 @@ contains
     call report(what, global_ratio(num, den), 1d-12)
   end subroutine
 
+  ! The plan's c2c arrays, the input filled with this rank's block.
+  subroutine c2c_arrays(u, uk)
+    complex(c_double_complex), allocatable, intent(out) :: u(:), uk(:)
+    integer, allocatable :: idx(:, :)
+    integer(c_int64_t), allocatable :: pos(:)
+    integer :: n
+    allocate(u(max(1_c_int64_t, dfft_plan_input_count(plan))), uk(max(1_c_int64_t, dfft_plan_output_count(plan))))
+    call block(.true., idx, pos)
+    do n = 1, size(pos)
+      u(pos(n)) = input(idx(1, n), idx(2, n), idx(3, n))
+    end do
+  end subroutine
+
   subroutine run_c2c(decomp)
     integer, intent(in) :: decomp
     complex(c_double_complex), allocatable, target :: u(:), uk(:)
@@ -162,11 +175,7 @@ contains
     real(c_double) :: num, den
     complex(c_double_complex) :: x
     if (.not. planned(decomp, DFFT_C2C, DFFT_DOUBLE, DFFT_DEFAULT)) return
-    allocate(u(max(1_c_int64_t, dfft_plan_input_count(plan))), uk(max(1_c_int64_t, dfft_plan_output_count(plan))))
-    call block(.true., idx, pos)
-    do n = 1, size(pos)
-      u(pos(n)) = input(idx(1, n), idx(2, n), idx(3, n))
-    end do
+    call c2c_arrays(u, uk)
     e = dfft_forward(plan, c_loc(u), c_loc(uk))
     call check_c2c_forward(uk, 'c2c forward')
     e = dfft_inverse(plan, c_loc(uk), c_loc(u))
@@ -215,12 +224,10 @@ contains
   ! dfft_plan_create_boxes_f: input split along the fastest C axis, output along the slowest with
   ! memory order (2, 1, 0); c2c double against the naive DFT; and the plan's description.
   subroutine run_boxes()
-    integer :: nranks, n, e
+    integer :: nranks, e
     integer(c_int64_t) :: in_lo(3), in_hi(3), out_lo(3), out_hi(3)
     integer(c_int) :: in_order(3) = [0, 1, 2], out_order(3) = [2, 1, 0]
     complex(c_double_complex), allocatable, target :: u(:), uk(:)
-    integer, allocatable :: idx(:, :)
-    integer(c_int64_t), allocatable :: pos(:)
     call MPI_Comm_size(MPI_COMM_WORLD, nranks, e)
     in_lo = [0_c_int64_t, 0_c_int64_t, int(n2 * rank / nranks, c_int64_t)]
     in_hi = [int(n0, c_int64_t), int(n1, c_int64_t), int(n2 * (rank + 1) / nranks, c_int64_t)]
@@ -240,11 +247,7 @@ contains
       print *, 'rank', rank, 'FAIL: empty description'
       failures = failures + 1
     end if
-    allocate(u(max(1_c_int64_t, dfft_plan_input_count(plan))), uk(max(1_c_int64_t, dfft_plan_output_count(plan))))
-    call block(.true., idx, pos)
-    do n = 1, size(pos)
-      u(pos(n)) = input(idx(1, n), idx(2, n), idx(3, n))
-    end do
+    call c2c_arrays(u, uk)
     e = dfft_forward(plan, c_loc(u), c_loc(uk))
     call check_c2c_forward(uk, 'boxes c2c forward')
     e = dfft_plan_destroy(plan)
