@@ -34,6 +34,16 @@
 #                                       the GPU kernels: GPU codec tests and GPU codec sweep on 1-3 ranks
 #   tools/gpu-final.sh OUTDIR s6c       (1 or 2 GPUs) the C interface's test with the CUDA backend
 #                                       (device memory through dfft_plan_allocate/upload/download), 1-2 ranks
+#   tools/gpu-final.sh OUTDIR s7        (1 GPU) the Python binding on a GPU: which MPI mpi4py loads,
+#                                       the first Plan under faulthandler, test_gpu.py on 1 and 2
+#                                       ranks; then the whole GPU suite on 1 rank and the overlap,
+#                                       cuda-ipc and codec tests on 2 ranks sharing the GPU
+#   tools/gpu-final.sh OUTDIR s7py      (1 GPU) the binding alone: Plan on the cpu and cuda backends in
+#                                       the image's Python, native backtraces (cuda-gdb), loaded libraries
+#   tools/gpu-final.sh OUTDIR s7py2     (1 GPU) the binding's crash in the image's Python, isolated:
+#                                       hwloc plugins, numpy, mpirun, environment, the faulting code
+#   tools/gpu-final.sh OUTDIR s7py3     (1 GPU) the binding with the shared C++ runtime linked explicitly:
+#                                       the toolchain's libstdc++ files, the module's links, test_gpu.py
 #   tools/gpu-final.sh OUTDIR s5b       (2 GPUs) tapered vs balanced nccl chunks with the fp32 codec
 #                                       at 1024^3 double (#6); cuda-ipc overlap at 1024^3 with
 #                                       tapered and/or device-queued slices (#7)
@@ -59,9 +69,11 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
   date -u; nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv
   GPUFLAGS=(-DDFFT_CUDA=ON -DDFFT_NCCL=ON)
   case $WHAT in s5cpu|s5taper) GPUFLAGS=(-DDFFT_CUDA=OFF -DDFFT_NCCL=OFF) ;; esac
+  # s7 builds the binding with the pybind11 that the image's Python carries (no .deb needed).
+  case $WHAT in s7|s7py|s7py2|s7py3) GPUFLAGS+=(-DDFFT_PYTHON=ON -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)") ;; esac
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${GPUFLAGS[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPython3_EXECUTABLE="$(command -v python3)" \
-    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a|s5k|s5s|s6|s6c) echo ON;; *) echo OFF;; esac)
+    -DDFFT_TESTS=$(case $WHAT in tests|pipeline|final|s4a|s4b|s4c|s4d|s4e|s5a|s5k|s5s|s6|s6c|s7) echo ON;; *) echo OFF;; esac)
   case $WHAT in
     tests|pipeline) targets="dfft_app dfft_gpu_tests dfft_cuda_host_tests" ;;
     final) targets="dfft_app dfft_gpu_tests gpu_pack_bench" ;;
@@ -70,6 +82,8 @@ left() { local l=$(( ${BUDGET:-560} - ($(date +%s) - t0) )); echo $(( l < 30 ? 3
     s5k) targets="dfft_app dfft_gpu_tests gpu_codec_bench" ;;
     s5s|s6) targets="dfft_app dfft_gpu_tests" ;;
     s6c) targets="dfft_capi_tests" ;;
+    s7) targets="dfft_app dfft_gpu_tests dfft_python" ;;
+    s7py|s7py2|s7py3) targets="dfft_app dfft_python" ;;
     *) targets=dfft_app ;;
   esac
   cmake --build "$BUILD" -j32 --target $targets
@@ -270,6 +284,97 @@ s6)
   bench s6-codec-sweep 2 120 --size 17 12 10 --size 12 10 9 --decomp slab-2d1d,slab-1d2d,pencil \
     --method a2a-sync,p2p-sync,nccl --codec fp16 --precision double,float --validate --reps 1 --warmup 0
   grep -a "configurations:" "$OUT/s6-codec-sweep.log"
+  ;;
+s7)
+  {
+    command -v python3; python3 -c "import sys; print(sys.version.split()[0], sys.prefix)"
+    python3 -c "import mpi4py; print('mpi4py', mpi4py.__version__)"
+    python3 -c "import cupy; print('cupy', cupy.__version__)"
+    python3 -c "import mpi4py._mpiabi as a; print('mpi4py ABI choice alone:', a._get_mpiabi())"
+    python3 -c "from mpi4py import MPI; print('mpi4py alone uses:', MPI.Get_library_version().splitlines()[0])"
+    ldconfig -p | grep -E "libmpi(ch)?\.so" ; ls -la /usr/lib/x86_64-linux-gnu/libmpi.so* 2>&1
+    cat "$BUILD/python/dfft/_mpi_library.py"
+  } > "$OUT/py-probe.log" 2>&1; cat "$OUT/py-probe.log"
+  export PYTHONPATH="$BUILD/python"
+  plan1='import dfft; from mpi4py import MPI; p = dfft.Plan(MPI.COMM_WORLD, (8, 8, 8), backend="cuda"); print("plan ok", p.input_shape)'
+  plan2='from mpi4py import MPI; import dfft; p = dfft.Plan(MPI.COMM_WORLD, (8, 8, 8), backend="cuda"); print("plan ok", p.input_shape)'
+  for order in 1 2; do
+    eval "code=\$plan$order"
+    timeout 60 python3 -X faulthandler -c "$code" > "$OUT/py-plan$order.log" 2>&1
+    stamp "python plan, import order $order: exit $?"; tail -12 "$OUT/py-plan$order.log"
+    LD_DEBUG=files timeout 60 python3 -c "$code" 2>&1 | grep -aE "file=.*lib(mpi|mpich)[^/]*\.so" | grep -a "calling init" | head -4
+  done
+  for np in 1 2; do
+    timeout 120 "${MPIRUN[@]}" -np $np python3 -m pytest -q -rs -p no:cacheprovider "$ROOT/python/tests/test_gpu.py" \
+      > "$OUT/pytest-gpu-np$np.log" 2>&1; stamp "pytest gpu np$np exit $?"; tail -6 "$OUT/pytest-gpu-np$np.log"
+  done
+  unset PYTHONPATH
+  GTEST_BRIEF=1 timeout 150 "${MPIRUN[@]}" -np 2 "$BUILD/bin/dfft_gpu_tests" \
+    --gtest_filter='GpuOverlap.*:GpuIpc*:GpuCodec*:GpuMisc.Codecs*:GpuMisc.Pipelined*:*cuda_ipc*' > "$OUT/tests-np2.log" 2>&1
+  stamp "tests np2 (one GPU shared) exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np2.log" | head -20
+  GTEST_BRIEF=1 timeout $(left) "${MPIRUN[@]}" -np 1 "$BUILD/bin/dfft_gpu_tests" > "$OUT/tests-np1.log" 2>&1
+  stamp "tests np1 exit $?"; grep -aE "FAILED|PASSED|tests ran" "$OUT/tests-np1.log" | head -20
+  ;;
+s7py)
+  export PYTHONPATH="$BUILD/python"
+  for be in cpu cuda; do
+    code="import dfft; from mpi4py import MPI; p = dfft.Plan(MPI.COMM_WORLD, (8, 8, 8), backend='$be'); print('plan ok', p.input_shape)"
+    timeout 60 python3 -X faulthandler -c "$code" > "$OUT/py-$be.log" 2>&1; stamp "python plan $be: exit $?"; tail -3 "$OUT/py-$be.log"
+    timeout 120 cuda-gdb -q -batch -ex run -ex bt -ex "info threads" --args python3 -c "$code" > "$OUT/gdb-$be.log" 2>&1
+    stamp "cuda-gdb $be: exit $?"; grep -aE "^#|signal|SIG" "$OUT/gdb-$be.log" | head -40
+  done
+  LD_DEBUG=libs timeout 60 python3 -c "$code" > "$OUT/ld-debug.log" 2>&1
+  grep -aE "calling init: " "$OUT/ld-debug.log" | sed 's/.*calling init: //' | sort -u > "$OUT/libs.txt"
+  grep -aE "libstdc|libgcc|libcud|libnccl|libcufft|libmpi|libfftw|libopen|libpmix|libhwloc|libevent|libucx|libgomp" "$OUT/libs.txt"
+  ldd "$BUILD"/python/dfft/_dfft*.so | grep -vE "linux-vdso|ld-linux" > "$OUT/ldd.txt"; cat "$OUT/ldd.txt"
+  timeout 60 "${MPIRUN[@]}" -np 1 "$BUILD/bin/dfft" bench --backend cuda --size 8 8 8 --reps 1 --warmup 0 > "$OUT/app.log" 2>&1
+  stamp "app cuda 8^3: exit $?"
+  ;;
+s7py2)
+  export PYTHONPATH="$BUILD/python"
+  so=$(ls "$BUILD"/python/dfft/_dfft*.so)
+  { env | grep -iE "flags|^ld_|python|omp|locale|^lc_|^lang|hwloc|ompi|opal|pmix" | sort
+    c++ --version | head -1; ls -la /lib/x86_64-linux-gnu/libstdc++.so.6*
+    readelf -d "$so" | grep -E "NEEDED|RPATH|RUNPATH"; ls -la "$so"
+    nm -D --defined-only "$so" | c++filt | grep -cE " std::"; nm -D --defined-only "$so" | c++filt | grep -E "num_put|_M_insert|codecvt" | head
+  } > "$OUT/module.txt" 2>&1; cat "$OUT/module.txt"
+  try() {  # label env... -- python code
+    local label=$1; shift
+    timeout 60 env "$@" > "$OUT/try-$label.log" 2>&1; echo "== $label: exit $? :: $(tail -1 "$OUT/try-$label.log" | cut -c1-150)"
+  }
+  P="p = dfft.Plan(MPI.COMM_WORLD, (8, 8, 8)); print('plan ok')"
+  try base python3 -c "import dfft; from mpi4py import MPI; $P"
+  try nohwlocplug HWLOC_COMPONENTS=-opencl,-gl,-cuda,-nvml,-levelzero,-rsmi python3 -c "import dfft; from mpi4py import MPI; $P"
+  try hwloc_noplugins HWLOC_PLUGINS_BLACKLIST=hwloc_opencl.so,hwloc_gl.so python3 -c "import dfft; from mpi4py import MPI; $P"
+  try clocale LC_ALL=C LANG=C python3 -c "import dfft; from mpi4py import MPI; $P"
+  try mpirun1 "${MPIRUN[@]}" -np 1 python3 -c "import dfft; from mpi4py import MPI; $P"
+  try ostream python3 -c "import io, dfft; from mpi4py import MPI; print(dfft._dfft.__file__)"
+  try sysstdcxx LD_PRELOAD=/lib/x86_64-linux-gnu/libstdc++.so.6 python3 -c "import dfft; from mpi4py import MPI; $P"
+  try pyenvnone python3 -I -c "import sys; sys.path.insert(0, '$BUILD/python'); import dfft; from mpi4py import MPI; $P"
+  # The faulting instruction and registers.
+  timeout 120 cuda-gdb -q -batch -ex run -ex "x/12i \$pc-24" -ex "info registers" -ex "bt 4" -ex "info sharedlibrary" \
+    --args python3 -c "import dfft; from mpi4py import MPI; $P" > "$OUT/gdb-regs.log" 2>&1
+  grep -aA20 "SIGSEGV" "$OUT/gdb-regs.log" | cut -c1-160 | head -50
+  grep -aE "libstdc|_dfft|LLVM|clang|pocl" "$OUT/gdb-regs.log" | cut -c1-160 | head
+  ;;
+s7py3)
+  so=$(ls "$BUILD"/python/dfft/_dfft*.so)
+  { for f in libstdc++.so libstdc++.so.6 libstdc++.a; do echo "$f -> $(c++ -print-file-name=$f)"; done
+    ls -la "$(dirname "$(c++ -print-file-name=libstdc++.a)")"/libstdc++* 2>&1
+    grep -E "C\+\+ runtime|libstdc" "$OUT/build-$WHAT.log"
+    echo "module:"; readelf -d "$so" | grep -E "NEEDED"; echo "std:: definitions: $(nm -D --defined-only "$so" | c++filt | grep -cE ' std::')"
+    echo "app:"; readelf -d "$BUILD/bin/dfft" | grep -E "NEEDED.*stdc" || echo "app: no libstdc++ NEEDED"
+    cmake -DMODULE="$so" -DNM=nm -P "$ROOT/python/check_cxx_runtime.cmake"; echo "ctest check exit $?"
+  } > "$OUT/runtime.txt" 2>&1; cat "$OUT/runtime.txt"
+  export PYTHONPATH="$BUILD/python"
+  timeout 60 python3 -X faulthandler -c "import dfft; from mpi4py import MPI; p = dfft.Plan(MPI.COMM_WORLD, (8, 8, 8), backend='cuda'); print('plan ok', p.input_shape)" \
+    > "$OUT/py-plan.log" 2>&1; stamp "python plan: exit $?"; tail -3 "$OUT/py-plan.log"
+  for np in 1 2; do
+    timeout 150 "${MPIRUN[@]}" -np $np python3 -m pytest -q -rs -p no:cacheprovider "$ROOT/python/tests" \
+      > "$OUT/pytest-np$np.log" 2>&1; stamp "pytest (test_dfft.py + test_gpu.py) np$np exit $?"; tail -4 "$OUT/pytest-np$np.log"
+  done
+  timeout 60 "${MPIRUN[@]}" -np 2 python3 "$ROOT/examples/python/poisson.py" > "$OUT/poisson.log" 2>&1
+  stamp "poisson example np2 exit $?"; tail -2 "$OUT/poisson.log"
   ;;
 s6c)
   for np in 1 2; do

@@ -12,10 +12,40 @@ memory order of the plan's layout (``input_order``/``output_order``: global axes
 first); with the default variant that is the natural order.
 """
 
+import sys as _sys
+
 import numpy as np
 
-from ._dfft import Error, _Plan, has_cuda
-from . import _dfft
+
+def _preload_mpi():
+    """Put the MPI library that dfft links into the process's global symbol scope.
+
+    mpi4py's binary wheels pick an MPI library when ``mpi4py.MPI`` is first imported: one whose
+    symbols are already global, else the first of libmpi.so, libmpi.so.12 (MPICH) and
+    libmpi.so.40 (Open MPI) that loads. Loading dfft's own library first makes that choice agree
+    with dfft. When mpi4py was imported earlier this cannot help; the extension then checks that
+    both use the same library and raises ImportError if not.
+    """
+    if "mpi4py.MPI" in _sys.modules:
+        return
+    try:
+        from ._mpi_library import MPI_LIBRARY
+    except ImportError:  # a package tree without the generated file
+        return
+    import ctypes
+    import os
+
+    if MPI_LIBRARY and os.path.exists(MPI_LIBRARY):
+        try:
+            ctypes.CDLL(MPI_LIBRARY, mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        except OSError:
+            pass  # the extension's own import reports what is wrong
+
+
+_preload_mpi()
+
+from ._dfft import Error, _Plan, has_cuda  # noqa: E402
+from . import _dfft  # noqa: E402
 
 __all__ = ["Plan", "Error", "has_cuda"]
 

@@ -218,11 +218,61 @@ int cuda_device_count() {
 #endif
 }
 
+/// The first line of a library version string (Open MPI counts its terminating NUL in the length).
+std::string first_line(std::string s) {
+  s = s.substr(0, s.find('\0'));
+  return s.substr(0, s.find('\n'));
+}
+
+std::string dfft_mpi_library() {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(v, &len);  // allowed before MPI_Init
+  return first_line(std::string(v, static_cast<std::size_t>(len > 0 ? len : 0)));
+}
+
+std::string mpi4py_mpi_library() {
+  try {
+    return first_line(py::str(py::module_::import("mpi4py.MPI").attr("Get_library_version")()));
+  } catch (const py::error_already_set&) {
+    return "(unknown)";
+  }
+}
+
+std::string different_mpi_message(const std::string& theirs) {
+  return "dfft and mpi4py use different MPI libraries in this process (dfft: " + dfft_mpi_library() +
+         "; mpi4py: " + theirs +
+         "). Import dfft before mpi4py (dfft then makes mpi4py load its MPI), set MPI4PY_LIBMPI to "
+         "the MPI library dfft was built with (e.g. libmpi.so.40 for Open MPI), or build mpi4py "
+         "from source against it (docs/python.md).";
+}
+
+/// mpi4py's binary wheels choose an MPI library when mpi4py.MPI is first imported (libmpi.so,
+/// then MPICH's libmpi.so.12, then Open MPI's libmpi.so.40), so a process can hold mpi4py on one
+/// MPI and dfft on another; mpi4py's handles then mean nothing to dfft's MPI. Between MPI
+/// families (int vs pointer handles) mpi4py's C API import already fails, with a message about
+/// object sizes; within one family the handles differ. Both cases become one clear ImportError.
+void import_mpi4py_same_mpi() {
+  if (import_mpi4py() < 0) {
+    py::error_already_set cause;
+    const std::string theirs = mpi4py_mpi_library();
+    if (theirs != dfft_mpi_library()) {
+      py::raise_from(cause, PyExc_ImportError, different_mpi_message(theirs).c_str());
+      throw py::error_already_set();
+    }
+    throw cause;
+  }
+  py::object world = py::module_::import("mpi4py.MPI").attr("COMM_WORLD");
+  MPI_Comm* h = PyMPIComm_Get(world.ptr());
+  if (!h) throw py::error_already_set();
+  if (*h != MPI_COMM_WORLD) throw py::import_error(different_mpi_message(mpi4py_mpi_library()));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_dfft, m) {
   m.doc() = "dfft extension module; use the dfft package (dfft.Plan), not this directly";
-  if (import_mpi4py() < 0) throw py::error_already_set();
+  import_mpi4py_same_mpi();
   py::register_exception<dfft::Error>(m, "Error", PyExc_RuntimeError);
 #if defined(DFFT_HAS_CUDA)
   m.attr("has_cuda") = true;
