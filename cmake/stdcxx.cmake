@@ -1,5 +1,6 @@
 # dfft_link_shared_cxx_runtime(target): make a shared library or module link the shared C++
-# runtime even where the compiler would link it statically.
+# runtime even where the compiler would link it statically (static libraries and programs are
+# left alone).
 #
 # A GCC installation without the libstdc++.so link-time symlink (only libstdc++.a next to it;
 # seen: /opt/gcc/bin/g++ on the CUDA image of the GPU machines) links libstdc++ statically. An
@@ -27,7 +28,8 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
 endif()
 
 function(dfft_link_shared_cxx_runtime target)
-  if(DFFT_SHARED_CXX_RUNTIME)
+  get_target_property(type ${target} TYPE)
+  if(DFFT_SHARED_CXX_RUNTIME AND type MATCHES "^(SHARED|MODULE)_LIBRARY$")
     target_link_libraries(${target} PRIVATE "${DFFT_SHARED_CXX_RUNTIME}")
   endif()
 endfunction()
