@@ -329,10 +329,14 @@ CaseFile parse_cases_json(const std::string& text) {
       f.description = get_string(it.value(), k);
     else if (k == "comment")
       continue;
-    else if (k == "global")
+    else if (k == "runner") {
+      // Job sizes and peer libraries for tools/bench_run.py, which checks the keys; bench runs
+      // inside one job and has no use for them.
+      if (!it.value().is_object()) fail(k, "expected an object (ranks_per_job, peers)");
+    } else if (k == "global")
       f.global = read_settings(it.value(), k, false, nullptr);
     else if (k != "tests")
-      fail(k, "unknown top-level key; allowed: name, description, comment, global, tests");
+      fail(k, "unknown top-level key; allowed: name, description, comment, runner, global, tests");
   }
   if (!doc.contains("tests") || !doc["tests"].is_array() || doc["tests"].empty())
     fail("tests", "a non-empty list of tests is required");

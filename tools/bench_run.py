@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""Runs a benchmark suite on a machine and stores its records (docs/results/README.md#running).
+
+    python3 tools/bench_run.py --machine dev-2core --suite quick-cpu [--build DIR] [--dry-run]
+                               [--ranks 1,2] [--results DIR] [--budget SECONDS]
+    python3 tools/bench_run.py --machine gpu-h100-x1 --configure      # build the profile's targets
+    python3 tools/bench_run.py --machine gpu-h100-x1 --fetch-debs     # .debs to carry to the machine
+
+A suite is a test-case file benchmarks/cases/SUITE.json (docs/cases.md); its optional "runner"
+object names the job sizes ("ranks_per_job") and the peer libraries timed beside dfft ("peers").
+A machine is a profile benchmarks/machines/NAME.json (launcher, MPI prefix, cores, GPUs,
+environment, build, time budget). Every job is one mpirun; its JSON lines are appended to
+RESULTS/NAME/SUITE.jsonl (dfft) or RESULTS/NAME/SUITE.peers.jsonl (peers), each record tagged
+with a "run" object: machine, date, commit, command, suite, job_ranks.
+Stdlib only, so that it runs on a machine where nothing can be installed.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEERS = ("fftw-mpi",)
+
+
+def rel(path):
+    """Paths inside the repository relative to it, so that a record's command reads the same anywhere."""
+    r = os.path.relpath(path, ROOT)
+    return path if r.startswith("..") else r
+
+
+def die(msg):
+    sys.exit("bench_run: " + msg)
+
+
+def expand_env(text, env):
+    """$VAR, ${VAR} and ${VAR:-default}; an unset variable without default expands to ''."""
+    def sub(m):
+        name, default = m.group(1) or m.group(3), m.group(2)
+        value = env.get(name, "")
+        return value if value else (default or "")
+    return re.sub(r"\$\{(\w+)(?::-([^}]*))?\}|\$(\w+)", sub, text)
+
+
+def load_json(path, what):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        die("%s %s: %s" % (what, path, e))
+
+
+def find_file(name, folder, what):
+    """NAME or a path: a bare name is looked up as ROOT/folder/NAME.json."""
+    if os.sep in name or name.endswith(".json"):
+        path = os.path.abspath(name)
+    else:
+        path = os.path.join(ROOT, folder, name + ".json")
+    if not os.path.isfile(path):
+        known = sorted(f[:-5] for f in os.listdir(os.path.join(ROOT, folder)) if f.endswith(".json"))
+        die("no %s '%s' (%s); known: %s" % (what, name, path, ", ".join(known)))
+    return path
+
+
+PROFILE_KEYS = {"name", "description", "cores", "gpus", "memory_gib", "max_ranks", "ranks_per_gpu",
+                "mpi_prefix", "launcher_args", "backend_args", "env", "build", "time_budget_s",
+                "carry_debs", "comment"}
+
+
+def load_profile(name):
+    path = find_file(name, os.path.join("benchmarks", "machines"), "machine profile")
+    p = load_json(path, "machine profile")
+    unknown = set(p) - PROFILE_KEYS
+    if unknown:
+        die("%s: unknown keys %s; allowed: %s" % (path, sorted(unknown), ", ".join(sorted(PROFILE_KEYS))))
+    for key in ("name", "cores", "max_ranks", "time_budget_s"):
+        if key not in p:
+            die("%s: '%s' is required" % (path, key))
+    p.setdefault("gpus", 0)
+    p.setdefault("ranks_per_gpu", 1)
+    p.setdefault("env", {})
+    p.setdefault("launcher_args", [])
+    p.setdefault("backend_args", {})
+    p.setdefault("build", {})
+    p.setdefault("carry_debs", [])
+    return p
+
+
+def load_suite(name):
+    path = find_file(name, os.path.join("benchmarks", "cases"), "suite")
+    s = load_json(path, "suite")
+    runner = s.get("runner", {})
+    unknown = set(runner) - {"ranks_per_job", "peers", "comment"}
+    if unknown:
+        die("%s: runner: unknown keys %s; allowed: ranks_per_job, peers, comment" % (path, sorted(unknown)))
+    peers = [p if isinstance(p, dict) else {"name": p} for p in runner.get("peers", [])]
+    for p in peers:
+        if p.get("name") not in PEERS:
+            die("%s: runner.peers: unknown peer %r; allowed: %s" % (path, p.get("name"), ", ".join(PEERS)))
+    name = os.path.basename(path)[:-5]
+    return {"path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
+            "peers": peers, "backend": s.get("global", {}).get("backend", "cpu")}
+
+
+def run_env(profile):
+    env = dict(os.environ)
+    for k, v in profile["env"].items():
+        env[k] = expand_env(str(v), env)
+    prefix = expand_env(profile.get("mpi_prefix", ""), env)
+    if prefix:
+        env["PATH"] = os.path.join(prefix, "bin") + os.pathsep + env.get("PATH", "")
+        env["LD_LIBRARY_PATH"] = os.path.join(prefix, "lib") + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+        env["OPAL_PREFIX"] = prefix
+    return env, prefix
+
+
+def mpirun(profile, prefix, backend, ranks):
+    exe = os.path.join(prefix, "bin", "mpirun") if prefix else "mpirun"
+    args = [exe] + list(profile["launcher_args"]) + list(profile["backend_args"].get(backend, []))
+    if ranks > profile["cores"] and "--oversubscribe" not in args:
+        args.append("--oversubscribe")
+    return args + ["-np", str(ranks)]
+
+
+def job_ranks(profile, suite, wanted):
+    """Rank counts to launch, and the ones refused with the reason."""
+    ranks = wanted or suite["ranks_per_job"] or [min(profile["max_ranks"], 2)]
+    limit = profile["max_ranks"]
+    if suite["backend"] == "cuda":
+        limit = min(limit, profile["gpus"] * profile["ranks_per_gpu"])
+    keep = [r for r in ranks if 1 <= r <= limit]
+    refused = ["%d ranks (machine %s allows %d for backend %s)" % (r, profile["name"], limit, suite["backend"])
+               for r in ranks if r not in keep]
+    return keep, refused
+
+
+SIZE_RE = re.compile(r"\b(\d+(?:x\d+)+) grid\b")
+
+
+def suite_sizes(dfft, suite, env):
+    """The 3-D sizes the suite's configurations use, from `dfft bench --cases FILE --list`."""
+    out = subprocess.run([dfft, "bench", "--cases", suite["path"], "--list"], env=env, cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if out.returncode != 0:
+        die("%s --list failed:\n%s" % (suite["path"], out.stdout))
+    sizes = []
+    for line in out.stdout.splitlines():
+        for m in SIZE_RE.findall(line):
+            s = [int(v) for v in m.split("x")]
+            if len(s) == 3 and s not in sizes:
+                sizes.append(s)
+    return sizes
+
+
+def peer_jobs(peer, sizes, glob, build, launch):
+    """(label, command) for each size of one peer library at one rank count."""
+    jobs = []
+    effort = peer.get("effort", glob.get("effort", "estimate"))
+    reps = str(peer.get("reps", glob.get("reps", 10)))
+    warmup = str(peer.get("warmup", glob.get("warmup", 2)))
+    transposed = peer.get("transposed", [False])
+    for size in sizes:
+        for t in transposed if isinstance(transposed, list) else [transposed]:
+            cmd = launch + [rel(os.path.join(build, "bin", "fftw-mpi-bench")), "--size"] + [str(v) for v in size]
+            cmd += ["--effort", effort, "--reps", reps, "--warmup", warmup] + (["--transposed"] if t else [])
+            jobs.append(("fftw-mpi %s%s" % ("x".join(map(str, size)), " transposed" if t else ""), cmd))
+    return jobs
+
+
+def plan_jobs(profile, suite, args, env, prefix):
+    """Every job in run order: dicts with label, ranks, kind (dfft|peer), cmd (without --json)."""
+    ranks, refused = job_ranks(profile, suite, args.ranks)
+    dfft = rel(os.path.join(args.build, "bin", "dfft"))
+    sizes = suite_sizes(dfft, suite, env) if suite["peers"] else []
+    jobs = []
+    for r in ranks:
+        launch = mpirun(profile, prefix, suite["backend"], r)
+        cmd = launch + [dfft, "bench", "--cases", rel(suite["path"]), "--no-progress"]
+        jobs.append({"label": "dfft %s" % suite["name"], "ranks": r, "kind": "dfft", "cmd": cmd})
+        for peer in suite["peers"]:
+            for label, pcmd in peer_jobs(peer, sizes, suite["doc"].get("global", {}), args.build, launch):
+                jobs.append({"label": label, "ranks": r, "kind": "peer", "cmd": pcmd})
+    return jobs, refused
+
+
+def git_commit():
+    def git(*a):
+        return subprocess.run(["git", "-C", ROOT] + list(a), stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, universal_newlines=True).stdout.strip()
+    head = git("rev-parse", "HEAD") or "unknown"
+    return head + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def append_records(tmp, dest, tag):
+    """Tags every complete JSON line of tmp and appends it to dest; returns the count."""
+    n = 0
+    try:
+        with open(tmp) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return 0
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(dest, "a") as out:
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a stopped job
+            rec["run"] = tag
+            out.write(json.dumps(rec, sort_keys=True) + "\n")
+            n += 1
+    return n
+
+
+def run_job(job, env, timeout, dest, tag):
+    """Runs one job with --json into a temporary file; returns (exit status, records appended)."""
+    fd, tmp = tempfile.mkstemp(suffix=".jsonl")
+    os.close(fd)
+    cmd = job["cmd"] + ["--json", tmp]
+    tag = dict(tag, command=" ".join(shlex.quote(c) for c in cmd), job_ranks=job["ranks"])
+    try:
+        proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 15)
+            proc.wait()
+            rc = "stopped at the time budget"
+        return rc, append_records(tmp, dest, tag)
+    finally:
+        os.unlink(tmp)
+
+
+def execute(jobs, profile, suite, args, env):
+    dest_dir = os.path.join(args.results, profile["name"])
+    dest = {"dfft": os.path.join(dest_dir, suite["name"] + ".jsonl"),
+            "peer": os.path.join(dest_dir, suite["name"] + ".peers.jsonl")}
+    base = {"machine": profile["name"], "commit": git_commit(), "suite": suite["name"]}
+    budget = args.budget if args.budget is not None else profile["time_budget_s"]
+    t0, failed = time.time(), []
+    for i, job in enumerate(jobs):
+        left = budget - (time.time() - t0)
+        if left <= 0:
+            print("bench_run: time budget of %d s spent; not run:" % budget)
+            for j in jobs[i:]:
+                print("  %s on %d ranks: %s" % (j["label"], j["ranks"], " ".join(j["cmd"])))
+            return failed + ["%d jobs not run (budget)" % (len(jobs) - i)]
+        print("bench_run: [%d/%d] %s on %d ranks" % (i + 1, len(jobs), job["label"], job["ranks"]), flush=True)
+        rc, n = run_job(job, env, left, dest[job["kind"]], dict(base, date=utc_now()))
+        print("bench_run: exit %s, %d records -> %s" % (rc, n, rel(dest[job["kind"]])), flush=True)
+        if rc != 0:
+            failed.append("%s on %d ranks: exit %s" % (job["label"], job["ranks"], rc))
+    return failed
+
+
+def configure(profile, args, env):
+    """Configures and builds the profile's build (build.cmake_args, build.targets)."""
+    b = profile["build"]
+    prefix_path = os.path.join(ROOT, ".deps", "x", "usr")
+    extra = ["-DCMAKE_PREFIX_PATH=" + prefix_path] if profile["carry_debs"] else []
+    unpack = [["dpkg", "-x", os.path.join(ROOT, ".deps", d), os.path.join(ROOT, ".deps", "x")]
+              for d in sorted(os.listdir(os.path.join(ROOT, ".deps")))
+              if d.endswith(".deb")] if os.path.isdir(os.path.join(ROOT, ".deps")) else []
+    cmds = unpack + [
+        ["cmake", "-S", ROOT, "-B", args.build, "-DCMAKE_BUILD_TYPE=Release"] + b.get("cmake_args", []) + extra,
+        ["cmake", "--build", args.build, "-j%d" % profile["cores"], "--target"]
+        + b.get("targets", ["dfft_app", "fftw_mpi_bench"])]
+    return run_plain(cmds, args.dry_run, env)
+
+
+def fetch_debs(profile, args, env):
+    """apt-get download of the profile's carry_debs into .deps/ (git-ignored; the device carries it)."""
+    if not profile["carry_debs"]:
+        print("bench_run: profile %s carries no .debs" % profile["name"])
+        return 0
+    os.makedirs(os.path.join(ROOT, ".deps"), exist_ok=True)
+    cmd = ["sh", "-c", "cd %s && apt-get download %s" % (shlex.quote(os.path.join(ROOT, ".deps")),
+                                                        " ".join(map(shlex.quote, profile["carry_debs"])))]
+    return run_plain([cmd], args.dry_run, env)
+
+
+def run_plain(cmds, dry_run, env):
+    for c in cmds:
+        print(" ".join(shlex.quote(x) for x in c), flush=True)
+        if not dry_run and subprocess.run(c, env=env).returncode != 0:
+            return 1
+    return 0
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--machine", required=True, help="profile benchmarks/machines/NAME.json (or a path)")
+    ap.add_argument("--suite", help="test-case file benchmarks/cases/SUITE.json (or a path)")
+    ap.add_argument("--build", help="build directory (default: the profile's build.dir, else build)")
+    ap.add_argument("--ranks", type=lambda s: [int(v) for v in s.split(",")],
+                    help="rank counts of the jobs, e.g. 1,2,4 (default: the suite's runner.ranks_per_job)")
+    ap.add_argument("--results", default=os.path.join(ROOT, "benchmarks", "results"),
+                    help="results folder (default benchmarks/results)")
+    ap.add_argument("--budget", type=float, help="seconds (default: the profile's time_budget_s)")
+    ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    ap.add_argument("--configure", action="store_true", help="configure and build the profile's targets first")
+    ap.add_argument("--fetch-debs", action="store_true", help="download the profile's carry_debs into .deps/ and stop")
+    args = ap.parse_args(argv)
+    if not args.suite and not (args.configure or args.fetch_debs):
+        ap.error("--suite is required (unless --configure or --fetch-debs alone)")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    profile = load_profile(args.machine)
+    args.build = os.path.abspath(args.build or os.path.join(ROOT, profile["build"].get("dir", "build")))
+    env, prefix = run_env(profile)
+    if args.fetch_debs:
+        return fetch_debs(profile, args, env)
+    if args.configure and configure(profile, args, env) != 0:
+        return 1
+    if not args.suite:
+        return 0
+    suite = load_suite(args.suite)
+    jobs, refused = plan_jobs(profile, suite, args, env, prefix)
+    for r in refused:
+        print("bench_run: not run: %s" % r)
+    if args.dry_run:
+        for job in jobs:
+            print(" ".join(shlex.quote(c) for c in job["cmd"] + ["--json", "TMP"]))
+        return 0
+    failed = execute(jobs, profile, suite, args, env)
+    for f in failed:
+        print("bench_run: FAILED: %s" % f)
+    print("bench_run: %d jobs, %d failed or not run" % (len(jobs), len(failed)))
+    return 1 if failed or refused and not jobs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
