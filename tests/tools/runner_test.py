@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""tools/bench_run.py on the tiny suite: the dry run's job list, a real run on 1 and 2 ranks into
+a temporary results folder (records and their run tags), and a time budget that stops it.
+
+    runner_test.py SOURCE_DIR BUILD_DIR        (exit 77 = skipped: no fftw-mpi-bench built)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SRC, BUILD = (os.path.abspath(a) for a in sys.argv[1:3])
+SUITE = os.path.join(SRC, "tests", "tools", "tiny-suite.json")
+FAILURES = []
+
+
+def check(ok, what):
+    print(("ok:     " if ok else "FAILED: ") + what)
+    if not ok:
+        FAILURES.append(what)
+
+
+def runner(*extra):
+    cmd = [sys.executable, os.path.join(SRC, "tools", "bench_run.py"), "--machine", "dev-2core",
+           "--suite", SUITE, "--build", BUILD] + list(extra)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    print("$ " + " ".join(cmd) + "\n" + p.stdout)
+    return p.returncode, p.stdout
+
+
+def dry_run():
+    rc, out = runner("--dry-run")
+    lines = [l for l in out.splitlines() if l.startswith("mpirun")]
+    check(rc == 0, "dry run exits 0")
+    check(len(lines) == 6, "dry run lists 6 jobs (dfft + 2 fftw-mpi sizes, on 1 and 2 ranks): %d" % len(lines))
+    check(any("-np 2 " in l and "dfft bench --cases" in l for l in lines), "a 2-rank dfft job")
+    check(any("-np 1 " in l and "fftw-mpi-bench --size 17 12 10" in l for l in lines), "the 17x12x10 peer job")
+    rc, out = runner("--dry-run", "--ranks", "2,9")
+    check("not run: 9 ranks" in out and out.count("mpirun") == 3, "--ranks 2,9 refuses 9 (max_ranks 4)")
+
+
+def real_run(results):
+    rc, out = runner("--results", results)
+    check(rc == 0, "real run exits 0")
+    recs = {}
+    for name in ("tiny-suite.jsonl", "tiny-suite.peers.jsonl"):
+        path = os.path.join(results, "dev-2core", name)
+        recs[name] = [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+    dfft, peers = recs["tiny-suite.jsonl"], recs["tiny-suite.peers.jsonl"]
+    # Per job: 2 sizes x (1 configuration + 1 single-device row) x 2 directions = 8.
+    check(len(dfft) == 16, "16 dfft records: %d" % len(dfft))
+    check(len(peers) == 8, "8 fftw-mpi records (2 sizes x 2 directions x 2 jobs): %d" % len(peers))
+    tags = [r.get("run", {}) for r in dfft + peers]
+    check(all(t.get("machine") == "dev-2core" and t.get("suite") == "tiny-suite" for t in tags), "machine/suite tags")
+    check(all(len(t.get("date", "")) == 20 and t["date"].endswith("Z") for t in tags), "UTC dates")
+    check(all(len(t.get("commit", "")) >= 40 for t in tags), "commits")
+    check(all(t.get("command", "").startswith("mpirun ") and "-np %d " % t["job_ranks"] in t["command"]
+              for t in tags), "each record's command has its job's rank count")
+    check({r["ranks"] for r in dfft if r["decomposition"] != "single-device"} == {1, 2}, "dfft ran on 1 and 2 ranks")
+    check(all(r["library"] == "fftw-mpi" and r["time_ms"]["median"] > 0 for r in peers), "peer records timed")
+
+
+def budget(results):
+    rc, out = runner("--results", results, "--budget", "0")
+    check(rc != 0 and "not run:" in out and out.count("fftw-mpi-bench --size") == 4,
+          "a spent budget runs nothing, lists every job and fails")
+    check(not os.path.exists(os.path.join(results, "dev-2core")), "nothing written")
+
+
+def main():
+    if not os.access(os.path.join(BUILD, "bin", "fftw-mpi-bench"), os.X_OK):
+        print("fftw-mpi-bench is not built (needs libfftw3-mpi): skipped")
+        return 77
+    dry_run()
+    with tempfile.TemporaryDirectory() as d:
+        real_run(os.path.join(d, "a"))
+        budget(os.path.join(d, "b"))
+    print("%d failure(s)" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Markdown tables of stored benchmark records, for tools/results_pages.py.
+
+Kinds (options besides the record filters of results_pages.py):
+  list       one row per configuration: cols=FIELD,... (row columns), extra=FIELD,... (values
+             of the forward record, e.g. error, exchange_bytes); forward and inverse median ms
+  reference  dfft against its single-device rows (serial FFTW on CPU, cuFFT on one GPU), by=FIELD,...
+  peer       dfft against FFTW-MPI (fftw-mpi-bench records), per size and rank count
+  scaling    strong scaling: best time per size and rank count, and the speed-up over the
+             smallest rank count; library=dfft (default) or fftw-mpi
+A configuration's time is its forward plus inverse median (one round trip); "best" is the
+fastest configuration of those selected. Several records of one configuration (repeated runs):
+the latest counts.
+"""
+
+
+class SpecError(Exception):
+    pass
+
+
+SHAPES = ("size", "grid")
+
+
+def text(field, value):
+    if isinstance(value, list):
+        return ("x" if field in SHAPES else "+").join(str(v) for v in value) or "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return "%.2e" % value if abs(value) < 1e-3 and value else "%g" % value
+    return str(value)
+
+
+def field(rec, name):
+    if name in ("machine", "suite", "date"):
+        return rec.get("run", {}).get(name)
+    return rec.get(name)
+
+
+def select(records, filters):
+    def ok(rec):
+        return all(text(k, field(rec, k)) in v.split(",") for k, v in filters.items())
+    return [r for r in records if ok(r)]
+
+
+def ms(v):
+    return "-" if v is None else ("%.3f" % v if v < 10 else "%.1f" % v if v < 1000 else "%.0f" % v)
+
+
+def config_name(rec):
+    if "library" in rec:
+        return rec["library"] + (" transposed" if rec.get("transposed") else "")
+    parts = [rec.get("decomposition"), rec.get("variant"), text("methods", rec.get("methods"))]
+    if rec.get("codec") not in (None, "none"):
+        parts.append("codec " + rec["codec"])
+    if rec.get("overlap", 1) not in (None, 1):
+        parts.append("overlap %s" % rec["overlap"])
+    if rec.get("staging") not in (None, "auto"):
+        parts.append(rec["staging"] + " staging")
+    return " ".join(p for p in parts if p and p != "-")
+
+
+IDENTITY = ("library", "transposed", "decomposition", "variant", "methods", "grid", "codec", "overlap",
+            "staging", "precision", "transform", "size", "ranks", "backend", "effort", "machine")
+
+
+def configurations(records):
+    """{identity: {"forward": rec, "inverse": rec}} in first-seen order, the latest record winning."""
+    out = {}
+    for rec in records:
+        key = tuple(text(k, field(rec, k)) for k in IDENTITY)
+        slot = out.setdefault(key, {})
+        old = slot.get(rec.get("direction"))
+        if old is None or field(rec, "date") >= field(old, "date"):
+            slot[rec.get("direction")] = rec
+    return out
+
+
+def round_trip(pair):
+    try:
+        return pair["forward"]["time_ms"]["median"] + pair["inverse"]["time_ms"]["median"]
+    except (KeyError, TypeError):
+        return None
+
+
+def best(pairs):
+    timed = [(round_trip(p), p) for p in pairs if round_trip(p) is not None]
+    return min(timed, key=lambda t: t[0]) if timed else (None, None)
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return out + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def opt_list(spec, key, default):
+    v = spec.pop(key, None)
+    return v.split(",") if v else list(default)
+
+
+def used(pairs):
+    return [r for p in pairs for r in p.values()]
+
+
+def kind_list(spec, records):
+    cols = opt_list(spec, "cols", ["decomposition", "variant", "methods", "size", "ranks"])
+    extra = opt_list(spec, "extra", [])
+    rows = []
+    pairs = list(configurations(select(records, spec)).values())
+    for pair in pairs:
+        first = pair.get("forward") or pair.get("inverse")
+        fwd, inv = (pair.get(d, {}).get("time_ms", {}).get("median") for d in ("forward", "inverse"))
+        rows.append([text(c, field(first, c)) for c in cols] + [ms(fwd), ms(inv)]
+                    + [text(e, field(pair.get("forward", first), e)) for e in extra])
+    return table(cols + ["fwd ms", "inv ms"] + extra, rows), rows, used(pairs)
+
+
+def grouped(pairs, keys):
+    groups = {}
+    for pair in pairs:
+        rec = pair.get("forward") or pair.get("inverse")
+        groups.setdefault(tuple(text(k, field(rec, k)) for k in keys), []).append(pair)
+    return groups
+
+
+def is_dfft(pair):
+    rec = pair.get("forward") or pair.get("inverse")
+    return "library" not in rec and rec.get("decomposition") != "single-device"
+
+
+def kind_compare(spec, records, against, label, same_ranks):
+    """Rows of `by` groups and dfft rank counts: the best `against` pair (at the same rank count
+    when same_ranks), the best dfft pair, their ratio."""
+    by = opt_list(spec, "by", ["size", "precision"])
+    pairs = list(configurations(select(records, spec)).values())
+    rows, kept = [], []
+    for key, group in grouped(pairs, by).items():
+        for (ranks,), ours in sorted(grouped([p for p in group if is_dfft(p)], ["ranks"]).items(),
+                                     key=lambda kv: int(kv[0][0])):
+            theirs = [p for p in group if against(p) and (not same_ranks or rank_text(p) == ranks)]
+            ref_t, ref = best(theirs)
+            ours_t, our = best(ours)
+            if ref_t is None or ours_t is None:
+                continue
+            kept += [ref, our]
+            rows.append(list(key) + [ranks, ms(ref_t), ms(ours_t), config_name(our["forward"]),
+                                     "%.3g" % (ours_t / ref_t)])
+    header = by + ["ranks", label + " ms", "dfft ms", "fastest dfft configuration", "dfft / " + label]
+    return table(header, rows), rows, used(kept)
+
+
+def rank_text(pair):
+    return text("ranks", (pair.get("forward") or pair.get("inverse")).get("ranks"))
+
+
+def single_device(pair):
+    return (pair.get("forward") or pair.get("inverse")).get("decomposition") == "single-device"
+
+
+def peer(pair):
+    return "library" in (pair.get("forward") or pair.get("inverse"))
+
+
+def kind_scaling(spec, records):
+    lib = spec.pop("library", "dfft")
+    pairs = [p for p in configurations(select(records, spec)).values()
+             if (is_dfft(p) if lib == "dfft" else (p.get("forward") or p.get("inverse")).get("library") == lib)]
+    groups = grouped(pairs, ["size", "ranks"])
+    sizes = list(dict.fromkeys(k[0] for k in groups))
+    ranks = sorted({int(k[1]) for k in groups})
+    rows = []
+    for s in sizes:
+        base, row = None, [s]
+        for r in ranks:
+            t, _ = best(groups.get((s, str(r)), []))
+            base = t if base is None else base
+            row.append("-" if t is None else "%s (%.2fx)" % (ms(t), base / t))
+        rows.append(row)
+    return table(["size"] + ["%d rank%s" % (r, "s" if r > 1 else "") for r in ranks], rows), rows, used(pairs)
+
+
+def provenance(records):
+    """One line per file: machine, host, CPU/GPU, dates of the records used."""
+    lines = []
+    for path in sorted({r["run"]["file"] for r in records}):
+        recs = [r for r in records if r["run"]["file"] == path]
+        dates = sorted(r["run"].get("date", "?") for r in recs)
+        m = recs[0].get("machine") or {}
+        what = ", ".join(v for v in (m.get("cpu_model"), m.get("gpu_model")) if v)
+        lines.append("Records: `%s` (machine %s%s, %s to %s, %d records)." % (
+            path, recs[0]["run"]["machine"], " - " + what if what else "", dates[0], dates[-1], len(recs)))
+    return lines
+
+
+KINDS = {"list": kind_list,
+         "reference": lambda s, r: kind_compare(s, r, single_device, "single-device", False),
+         "peer": lambda s, r: kind_compare(dict(s, by=s.get("by", "size")), r, peer, "FFTW-MPI", True),
+         "scaling": kind_scaling}
+
+
+def render(kind, spec, records):
+    if kind not in KINDS:
+        raise SpecError("unknown table kind '%s'; allowed: %s" % (kind, ", ".join(sorted(KINDS))))
+    spec = dict(spec)
+    filters = {k: v for k, v in spec.items() if k not in ("cols", "extra", "by", "library")}
+    lines, rows, source = KINDS[kind](spec, records)
+    if not rows:
+        return ["", "No stored records match this table yet (%s)." % " ".join(
+            "%s=%s" % kv for kv in sorted(filters.items())), ""]
+    return [""] + lines + [""] + provenance(source)
