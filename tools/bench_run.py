@@ -7,7 +7,9 @@
     python3 tools/bench_run.py --machine gpu-h100-x1 --fetch-debs     # .debs to carry to the machine
 
 A suite is a test-case file benchmarks/cases/SUITE.json (docs/cases.md); its optional "runner"
-object names the job sizes ("ranks_per_job") and the peer libraries timed beside dfft ("peers").
+object names the job sizes ("ranks_per_job"), the peer libraries timed beside dfft ("peers"),
+dfft bench options the case format has no key for ("bench_args", e.g. ["--codec", "none,fp32"]) and
+the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread).
 A machine is a profile benchmarks/machines/NAME.json (launcher, MPI prefix, cores, GPUs,
 environment, build, time budget). Every job is one mpirun; its JSON lines are appended to
 RESULTS/NAME/SUITE.jsonl (dfft) or RESULTS/NAME/SUITE.peers.jsonl (peers), each record tagged
@@ -96,16 +98,18 @@ def load_suite(name):
     path = find_file(name, os.path.join("benchmarks", "cases"), "suite")
     s = load_json(path, "suite")
     runner = s.get("runner", {})
-    unknown = set(runner) - {"ranks_per_job", "peers", "comment"}
-    if unknown:
-        die("%s: runner: unknown keys %s; allowed: ranks_per_job, peers, comment" % (path, sorted(unknown)))
+    allowed = {"ranks_per_job", "peers", "bench_args", "cores_per_rank", "comment"}
+    if set(runner) - allowed:
+        die("%s: runner: unknown keys %s; allowed: %s" % (path, sorted(set(runner) - allowed), ", ".join(sorted(allowed))))
     peers = [p if isinstance(p, dict) else {"name": p} for p in runner.get("peers", [])]
     for p in peers:
         if p.get("name") not in PEERS:
             die("%s: runner.peers: unknown peer %r; allowed: %s" % (path, p.get("name"), ", ".join(PEERS)))
     name = os.path.basename(path)[:-5]
     return {"path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
-            "peers": peers, "backend": s.get("global", {}).get("backend", "cpu")}
+            "peers": peers, "backend": s.get("global", {}).get("backend", "cpu"),
+            "bench_args": [str(a) for a in runner.get("bench_args", [])],
+            "cores_per_rank": int(runner.get("cores_per_rank", 1))}
 
 
 def run_env(profile):
@@ -120,10 +124,13 @@ def run_env(profile):
     return env, prefix
 
 
-def mpirun(profile, prefix, backend, ranks):
+def mpirun(profile, prefix, suite, ranks):
     exe = os.path.join(prefix, "bin", "mpirun") if prefix else "mpirun"
-    args = [exe] + list(profile["launcher_args"]) + list(profile["backend_args"].get(backend, []))
-    if ranks > profile["cores"] and "--oversubscribe" not in args:
+    args = [exe] + list(profile["launcher_args"]) + list(profile["backend_args"].get(suite["backend"], []))
+    pe = suite["cores_per_rank"]
+    if pe > 1 and ranks * pe <= profile["cores"]:
+        args += ["--map-by", "slot:PE=%d" % pe]  # a free core for the communication thread of overlap
+    if ranks * pe > profile["cores"] and "--oversubscribe" not in args:
         args.append("--oversubscribe")
     return args + ["-np", str(ranks)]
 
@@ -145,6 +152,8 @@ SIZE_RE = re.compile(r"\b(\d+(?:x\d+)+) grid\b")
 
 def suite_sizes(dfft, suite, env):
     """The 3-D sizes the suite's configurations use, from `dfft bench --cases FILE --list`."""
+    if not os.access(os.path.join(ROOT, dfft), os.X_OK):
+        die("%s is not built (the peers' sizes come from its --list); build it, e.g. with --configure" % dfft)
     out = subprocess.run([dfft, "bench", "--cases", suite["path"], "--list"], env=env, cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     if out.returncode != 0:
@@ -180,8 +189,8 @@ def plan_jobs(profile, suite, args, env, prefix):
     sizes = suite_sizes(dfft, suite, env) if suite["peers"] else []
     jobs = []
     for r in ranks:
-        launch = mpirun(profile, prefix, suite["backend"], r)
-        cmd = launch + [dfft, "bench", "--cases", rel(suite["path"]), "--no-progress"]
+        launch = mpirun(profile, prefix, suite, r)
+        cmd = launch + [dfft, "bench", "--cases", rel(suite["path"]), "--no-progress"] + suite["bench_args"]
         jobs.append({"label": "dfft %s" % suite["name"], "ranks": r, "kind": "dfft", "cmd": cmd})
         for peer in suite["peers"]:
             for label, pcmd in peer_jobs(peer, sizes, suite["doc"].get("global", {}), args.build, launch):

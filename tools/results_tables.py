@@ -116,6 +116,12 @@ def kind_list(spec, records):
     return table(cols + ["fwd ms", "inv ms"] + extra, rows), rows, used(pairs)
 
 
+def per_machine(pairs, keys):
+    """keys, led by "machine" when the pairs come from several machines (never mixed in one row)."""
+    machines = {field(p.get("forward") or p.get("inverse"), "machine") for p in pairs}
+    return (["machine"] if len(machines) > 1 and "machine" not in keys else []) + keys
+
+
 def grouped(pairs, keys):
     groups = {}
     for pair in pairs:
@@ -134,6 +140,7 @@ def kind_compare(spec, records, against, label, same_ranks):
     when same_ranks), the best dfft pair, their ratio."""
     by = opt_list(spec, "by", ["size", "precision"])
     pairs = list(configurations(select(records, spec)).values())
+    by = per_machine(pairs, by)
     rows, kept = [], []
     for key, group in grouped(pairs, by).items():
         for (ranks,), ours in sorted(grouped([p for p in group if is_dfft(p)], ["ranks"]).items(),
@@ -166,18 +173,19 @@ def kind_scaling(spec, records):
     lib = spec.pop("library", "dfft")
     pairs = [p for p in configurations(select(records, spec)).values()
              if (is_dfft(p) if lib == "dfft" else (p.get("forward") or p.get("inverse")).get("library") == lib)]
-    groups = grouped(pairs, ["size", "ranks"])
-    sizes = list(dict.fromkeys(k[0] for k in groups))
-    ranks = sorted({int(k[1]) for k in groups})
+    keys = per_machine(pairs, ["size"])
+    groups = grouped(pairs, keys + ["ranks"])
+    sizes = list(dict.fromkeys(k[:-1] for k in groups))
+    ranks = sorted({int(k[-1]) for k in groups})
     rows = []
     for s in sizes:
-        base, row = None, [s]
+        base, row = None, list(s)
         for r in ranks:
-            t, _ = best(groups.get((s, str(r)), []))
+            t, _ = best(groups.get(s + (str(r),), []))
             base = t if base is None else base
             row.append("-" if t is None else "%s (%.2fx)" % (ms(t), base / t))
         rows.append(row)
-    return table(["size"] + ["%d rank%s" % (r, "s" if r > 1 else "") for r in ranks], rows), rows, used(pairs)
+    return table(keys + ["%d rank%s" % (r, "s" if r > 1 else "") for r in ranks], rows), rows, used(pairs)
 
 
 def provenance(records):
