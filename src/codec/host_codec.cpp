@@ -96,7 +96,7 @@ double block_max(const R* src, const Layout& l, const Box& box, const std::vecto
 // than one element has memory stride != 1) go through a cache-sized tile in wire order: the
 // tiled transpose of host_copy_box moves the data between the array and the tile, and the codec
 // loop runs on the contiguous tile. Element by element along a strided run, every value touches
-// another cache line (decode measured 2x slower than a plain unpack; docs/results.md).
+// another cache line (decode measured 2x slower than a plain unpack; docs/results/compression.md).
 bool strided_in_memory(const Layout& l, const Box& box, const std::vector<int>& order) {
   const auto st = l.strides();
   for (int k = box.dims() - 1; k >= 0; --k)
