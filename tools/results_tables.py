@@ -7,7 +7,8 @@ Kinds (options besides the record filters of results_pages.py):
   peer       dfft against FFTW-MPI (fftw-mpi-bench records), per size and rank count
   scaling    strong scaling: best time per size and rank count, and the speed-up over the
              smallest rank count; library=dfft (default) or fftw-mpi
-A configuration's time is its forward plus inverse median (one round trip); "best" is the
+stat=min (any kind) uses the fastest repetition instead of the median, which a loaded machine
+disturbs less. A configuration's time is its forward plus inverse median (one round trip); "best" is the
 fastest configuration of those selected. Several records of one configuration (repeated runs):
 the latest counts.
 """
@@ -15,6 +16,10 @@ the latest counts.
 
 class SpecError(Exception):
     pass
+
+
+# The statistic of time_ms that every table of one render() call reads; set by render().
+STAT = {"name": "median"}
 
 
 SHAPES = ("size", "grid")
@@ -79,7 +84,7 @@ def configurations(records):
 
 def round_trip(pair):
     try:
-        return pair["forward"]["time_ms"]["median"] + pair["inverse"]["time_ms"]["median"]
+        return pair["forward"]["time_ms"][STAT["name"]] + pair["inverse"]["time_ms"][STAT["name"]]
     except (KeyError, TypeError):
         return None
 
@@ -87,6 +92,10 @@ def round_trip(pair):
 def best(pairs):
     timed = [(round_trip(p), p) for p in pairs if round_trip(p) is not None]
     return min(timed, key=lambda t: t[0]) if timed else (None, None)
+
+
+def unit():
+    return "ms" if STAT["name"] == "median" else STAT["name"] + " ms"
 
 
 def table(header, rows):
@@ -110,10 +119,10 @@ def kind_list(spec, records):
     pairs = list(configurations(select(records, spec)).values())
     for pair in pairs:
         first = pair.get("forward") or pair.get("inverse")
-        fwd, inv = (pair.get(d, {}).get("time_ms", {}).get("median") for d in ("forward", "inverse"))
+        fwd, inv = (pair.get(d, {}).get("time_ms", {}).get(STAT["name"]) for d in ("forward", "inverse"))
         rows.append([text(c, field(first, c)) for c in cols] + [ms(fwd), ms(inv)]
                     + [text(e, field(pair.get("forward", first), e)) for e in extra])
-    return table(cols + ["fwd ms", "inv ms"] + extra, rows), rows, used(pairs)
+    return table(cols + ["fwd " + unit(), "inv " + unit()] + extra, rows), rows, used(pairs)
 
 
 def per_machine(pairs, keys):
@@ -153,7 +162,7 @@ def kind_compare(spec, records, against, label, same_ranks):
             kept += [ref, our]
             rows.append(list(key) + [ranks, ms(ref_t), ms(ours_t), config_name(our["forward"]),
                                      "%.3g" % (ours_t / ref_t)])
-    header = by + ["ranks", label + " ms", "dfft ms", "fastest dfft configuration", "dfft / " + label]
+    header = by + ["ranks", label + " " + unit(), "dfft " + unit(), "fastest dfft configuration", "dfft / " + label]
     return table(header, rows), rows, used(kept)
 
 
@@ -211,6 +220,9 @@ def render(kind, spec, records):
     if kind not in KINDS:
         raise SpecError("unknown table kind '%s'; allowed: %s" % (kind, ", ".join(sorted(KINDS))))
     spec = dict(spec)
+    STAT["name"] = spec.pop("stat", "median")
+    if STAT["name"] not in ("median", "min"):
+        raise SpecError("stat=%s; allowed: median, min" % STAT["name"])
     filters = {k: v for k, v in spec.items() if k not in ("cols", "extra", "by", "library")}
     lines, rows, source = KINDS[kind](spec, records)
     if not rows:
