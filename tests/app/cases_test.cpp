@@ -102,6 +102,7 @@ TEST(Cases, ErrorsNameThePlace) {
       {R"({"tests": [{"sizes": ["8^3"], "precision": "half"}]})", "allowed: double, float"},
       {R"({"tests": [{"sizes": ["8^3"], "backend": "gpu"}]})", "tests[0].backend"},
       {R"({"tests": [{"sizes": ["8^3"]}], "extra": 1})", "unknown top-level key"},
+      {R"({"tests": [{"sizes": ["8^3"]}], "runner": [4]})", "runner: expected an object"},
       {R"({"tests": [{"sizes": ["8^3"], "reps": 18446744073709551615}]})", "at most"},
   };
   for (const auto& [text, expect] : cases) {
@@ -118,7 +119,9 @@ std::string read(const std::string& path) {
 }
 
 TEST(Cases, ShippedSuitesParse) {
-  for (const char* name : {"quick-cpu.json", "thesis-cpu.json", "gpu.json"}) {
+  for (const char* name : {"quick-cpu.json", "thesis-cpu.json", "gpu.json", "cpu-fftw.json", "cpu-codec.json",
+                           "cpu-overlap.json", "gpu-single.json", "gpu-transports.json", "gpu-codec.json",
+                           "gpu-overlap.json"}) {
     const std::string text = read(std::string(DFFT_SOURCE_DIR) + "/benchmarks/cases/" + name);
     ASSERT_FALSE(text.empty()) << name;
     EXPECT_NO_THROW(parse_cases_json(text)) << name << ": " << message(text);
