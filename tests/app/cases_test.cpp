@@ -119,9 +119,9 @@ std::string read(const std::string& path) {
 }
 
 TEST(Cases, ShippedSuitesParse) {
-  for (const char* name : {"quick-cpu.json", "thesis-cpu.json", "gpu.json", "cpu-fftw.json", "cpu-codec.json",
-                           "cpu-overlap.json", "gpu-single.json", "gpu-transports.json", "gpu-codec.json",
-                           "gpu-overlap.json"}) {
+  for (const char* name : {"quick-cpu.json", "thesis-cpu.json", "gpu.json", "cpu-fftw.json",
+                           "cpu-codec.json", "cpu-overlap.json", "gpu-single.json",
+                           "gpu-transports.json", "gpu-codec.json", "gpu-overlap.json"}) {
     const std::string text = read(std::string(DFFT_SOURCE_DIR) + "/benchmarks/cases/" + name);
     ASSERT_FALSE(text.empty()) << name;
     EXPECT_NO_THROW(parse_cases_json(text)) << name << ": " << message(text);
