@@ -262,13 +262,13 @@ def execute(jobs, profile, suite, args, env):
         if left <= 0:
             print("bench_run: time budget of %d s spent; not run:" % budget)
             for j in jobs[i:]:
-                print("  %s on %d ranks: %s" % (j["label"], j["ranks"], " ".join(j["cmd"])))
+                print("  %s, -np %d: %s" % (j["label"], j["ranks"], " ".join(j["cmd"])))
             return failed + ["%d jobs not run (budget)" % (len(jobs) - i)]
-        print("bench_run: [%d/%d] %s on %d ranks" % (i + 1, len(jobs), job["label"], job["ranks"]), flush=True)
+        print("bench_run: [%d/%d] %s, -np %d" % (i + 1, len(jobs), job["label"], job["ranks"]), flush=True)
         rc, n = run_job(job, env, left, dest[job["kind"]], dict(base, date=utc_now()))
         print("bench_run: exit %s, %d records -> %s" % (rc, n, rel(dest[job["kind"]])), flush=True)
         if rc != 0:
-            failed.append("%s on %d ranks: exit %s" % (job["label"], job["ranks"], rc))
+            failed.append("%s, -np %d: exit %s" % (job["label"], job["ranks"], rc))
     return failed
 
 
