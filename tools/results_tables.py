@@ -3,6 +3,7 @@
 Kinds (options besides the record filters of results_pages.py):
   list       one row per configuration: cols=FIELD,... (row columns), extra=FIELD,... (values
              of the forward record, e.g. error, exchange_bytes); forward and inverse median ms
+             (times=off leaves them out)
   reference  dfft against its single-device rows (serial FFTW on CPU, cuFFT on one GPU), by=FIELD,...
   peer       dfft against FFTW-MPI (fftw-mpi-bench records), per size and rank count
   scaling    strong scaling: best time per size and rank count, and the speed-up over the
@@ -33,7 +34,7 @@ def text(field, value):
     if value is None:
         return "-"
     if isinstance(value, float):
-        return "%.2e" % value if abs(value) < 1e-3 and value else "%g" % value
+        return "%.2e" % value if value and not 1e-2 <= abs(value) < 1e5 else "%.3g" % value
     return str(value)
 
 
@@ -115,14 +116,16 @@ def used(pairs):
 def kind_list(spec, records):
     cols = opt_list(spec, "cols", ["decomposition", "variant", "methods", "size", "ranks"])
     extra = opt_list(spec, "extra", [])
+    times = spec.pop("times", "on") != "off"
     rows = []
     pairs = list(configurations(select(records, spec)).values())
     for pair in pairs:
         first = pair.get("forward") or pair.get("inverse")
         fwd, inv = (pair.get(d, {}).get("time_ms", {}).get(STAT["name"]) for d in ("forward", "inverse"))
-        rows.append([text(c, field(first, c)) for c in cols] + [ms(fwd), ms(inv)]
+        rows.append([text(c, field(first, c)) for c in cols] + ([ms(fwd), ms(inv)] if times else [])
                     + [text(e, field(pair.get("forward", first), e)) for e in extra])
-    return table(cols + ["fwd " + unit(), "inv " + unit()] + extra, rows), rows, used(pairs)
+    header = cols + (["fwd " + unit(), "inv " + unit()] if times else []) + extra
+    return table(header, rows), rows, used(pairs)
 
 
 def per_machine(pairs, keys):
@@ -223,7 +226,7 @@ def render(kind, spec, records):
     STAT["name"] = spec.pop("stat", "median")
     if STAT["name"] not in ("median", "min"):
         raise SpecError("stat=%s; allowed: median, min" % STAT["name"])
-    filters = {k: v for k, v in spec.items() if k not in ("cols", "extra", "by", "library")}
+    filters = {k: v for k, v in spec.items() if k not in ("cols", "extra", "by", "library", "times")}
     lines, rows, source = KINDS[kind](spec, records)
     if not rows:
         return ["", "No stored records match this table yet (%s)." % " ".join(
