@@ -18,7 +18,7 @@
 #define PI 3.14159265358979323846
 
 static int rank_, size_, failures;
-static int backend_ = DFFT_CPU; /* DFFT_CAPI_BACKEND=cuda: device memory (tools/gpu-final.sh s6) */
+static int backend_ = DFFT_CPU; /* DFFT_CAPI_BACKEND=cuda: device memory (GPU machines) */
 static double ref_c2c[NTOT][2], ref_r2c[NTOT][2]; /* full DFTs of the two inputs, natural order */
 
 /* Inputs as functions of the global index (the same on every rank). */
