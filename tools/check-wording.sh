@@ -6,7 +6,7 @@
 #   tools/check-wording.sh [ROOT]      (ROOT: the repository, default: this script's parent)
 #
 # Sanitizer stack frames ("    #N func file:line") in recorded tool reports are not wording and
-# are skipped; HTML entities (&#123;) and colours (#1f77b4) are not matched.
+# are skipped; HTML entities ("&#" and digits) and colours (hex digits after "#") are not matched.
 set -euo pipefail
 root=${1:-"$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"}
 cd "$root"
