@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The product speaks of itself: code, tests, tools and docs say what things are and why, never
 # which tracker ticket, work period or script stage they came from (history belongs in
 # CHANGELOG.md, which is not checked). Prints every offending line and exits 1 if there is one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Performance models of distributed FFTs (docs/models.md):
 //  - analytic: the slab-vs-pencil communication model of Egger's thesis (section 2.5.3),
 //    generalised to every stage of a plan's path, with latency and bandwidth per communicator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The feature tests on the CUDA backend (the CPU versions are tests/features/*): random
 // input/output box sets (empty boxes, shuffled memory orders, padding) against serial FFTW;
 // dfft::Reshape on device memory, A -> B -> A bitwise; a batch of 5 equals 5 single transforms;

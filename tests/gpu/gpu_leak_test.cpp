@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU plan lifetimes and allocation failure (docs/hardening.md).
 //  - NoLeakLiveObjectsOverCycles: 200 plan create/execute/destroy cycles over every GPU method;
 //    after each destroy the CUDA backend's live streams, events, cuFFT plans, NCCL communicators,

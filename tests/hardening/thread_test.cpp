@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Concurrent plans (docs/hardening.md): several threads per rank, each making, executing and destroying
 // its own plans on its own communicator (MPI_Comm_dup per thread), must get exactly what one
 // thread gets alone. Run under ThreadSanitizer by tools/tsan.sh; in the normal suites it checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FFT/exchange overlap (Options::overlap) and online tuning (Options::adapt): overlapped
 // plans equal plain ones to rounding and the serial reference, for every decomposition x
 // variant x transform x precision, several methods, and slice counts 1, 2, 3 and more slices

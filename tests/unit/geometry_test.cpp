@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Geometry: balanced decomposition, grids, boxes, layouts, contiguity, message splitting.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda-ipc: ranks whose GPUs share a node move exchange blocks with no MPI data movement and no
 // staging. The sender's copy kernel reads its block from src and stores it straight into the
 // receiver's dst array, in the receiver's layout, through a CUDA IPC mapping of that array

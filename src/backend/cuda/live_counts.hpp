@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Live-object counters of the CUDA backend (leak checks, docs/hardening.md): streams, events, cuFFT
 // plans, NCCL communicators, pinned host buffers and device buffers currently held by dfft. The
 // leak-cycle GPU test reads them after every plan destroy; they cost one relaxed atomic add per
