@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fftw-mpi-bench: times FFTW's own distributed transform (libfftw3-mpi), double r2c forward and
 // c2r inverse, out-of-place, so that `dfft bench` has a baseline measured the same way: every
 // repetition starts after a barrier, and the time of a repetition is the maximum over ranks.

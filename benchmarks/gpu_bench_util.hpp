@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the one-GPU micro-benchmarks (gpu-pack-bench, gpu-codec-bench).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpu-codec-bench: the GPU codec kernels (encode = pack + narrow, decode = widen + unpack,
 // src/backend/cuda/codec.cu) against the plain copy kernel on the same blocks, one GPU. The local
 // array is a 2-rank slab of an n^3 r2c transform in double: (n/2) x n x (n/2+1) complex values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpu-pack-bench: the copy kernel (CudaDevice::copy_box_async) against the copy engines
 // (cudaMemcpyAsync / 2DAsync / 3DAsync, CudaDevice::copy_box_dma_async) for the partition shapes
 // of packing and unpacking, on one GPU. The shapes follow the thesis' classification by how

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // host-codec-bench: the CPU codec loops (encode = pack + narrow, decode = widen + unpack,
 // src/codec/host_codec.cpp) against the plain pack/unpack copy (host_copy_box) on the same
 // blocks, one thread. The local array is a 2-rank slab of an n^3 r2c transform in double:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CUDA backend selection.
 #   DFFT_CUDA=AUTO|ON|OFF  AUTO (default) builds the backend when a CUDA compiler is found.
 #   DFFT_NCCL=AUTO|ON|OFF  the `nccl` transport (needs the CUDA backend and nccl.h/libnccl).

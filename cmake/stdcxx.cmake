@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # dfft_link_shared_cxx_runtime(target): make a shared library or module link the shared C++
 # runtime even where the compiler would link it statically (static libraries and programs are
 # left alone).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Laplacian validation of the thesis (section 2.6) as a user program: differentiate a smooth
 // periodic function spectrally with dfft and compare with the analytic Laplacian.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Spectral Poisson solver with dfft: solve  laplace(u) = f  on the periodic box [0, 2pi)^3.
 //
 // In Fourier space the Laplacian is a multiplication by -|k|^2, so

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: MIT
 ! Spectral Poisson solver from Fortran with dfft's Fortran module (include/dfft/dfft.f90): solve
 ! laplace(u) = f on the periodic box [0, 2pi)^3, as examples/poisson.cpp does in C++.
 !

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the JSON test-case reader (docs/cases.md) on arbitrary text. Only CaseError
 // may escape.
 #include <cstddef>

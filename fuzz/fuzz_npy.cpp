@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the .npy header parser on arbitrary bytes. Only NpyError may escape; any
 // other exception, crash or sanitizer report is a bug.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the wisdom reader on arbitrary text. Only dfft::Error may escape; entries
 // that are malformed are skipped, never trusted.
 #include <cstddef>

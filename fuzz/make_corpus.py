@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the seed corpus fuzz/corpus/<target>/ (run once; the files are committed). Seeds are
 valid documents plus a few near-misses, so the fuzzer starts past the first checks."""
 import os

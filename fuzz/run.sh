@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) and runs each for
 # SECONDS (default 60) from the committed corpus fuzz/corpus/<target>/. Exits non-zero when a
 # target crashes; the crashing input is left in $FUZZ_WORK/<target>/ (printed).

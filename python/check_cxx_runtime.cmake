@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ctest python_module_shared_cxx_runtime: the extension module must use the process's shared
 # C++ runtime, not carry a copy of its own (cmake/stdcxx.cmake says why). A module that defines
 # std::locale::classic() has libstdc++ linked into it.

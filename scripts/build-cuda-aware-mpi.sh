@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A CUDA-aware Open MPI from Debian's source package, for machines whose MPI is not built with CUDA
 # (MPI then reads and writes device memory directly: dfft's --staging cuda-aware).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian/Ubuntu packages dfft needs to build, test and plot. Idempotent: when every
 # package is already installed it returns at once without touching apt (no network, no root).
 # CUDA is deliberately absent: it is optional and CMake detects it (DFFT_CUDA=AUTO).

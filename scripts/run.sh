@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job: install dependencies, configure (Release), build, and run `dfft bench` on 2 ranks.
 # With no arguments dfft bench runs its embedded default sweep (about a minute on 2 cores, no GPU
 # needed); any arguments are passed to dfft bench, e.g.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole test suite, as CI runs it (bash .ci/run):
 #   1. install dependencies            (scripts/install-deps.sh)
 #   2. Release build, warnings as errors, all CTest tests (1-4 MPI ranks)       -> build/

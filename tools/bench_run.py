@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs a benchmark suite on a machine and stores its records (docs/results/README.md#running).
 
     python3 tools/bench_run.py --machine dev-2core --suite quick-cpu [--build DIR] [--dry-run]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes docs/claims.md: every quantitative claim of the documents dfft builds on
 (docs/references.md), set against dfft's stored benchmark records (benchmarks/results/).
 

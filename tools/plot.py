@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Figures from `dfft bench --json` result files (JSON lines), in the style of the thesis (5.3).
 
     python3 tools/plot.py out.jsonl [more.jsonl ...] -o figs/ [--stat median|mean|min]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Regenerates the tables of the results pages from the stored records (docs/results/README.md).
 
     python3 tools/results_pages.py [PAGE.md ...]      # default: every docs/results/*.md

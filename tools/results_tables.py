@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Markdown tables of stored benchmark records, for tools/results_pages.py.
 
 Kinds (options besides the record filters of results_pages.py):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Random `dfft bench --validate` configurations on 1-4 CPU ranks; stops at the first failure.
 
 Usage: tools/stress.py [SEED] [SECONDS] [DFFT_BINARY] [BACKEND]

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ThreadSanitizer on the CPU build (issue 10, docs/hardening.md): -fsanitize=thread, CUDA off,
+# SPDX-License-Identifier: MIT
+# ThreadSanitizer on the CPU build (docs/hardening.md): -fsanitize=thread, CUDA off,
 # into build-tsan/ (DFFT_TSAN_BUILD). Compiler: DFFT_TSAN_CXX/DFFT_TSAN_CC, default g++/gcc:
 # Debian 12's clang 14 rejects the _Float16 that tests/unit/half_test.cpp uses, and gcc ships its TSan runtime
 # (libtsan2) with the compiler. Runs

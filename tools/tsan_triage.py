@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Classifies ThreadSanitizer reports (tools/tsan.sh, docs/hardening.md).
 
 For every access or lock stack of a report, the first frame outside the TSan runtime says who

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft accuracy`: the accuracy table of compressed communication (as Table II of Cayrols et
 // al.): forward and round-trip errors against an uncompressed double-precision transform, for
 // FP64, FP32 (all in float), FP64->FP32, FP64->FP16, FP64->BF16, FP32->FP16, FP32->BF16 wire

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The `dfft bench` sweep: runs each configuration, agrees across ranks on skips and failures,
 // prints the table on rank 0 and writes the JSON lines.
 #include <algorithm>

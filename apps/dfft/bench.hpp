@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft bench`: option values, the sweep of configurations they expand to, and the runner.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft bench` options and their expansion into a sweep of configurations.
 #include <CLI/CLI.hpp>
 #include <algorithm>

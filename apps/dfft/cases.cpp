@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test-case files: reading (rank 0) and expansion into bench configurations.
 #include <algorithm>
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test-case files for `dfft bench --cases FILE.json` (format: docs/cases.md). Parsing takes any
 // text and either returns the suite or throws CaseError; it does no MPI and no file access, so a
 // fuzzer can call parse_cases_json() directly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test-case files, parsing: every key known, every value checked, every error names its place
 // in the file. No MPI and no files here (fuzzable).
 #include "cases.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A subcommand of the `dfft` program. Each one registers its options on the parent CLI::App and
 // returns what to run when the user picked it; main() knows nothing else about it. To add one
 // (transform, tune, model): write make_<name>_command() like make_bench_command() and push it in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "machine.hpp"
 
 #include <fftw3.h>

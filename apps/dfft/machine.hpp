@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Description of the machine a benchmark ran on, written into every result record.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The `dfft` command line: MPI set-up, subcommand dispatch, --version and help.
 #include <mpi.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Building, timing and validating one configuration (collective over the communicator).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft model calibrate | predict | fit | check` (docs/models.md): registration, calibrate and
 // predict. fit and check (result files) are in model_results.cpp.
 #include "model.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft model`: calibrate | predict | fit | check (docs/models.md). model.cpp holds the
 // subcommands that run the library's model, model_results.cpp those that read result files.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft model fit` and `dfft model check`: both models against `dfft bench --json` records.
 // Rank 0 does all the work (no MPI needed); other ranks only wait for the exit code.
 #include <algorithm>

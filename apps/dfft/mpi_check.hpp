@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Return-code check for the app's own MPI calls (the library checks its own).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // .npy header parser and writer. The parser reads untrusted bytes: every access is bounds
 // checked, every number overflow checked, and anything unexpected throws NpyError.
 #include "npy.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NumPy .npy header: parsing (untrusted input) and writing. No MPI and no file access here, so a
 // fuzzer can call parse_npy_header() on arbitrary bytes. Format: numpy.lib.format (versions 1.0,
 // 2.0 and 3.0): magic "\x93NUMPY", major, minor, header length (uint16 for 1.0, uint32 little

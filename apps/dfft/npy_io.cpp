@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "npy_io.hpp"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Collective .npy input and output with MPI-IO: every rank reads or writes its own box of the
 // global array (read: C or Fortran order in the file; written: C order), from or into a local array
 // of any memory order (a dfft::Layout). Errors are agreed across ranks: every rank throws the same

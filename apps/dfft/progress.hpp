@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Progress line of a long sweep on stderr: configuration i of n, elapsed time and an estimate of
 // the time left, weighted by each configuration's expected cost (N log N times the runs).
 #pragma once

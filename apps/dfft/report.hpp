@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Results of `dfft bench`: one Record per configuration and direction, printed as an aligned
 // table row and written as one JSON line. Field meanings: docs/bench.md.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft bench --report FILE...`: relative-runtime tables (thesis section 5.3) in markdown. Per
 // group (backend, precision, transform, direction, ranks) one table with a row per configuration
 // and a column per size, each cell the configuration's time divided by the best time at that size,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Result files of `dfft bench`: the record fields beyond the basic ones of report.cpp (thesis
 // statistics, per-rank phases, machine), CSV output, and reading JSON-lines files back.
 // Field list: docs/results-format.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The statistics of the thesis (section 5.3): mean, median, min, max and the 99% confidence
 // interval of the mean from Student's t distribution. No MPI here.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft transform IN OUT`: a distributed transform of a .npy file into a .npy file. Every rank
 // reads its input box with MPI-IO, the plan runs, every rank writes its output box. The scaling
 // follows numpy.fft's `norm` argument so that results compare with numpy directly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `dfft tune`: time the candidate plans of one problem, print them ranked, store the winner in
 // the wisdom file (docs/tuning.md).
 #include <CLI/CLI.hpp>

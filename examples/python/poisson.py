@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Spectral Poisson solver on the periodic cube [0, 2*pi)^3 with dfft (docs/python.md).
 
 Solves laplacian(u) = f for f = -(1 + 4 + 9) * sin(x) cos(2y) sin(3z), whose zero-mean solution

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: MIT
 ! dfft Fortran interface: iso_c_binding declarations of the C interface (dfft/dfft.h), compiled
 ! with the application (a source module, so no .mod file ties users to dfft's compiler):
 !

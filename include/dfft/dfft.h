@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dfft C interface: distributed multidimensional FFTs from C (and, through dfft.f90's
  * iso_c_binding module, from Fortran). A thin layer over the C++ dfft::Plan (dfft/dfft.hpp):
  * the same planner, executor, methods and options; docs/c-api.md.

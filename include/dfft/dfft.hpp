@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dfft: distributed multidimensional FFTs over MPI (CPU) and CUDA/NCCL (GPU).
 //
 //   dfft::Options opt;  opt.decomposition = dfft::Decomposition::pencil;

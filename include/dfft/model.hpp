@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: MIT
 // Performance models of distributed FFTs (docs/models.md):
-//  - analytic: the slab-vs-pencil communication model of the seed thesis (section 2.5.3),
+//  - analytic: the slab-vs-pencil communication model of Egger's thesis (section 2.5.3),
 //    generalised to every stage of a plan's path, with latency and bandwidth per communicator
 //    size, local FFT flop rates and pack throughput measured on this machine (calibrate());
 //  - power law (Orozco et al.): T_N(P) = A_N * P^-B_N, fitted by least squares in log space.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Single-device reference: the whole transform of the global array on one device with no
 // distribution (serial FFTW on CPU; one cuFFT plan on one GPU - the thesis' "3D-FFT" row).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Redistribution between two box sets without transforming (heFFTe's reshape): every rank
 // gives the layout it holds and the layout it wants; the boxes of each set must tile the same
 // global array. Uses the same transports as the FFT plans.

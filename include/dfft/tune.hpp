@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Plan tuning and wisdom (docs/tuning.md).
 //
 //   dfft::Options opt;  opt.tune = dfft::Tune::measure;  opt.wisdom_file = "dfft-wisdom.json";

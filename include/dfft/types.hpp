@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Value types shared by the public API: boxes, enums, options, timings, errors.
 #pragma once
 

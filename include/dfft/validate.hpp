@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Built-in validation (used by the tests and `dfft bench --validate`):
 //  (a) reference: forward transform of pseudo-random data vs a serial FFTW transform of the same
 //      global array computed in double precision, relative L2 error;

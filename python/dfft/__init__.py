@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """dfft: distributed multidimensional FFTs over MPI (docs/python.md).
 
     from mpi4py import MPI

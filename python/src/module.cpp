@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Python extension `dfft._dfft`: a thin layer over dfft::Plan<T>. It takes an mpi4py
 // communicator (through mpi4py's C API), option names as strings (parsed by dfft itself, so the
 // errors are dfft's), and runs transforms on raw data addresses. dfft/__init__.py checks the

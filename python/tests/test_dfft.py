@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tests of the dfft Python binding against numpy.fft, run under mpirun (1 and 3 ranks in ctest).
 
 Every rank builds the same global array (same seed), transforms its own block, and compares it

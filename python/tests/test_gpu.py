@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The binding on the CUDA backend (docs/python.md, "GPU arrays"): cupy arrays in and out, numpy
 arrays copied through the plan, against numpy.fft. Skipped (on every rank alike) when dfft was
 built without CUDA, when no GPU is visible, and for the cupy tests when cupy is missing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The installed C interface (dfft/dfft.h) from a C program: one c2c round trip with
  * normalisation; exit code 0 when it comes back to rounding. */
 #include <dfft/dfft.h>

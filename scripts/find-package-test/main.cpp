@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Links against an installed dfft and runs one small r2c round trip. Exit code 0 means the
 // installed headers, library and its link dependencies (MPI, FFTW) all work from outside the tree.
 #include <mpi.h>

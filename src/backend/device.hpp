@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device backends: memory, strided local FFTs, box copies (pack/unpack/local transpose).
 // A backend knows nothing of MPI or of decompositions; it sees layouts and boxes.
 #pragma once

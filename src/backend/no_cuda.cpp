@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Built when dfft has no CUDA backend: asking for it is a clear plan-time error.
 #include "backend/device.hpp"
 #include "dfft/reference.hpp"

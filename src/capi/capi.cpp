@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C interface (include/dfft/dfft.h) over dfft::Plan. Every entry point catches every
 // exception, turns it into a dfft_status and keeps the message for dfft_error_message().
 #include "dfft/dfft.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Codecs: what an exchanged block looks like on the wire. Local FFTs stay in working
 // precision; only the bytes between ranks are narrowed (Cayrols et al., "lossy all-to-all").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exec/gather.hpp"
 
 #include "util/check.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Collective exchange of per-rank layouts (box API, Reshape).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exec/overlap.hpp"
 
 #include <algorithm>

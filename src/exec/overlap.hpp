@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FFT/exchange overlap (docs/overlap.md). An exchange and the FFT steps next to it form a
 // group; the group runs in K slices along an axis the exchange's pieces do not depend on, so
 // that slice i is exchanged (on a communication thread, and on GPUs on a second stream) while

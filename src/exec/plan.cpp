@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Plan<T>: the typed front of PlanImpl.
 #include "dfft/dfft.hpp"
 #include "exec/plan_impl.hpp"

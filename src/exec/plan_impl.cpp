@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exec/plan_impl.hpp"
 
 #include <algorithm>

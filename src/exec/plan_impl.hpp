@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The executor: owns communicators, device, workspace, local FFT plans and transports, and runs
 // the path's steps in order (forward) or in reverse (inverse), timing each phase.
 #pragma once

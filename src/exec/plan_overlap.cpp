@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The executor's schedules (per direction: steps in execution order, overlap groups, buffer
 // assignment) and its online tuning of overlap slices, chunks and steps in flight.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "dfft/reshape.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The analytic model: thesis section 2.5.3 (each message costs L + d/B) applied to every stage
 // of a plan's path, plus local FFT flops over a measured flop rate and packed bytes over a
 // measured copy rate. See docs/models.md for the formulas and what they leave out.

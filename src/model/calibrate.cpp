@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Micro-benchmarks for the analytic model: ping-pong and grouped all-to-all (latency and
 // bandwidth per communicator size), strided batch FFTs (flop rate) and box copies (pack rate).
 // Every rank runs each benchmark at the same time, as in a real transform, and every number is

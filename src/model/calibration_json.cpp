@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "model/calibration_json.hpp"
 
 #include "tune/json_util.hpp"

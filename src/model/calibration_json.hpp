@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // JSON form of model::Calibration (shared by the wisdom file and `dfft model calibrate`).
 #pragma once
 

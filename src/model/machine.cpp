@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "model/machine.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What machine this is, for wisdom keys and calibration records.
 #pragma once
 

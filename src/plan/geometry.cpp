@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "plan/geometry.hpp"
 
 #include <cstdlib>

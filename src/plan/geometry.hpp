@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Geometry: balanced block decomposition, process grids, distributions, contiguity.
 // Pure functions of sizes and indices: nothing here knows MPI or a device.
 #pragma once

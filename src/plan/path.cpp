@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "plan/path.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one idea of dfft: a distributed FFT is a path through layouts.
 //
 // make_path() turns (shape, decomposition, variant, grid, this rank's grid coordinates) into a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // a2a-sync (thesis Listing 4.6): pack every block, one MPI_Alltoallv (more rounds when a block
 // exceeds the message limit), unpack. Blocks that are already contiguous are sent from and
 // received into the FFT buffers directly (Realigned).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // a2a-type (thesis Listing 4.7, and the mpi4py-fft exchange): MPI_Alltoallw with one datatype
 // per peer describing its block in place; more rounds when a block exceeds the message limit.
 #include <vector>

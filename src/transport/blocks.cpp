@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "codec/codec.hpp"
 #include "plan/geometry.hpp"
 #include "transport/transport.hpp"

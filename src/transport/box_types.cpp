@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "transport/box_types.hpp"
 
 #include "plan/geometry.hpp"

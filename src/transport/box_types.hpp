@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MPI derived datatypes for blocks (a2a-type, p2p-type): no packing, MPI walks the strides.
 // Both ends traverse a block in the sender's memory order, so a type pair also transposes
 // when the receiver's memory order differs (Realigned).

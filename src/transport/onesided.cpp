@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // onesided (Cayrols et al.): MPI_Put into a window over each rank's receive staging buffer,
 // created once per plan. Ring schedule (step j puts to rank me+j). Each peer's block is cut into
 // `chunks` slabs along its slowest wire axis; every slab is packed (and coded, with its own

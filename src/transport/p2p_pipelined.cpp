@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // p2p-pipelined on host memory: a ring schedule (step j sends to me+j and receives from me-j)
 // with every peer block cut into `chunks` messages and at most `in_flight` steps outstanding.
 // Entering a step posts its receives, packs (or encodes) its send block and sends the pieces;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // p2p-sync (thesis Listings 4.1 and 4.3): post every receive, pack and send peer by peer in ring
 // order, copy the local block, then unpack each block as soon as MPI_Waitany returns it.
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // p2p-type (thesis Listings 4.4/4.5): Isend/Irecv with derived datatypes, no packing at all.
 #include <vector>
 

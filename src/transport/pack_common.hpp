@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers for the transports that pack into contiguous staging buffers (a2a-sync, p2p-sync).
 #pragma once
 

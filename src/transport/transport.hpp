@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Transports move the blocks of one exchange between the ranks of a sub-communicator.
 // A transport is told "this rank holds src[me] and wants dst[me]; member k holds src[k] and
 // wants dst[k]"; it does not know which decomposition asked. The block a rank keeps is copied

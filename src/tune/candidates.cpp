@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The candidate plans of the tuner, in the order they are tried: first every decomposition,
 // grid and variant with one method for all exchanges, then the mixed per-exchange methods, so
 // that a time budget that runs out early has still seen every decomposition.

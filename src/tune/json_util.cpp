@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tune/json_util.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Checked reads from untrusted JSON (wisdom and calibration files): every access checks the
 // type and range and throws dfft::Error (call "wisdom") naming the field, never anything else.
 #pragma once

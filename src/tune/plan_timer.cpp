@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Times one candidate plan: a forward and an inverse transform on plan-owned buffers.
 #include <algorithm>
 #include <map>

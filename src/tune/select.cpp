@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tune/select.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The collective selection loop of the tuner, separated from plan building so that tests can
 // inject timings (a CandidateTimer that returns made-up times per rank).
 //

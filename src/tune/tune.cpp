@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The tuner: wisdom lookup, then the analytic model (heuristic) or the timed candidates
 // (measure), then the chosen plan and the wisdom update.
 #include <algorithm>

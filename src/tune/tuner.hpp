@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The tuner as the plan uses it (src/exec/plan.cpp) and its parts (wisdom file I/O, the plan
 // timer). Public entry points: dfft/tune.hpp.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Wisdom files: parsing (untrusted input: every field checked, a bad entry is skipped, never
 // trusted), and writing.
 #include <algorithm>

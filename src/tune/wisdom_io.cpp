@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Wisdom file I/O for the tuner: one reader (rank 0) so that every rank decides from the same
 // text, and one writer (rank 0) that merges and replaces the file atomically.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "util/check.hpp"
 
 namespace dfft {

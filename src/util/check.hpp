@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Return-code checks: every failing MPI/FFTW call becomes a dfft::Error naming call, code, rank.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The names used everywhere (CLI, JSON, test names) for the enums.
 #include <array>
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "dfft/reference.hpp"
 
 #include <fftw3.h>

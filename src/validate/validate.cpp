@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "dfft/validate.hpp"
 
 #include <fftw3.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test-case files: the format of docs/cases.md parses, the shipped suites parse, every malformed
 // file throws CaseError naming the place, and random corruption throws nothing else.
 #include <gtest/gtest.h>

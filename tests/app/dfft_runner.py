@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared command-line handling of the tests/app scripts: how to start the dfft program under MPI."""
 import argparse
 import os

@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: MIT
 // .npy header parser: numpy's own header forms parse, every malformed form throws NpyError, and
-// no mutation of a valid header does anything else (a light in-test fuzz; issue 10 fuzzes more).
+// no mutation of a valid header does anything else (a light in-test fuzz; fuzz/ fuzzes the parser itself).
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Student t quantiles against published table values, and the sample statistics.
 #include <gtest/gtest.h>
 

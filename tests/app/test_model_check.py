@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`dfft model check`: each result record is predicted with the method it was measured with.
 
 A calibration whose per-method links differ by 100x (a2a-sync slow, p2p-sync and cuda-ipc fast)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`dfft bench` with a test-case file: --list, --json/--csv result files with their documented
 fields, the progress line, --report tables, errors in cases and result files, and tools/plot.py
 (when matplotlib is installed for this interpreter)."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`dfft transform` against numpy.fft as the independent reference.
 
 Random arrays of odd shapes in all four dtypes are written with numpy.save, transformed by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C interface (include/dfft/dfft.h), compiled as C11: every decomposition x variant x
  * method x precision x transform (r2c, c2c) on 17x12x10 through dfft_plan_create, checked
  * against a separable naive DFT written here (no FFTW, no dfft) and by the round trip; user

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: MIT
 ! The Fortran module (include/dfft/dfft.f90) over the C interface: 3-D c2c double (with the round
 ! trip) and r2c float plans, slab and pencil, and a c2c plan on user boxes
 ! (dfft_plan_create_boxes_f), on a 9x8x7 array checked against a naive DFT written here; the

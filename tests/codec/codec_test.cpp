@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compressed communication: every codec x packing transport x decomposition on odd sizes, the
 // documented error bounds, fp16 range safety, NaN propagation, the tolerance rule, and the
 // one-sided transport against a2a-sync.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Batched transforms equal the same number of single transforms (with the same exchange
 // count: the batch rides in the same messages), and in-place transforms (r2c with the padded
 // layout, c2c) equal out-of-place ones.

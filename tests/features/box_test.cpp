@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Box API: plans made from random per-rank input/output boxes (empty boxes, shuffled memory
 // orders, padding) against serial FFTW of the gathered array; boxes equal to the decomposition's
 // add no reshape.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers of the feature tests (box API, Reshape, batch, in-place, r2r): random box sets that
 // tile a global array, local arrays in any layout (memory order, padding) filled from a global
 // signal, gathering, and serial references computed here (FFTW on the gathered array, or direct

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // r2r: DCT-II/III and DST-II/III along chosen axes, alone (Transform::r2r, real data) against
 // FFTW's serial r2r of the gathered array, and mixed with periodic axes (Transform::c2c with
 // r2r kinds) against direct sums written here; odd sizes, every decomposition, both precisions.

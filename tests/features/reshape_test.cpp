@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Standalone dfft::Reshape: A -> B -> A between random box sets (empty boxes, shuffled memory
 // orders, padding) returns exactly the original elements, and B holds exactly the global array,
 // for float, double and both complex types, with every CPU method and with split messages.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CUDA backend logic that needs no GPU, run on the CPU (and so in CI):
 //  - the layout -> cuFFT advanced-layout mapping, for every FFT step the planner makes and for
 //    synthetic steps that need the fallbacks: the cuFFT parameters are executed with FFTW's

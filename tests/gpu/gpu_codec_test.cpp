@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU encode/decode kernels (src/backend/cuda/codec.cu) against the host codec
 // (src/codec/host_codec.cpp): the same wire bytes for every codec and precision on boxes of
 // every shape the transports hand them (contiguous, a run per row, short runs, a wire order

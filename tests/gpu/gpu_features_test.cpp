@@ -1,4 +1,5 @@
-// The issue-9 features on the CUDA backend (the CPU versions are tests/features/*): random
+// SPDX-License-Identifier: MIT
+// The feature tests on the CUDA backend (the CPU versions are tests/features/*): random
 // input/output box sets (empty boxes, shuffled memory orders, padding) against serial FFTW;
 // dfft::Reshape on device memory, A -> B -> A bitwise; a batch of 5 equals 5 single transforms;
 // in place equals out of place; DCT/DST (real and mixed with periodic axes) against FFTW's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda-ipc transport: every decomposition x variant x transform x precision on odd sizes (alone
 // and mixed with nccl per exchange) against the serial reference; the box API, whose reshapes
 // write user memory (plain cudaMalloc, an offset into it, and cudaMallocAsync pool memory that

@@ -1,4 +1,5 @@
-// GPU plan lifetimes and allocation failure (issue 10, docs/hardening.md).
+// SPDX-License-Identifier: MIT
+// GPU plan lifetimes and allocation failure (docs/hardening.md).
 //  - NoLeakLiveObjectsOverCycles: 200 plan create/execute/destroy cycles over every GPU method;
 //    after each destroy the CUDA backend's live streams, events, cuFFT plans, NCCL communicators,
 //    pinned host buffers and device buffers (src/backend/cuda/live_counts.hpp) and the live MPI

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GoogleTest main of the GPU suite: MPI with MPI_THREAD_MULTIPLE (p2p-streams sends from a
 // second thread), output on rank 0 only (other ranks print their own failures), and the one
 // decision whether a GPU is there at all.

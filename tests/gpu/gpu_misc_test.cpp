@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU backend behaviour beyond the sweep: rank-to-GPU binding, staging choices (CUDA-aware MPI
 // or its clear refusal), split messages, unsupported features, the single-GPU reference, and
 // device-memory leaks over 1000 plan create/execute/destroy cycles.

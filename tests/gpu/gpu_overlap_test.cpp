@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FFT/exchange overlap on the CUDA backend: FFT slices on the main stream, exchanges on the
 // communication lane (second stream, communication thread). Overlapped plans equal plain ones
 // to rounding and the serial reference, for every decomposition and the device methods, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every decomposition x variant x method x precision x transform on the GPU, against the
 // built-in serial reference (dfft::validate), with round trip and Laplacian: odd sizes fully,
 // 128^3 for every method in r2c and for a few methods in c2c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers of the GPU suite: is there a GPU (and why not), collective assertions, tolerances.
 #pragma once
 

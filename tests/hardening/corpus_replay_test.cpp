@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Replays the committed fuzz corpus and every saved crash input (fuzz/corpus/<target>/,
 // fuzz/regressions/<target>/) through the three parsers in the ordinary (gcc, -Werror) build, so
 // the inputs keep being checked where clang/libFuzzer is not available. Each parser may only

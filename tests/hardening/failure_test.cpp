@@ -1,4 +1,5 @@
-// Failure paths (issue 10): non-finite input propagates through every exchange method without
+// SPDX-License-Identifier: MIT
+// Failure paths (docs/hardening.md): non-finite input propagates through every exchange method without
 // hanging, and an MPI error inside an exchange reaches the user as a dfft::Error naming the call,
 // the code and the rank, on every rank, after which new plans still work.
 #include <gmock/gmock.h>

@@ -1,4 +1,5 @@
-// Plan lifetimes (issue 10): many create/execute/destroy cycles over every CPU method, both
+// SPDX-License-Identifier: MIT
+// Plan lifetimes (docs/hardening.md): many create/execute/destroy cycles over every CPU method, both
 // variants and all decompositions must not grow resident memory, and every MPI communicator,
 // datatype, group, window and MPI_Alloc_mem block a plan makes must be gone when it is destroyed.
 #include <gtest/gtest.h>

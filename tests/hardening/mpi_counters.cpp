@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mpi_counters.hpp"
 
 #include <mpi.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PMPI interposition for the hardening tests: the test executable defines the MPI_ functions
 // below, so the (static) dfft library's calls land here first and are forwarded to PMPI_. They
 // count live MPI objects (communicators, datatypes, groups, windows, MPI_Alloc_mem blocks) and

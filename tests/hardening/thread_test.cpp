@@ -1,4 +1,5 @@
-// Concurrent plans (issue 10): several threads per rank, each making, executing and destroying
+// SPDX-License-Identifier: MIT
+// Concurrent plans (docs/hardening.md): several threads per rank, each making, executing and destroying
 // its own plans on its own communicator (MPI_Comm_dup per thread), must get exactly what one
 // thread gets alone. Run under ThreadSanitizer by tools/tsan.sh; in the normal suites it checks
 // the results. kThreads threads x kRepeats plans per case. Needs MPI_THREAD_MULTIPLE (skipped,

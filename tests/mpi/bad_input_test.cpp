@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One test per bad input: plan creation (or the call) must throw dfft::Error on every rank,
 // with a message that says what was wrong. Nothing may hang.
 #include "support/test_util.hpp"

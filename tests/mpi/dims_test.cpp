@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The same planner on other dimensions: 2-D transforms (slabs, and pencils on a 1-D grid) and
 // 4-D transforms on 3-D process grids (as in the Dalcin slides), plus 4-D on 1-D/2-D grids.
 #include "support/sweep.hpp"

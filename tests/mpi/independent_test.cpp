@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Checks that share no code with dfft::validate: a naive O(N^2) DFT written here (no FFTW at
 // all) on a tiny odd size, and a serial FFTW transform of the gathered arrays. Negative
 // controls show that these comparisons do fail when the data is wrong.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Options beyond the sweep: 1/N normalisation, FFTW_MEASURE planning, and message limits small
 // enough that every method must split its messages.
 #include "support/sweep.hpp"

@@ -1,4 +1,5 @@
-// p2p-pipelined (issue 7 item 1): whole transforms against the serial reference for every
+// SPDX-License-Identifier: MIT
+// p2p-pipelined (docs/pipelined.md): whole transforms against the serial reference for every
 // decomposition, variant, transform and precision on odd sizes, for chunk counts 1, 3 and more
 // chunks than rows, and 1, 2 and n ring steps in flight; codecs within their documented bound;
 // tiny message limits; bad tuning values refused at plan time; and the transport alone on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The main correctness sweep: every decomposition x variant x method x precision x transform,
 // on sizes that do not divide the rank count, on every grid that factors the number of ranks.
 #include "support/sweep.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FFT/exchange overlap (Options::overlap) and online tuning (Options::adapt): overlapped
 // plans equal plain ones to rounding and the serial reference, for every decomposition x
 // variant x transform x precision, several methods, and slice counts 1, 2, 3 and more slices
@@ -172,8 +173,9 @@ TEST(OverlapTaper, BadValueIsRejectedOnEveryRank) {
 
 // Grid rows whose local extents differ (3 points over 2 ranks: 2 and 1) must still slice every
 // exchange alike: a pencil's second exchange joins ranks of different rows, and groups chosen
-// per row used to mismatch its messages (truncation errors, a failed MPI_Put, or wrong results
-// without an error). Found by a random configuration sweep; 4 ranks make a 2 x 2 pencil.
+// per row would mismatch its messages (truncation errors, a failed MPI_Put, or wrong results
+// without an error). A regression test from the random configuration sweep; 4 ranks make a 2 x 2
+// pencil.
 TEST(OverlapGroups, RowsWithDifferentExtentsSliceAlike) {
   if (!threads_ok()) GTEST_SKIP() << "MPI provides no MPI_THREAD_SERIALIZED";
   for (auto m : {Method::a2a_sync, Method::p2p_sync, Method::onesided})

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GoogleTest main for every dfft test binary: MPI initialised before the tests are registered
 // (the parametrised suites size themselves from the number of ranks), full output on rank 0 only.
 // MPI_THREAD_MULTIPLE is requested because the overlap executor and the concurrent-plans test

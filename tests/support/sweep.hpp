@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: MIT
 // The parametrised transform case shared by the sweep and the 2-D/4-D tests: build a plan,
 // check its distribution against the thesis (partition code written here), then run the three
-// built-in validations with the error bounds.
+// built-in validations with the bounds of test_util.hpp (ref_tol, lap_tol).
 #pragma once
 
 #include <sstream>

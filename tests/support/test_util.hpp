@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers shared by the MPI tests: collective assertions and an independent view of the
 // distributed arrays (own index arithmetic, own gather), so that the checks do not lean on
 // the code they check.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """results_pages.py on the fixture: page.md regenerated from fixtures/results must equal
 page.expected.md, and regenerating the expected page must leave it unchanged.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tools/bench_run.py on the tiny suite: the dry run's job list, a real run on 1 and 2 ranks into
 a temporary results folder (records and their run tags), and a time budget that stops it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MPI tests of the tuner: consistent selection from injected timings, tune=measure building a
 // correct plan and writing wisdom, the next plan reusing it, and bad wisdom being ignored.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One-process tests of the tuner's pure parts: power-law fit, winner selection, candidates,
 // the analytic model's bookkeeping, and the wisdom parser on malformed input.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host copy_box (pack, unpack, local transpose) against a naive element-by-element copy, for
 // random boxes, random memory orders and 4/8/16-byte elements.
 #include <gtest/gtest.h>

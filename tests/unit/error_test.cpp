@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // dfft::Error carries the failing call, its return code and the rank; names parse both ways.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

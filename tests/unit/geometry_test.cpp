@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Geometry: balanced decomposition, grids, boxes, layouts, contiguity, message splitting.
 #include <gtest/gtest.h>
 
@@ -271,7 +272,7 @@ TEST(SliceView, TaperedSlicesTileTheBoxWithHalfSizedEnds) {
 
 // Coded blocks are 16 + 4n (fp16, bf16) or 16 + 8n (fp32) bytes; in a staging buffer each must
 // start on 16 bytes, where the GPU codec writes the header's double and 8-byte values (3 ranks
-// sharing a GPU with bf16 used to stop on "misaligned address", and the others then hung).
+// sharing a GPU with bf16 otherwise stop on "misaligned address", and the others hang).
 TEST(CodedStaging, BlocksStartOn16Bytes) {
   dfft::detail::ExchangeSpec s;
   for (int k = 0; k < 3; ++k) {  // x-slabs of 3, 3, 2 rows -> y-slabs of 5, 5, 3 rows (odd counts)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The host codec's integer double <-> binary16 conversions (src/codec/host_codec.cpp) against the
 // compiler's _Float16 conversion (libgcc soft-float, one rounding to nearest even): every half
 // value, every midpoint between neighbouring halves and the doubles next to it, the overflow

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The host codec (src/codec/host_codec.cpp) on random layouts: random memory orders (so that the
 // wire's fastest axis is contiguous in memory or strided, the tiled path), padding, sub-boxes,
 // wire orders, codecs and precisions, with blocks above the codec's tile size. fp32 wire values

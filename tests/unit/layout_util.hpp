@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Independent layout arithmetic for the unit tests (not Layout::offset_of or strides): element
 // offsets with padding, array lengths, random memory orders.
 #pragma once

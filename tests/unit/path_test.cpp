@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The planner: distributions, FFT axes and memory orders per decomposition and variant, and the
 // pack/unpack needs each exchange derives from its layouts (thesis chapter 4).
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Two cases. When source and destination share their fastest moving axis, the copy is a loop
 // of memcpy runs (merged across axes that are whole in both). Otherwise it is a transpose of
 // the plane spanned by the two fastest axes, done in cache-sized tiles.

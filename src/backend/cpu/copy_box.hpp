@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host strided box copy between two layouts (pack, unpack, local transpose).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CPU backend: fftw_malloc memory, FFTW guru64 plans that read and write any memory order.
 #include <fftw3.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/cuda/check.hpp"
 
 #include <iomanip>

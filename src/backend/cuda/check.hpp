@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Return-code checks for CUDA runtime, cuFFT and NCCL calls: a failure becomes a dfft::Error
 // naming the call, the library's code and the world rank.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

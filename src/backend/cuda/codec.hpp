@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compressed exchanges on the GPU: encode/decode kernels fused with the strided pack/unpack
 // (the wire format of src/codec/codec.hpp: 16-byte header with the block's scale, then the
 // values in wire order).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CudaDevice: rank-to-GPU binding, memory, streams, box copies; and make_cuda_device().
 #include "backend/cuda/cuda_device.hpp"
 

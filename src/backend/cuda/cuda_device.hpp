@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CUDA backend's Device: one GPU per rank, cudaMalloc memory, one main stream per plan plus
 // side streams (batched FFT loops, per-peer copies), box copies as kernels, cuFFT plans.
 #pragma once

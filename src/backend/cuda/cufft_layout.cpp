@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/cuda/cufft_layout.hpp"
 
 #include <algorithm>

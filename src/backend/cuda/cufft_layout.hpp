@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How an FFT step's layouts map onto cuFFT's advanced data layout (cufftMakePlanMany64).
 // Pure index arithmetic, no CUDA: the CPU tests check it against FFTW's guru interface.
 //

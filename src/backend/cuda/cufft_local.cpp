@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Local FFTs with cuFFT's advanced data layout (cufftMakePlanMany64); the layout mapping itself
 // is in cufft_layout.cpp. Loops over extra batch axes are spread over side streams, each with
 // its own plan (a plan's work area serves one stream at a time). When the orders cannot be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cuda-ipc: ranks whose GPUs share a node move exchange blocks with no MPI data movement and no
 // staging. The sender's copy kernel reads its block from src and stores it straight into the
 // receiver's dst array, in the receiver's layout, through a CUDA IPC mapping of that array
@@ -555,7 +556,7 @@ class CudaIpc final : public Transport {
       if (where[k]) DFFT_CUDA(cudaStreamWaitEvent(s, ev_.ready[k], 0));
     t0_.record(s);
     // The rank's own block moves on a side stream (copy kernel, HBM only) while the blocks to
-    // peers cross NVLink: the local copy no longer adds to the exchange time.
+    // peers cross NVLink: the local copy does not add to the exchange time.
     const cudaStream_t side = dev_.side_stream(0);
     DFFT_CUDA(cudaStreamWaitEvent(side, t0_.get(), 0));
     copy_self(src, dst, side);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Box copy (pack, unpack, local transpose) and scale kernels.
 //
 // Two copy kernels. When source and destination share their fastest axis (after the host has

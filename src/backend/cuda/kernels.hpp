@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device kernels of the CUDA backend, behind plain launchers so that host code needs no nvcc.
 // Launchers return the launch error (cudaSuccess when queued); callers check it.
 #pragma once

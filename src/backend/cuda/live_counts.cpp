@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/cuda/live_counts.hpp"
 
 #include <atomic>

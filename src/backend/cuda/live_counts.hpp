@@ -1,4 +1,5 @@
-// Live-object counters of the CUDA backend (issue 10, docs/hardening.md): streams, events, cuFFT
+// SPDX-License-Identifier: MIT
+// Live-object counters of the CUDA backend (leak checks, docs/hardening.md): streams, events, cuFFT
 // plans, NCCL communicators, pinned host buffers and device buffers currently held by dfft. The
 // leak-cycle GPU test reads them after every plan destroy; they cost one relaxed atomic add per
 // create/destroy, which is nothing next to the CUDA call being counted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nccl: grouped ncclSend/ncclRecv on the plan's streams, device memory only. Blocks that need
 // packing are packed (or encoded) on the device first; blocks already contiguous are sent from
 // (received into) the FFT buffers directly; the rank's own block is copied on a side stream

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // p2p-streams (thesis Listing 4.2): every peer's block is staged on its own stream; a host
 // function queued behind the copy wakes a sender thread, which starts that block's MPI_Isend
 // at once, while the main thread waits for incoming blocks and unpacks each as it arrives

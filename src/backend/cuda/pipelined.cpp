@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // p2p-pipelined on the CUDA backend: the ring schedule of the host version (step j sends to
 // me+j, receives from me-j, `in_flight` steps outstanding, blocks cut into `chunks` pieces) with
 // the copies between GPU and host overlapped piece by piece.

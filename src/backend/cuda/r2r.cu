@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The four pre/post-processing kernels of the DCT/DST steps (and the length-1 one): grid-stride
 // loops around the per-element functions of r2r_math.hpp, which the CPU tests check.
 #include <algorithm>

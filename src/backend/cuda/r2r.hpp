@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // DCT/DST steps on the CUDA backend (docs/r2r.md): cuFFT has no real-to-real transforms, so
 // each DCT/DST axis runs as a pre-processing kernel, one batched real FFT of the same length and
 // a post-processing kernel (the math is in r2r_math.hpp); the step's periodic axes (complex data)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A CUDA FFT step with DCT/DST axes. The periodic axes (complex data only) run first, from the
 // step's input to its output, through the ordinary cuFFT step; then each DCT/DST axis runs in
 // place on the output (the first one from the input when there is no periodic axis): pre kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // DCT-II/III and DST-II/III of length N through one real FFT of length N (Makhoul, 1980):
 //  - type II: reorder the input (even elements ascending, odd ones descending), real-to-complex
 //    FFT, then y[k] = 2 Re(exp(-i pi k / 2N) V[k]);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Single-GPU reference (the thesis' "3D-FFT" row): the whole d-dimensional transform with one
 // cuFFT plan on one GPU, timed with CUDA events around each execution.
 #include <algorithm>

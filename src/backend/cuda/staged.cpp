@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device versions of a2a-sync and p2p-sync (thesis Listings 4.1, 4.3 and 4.6): blocks are packed
 // on the GPU, then handed to MPI from page-locked host memory (host staging) or from device
 // memory (CUDA-aware MPI); received blocks go back and are unpacked on the GPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/cuda/stager.hpp"
 
 #include "backend/cuda/codec.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Moving exchange blocks between the FFT buffers (device) and where MPI reads and writes:
 // page-locked host buffers (host staging) or device memory (CUDA-aware MPI). Shared by the
 // device versions of a2a-sync, p2p-sync and p2p-streams.

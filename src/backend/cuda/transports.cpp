@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // make_device_transport: the redistribution methods of the CUDA backend.
 //
 //   method        host staging (MPI not CUDA-aware)            CUDA-aware MPI
