@@ -271,14 +271,7 @@ struct Sweep {
         if (!noisy.empty()) table.note(noisy);
         tally.noisy += !noisy.empty();
       }
-      Config shown = c;  // the tuner's choice, as the records name it
-      shown.opt.decomposition = dfft::parse_decomposition(recs[0].decomposition);
-      shown.opt.variant = dfft::parse_variant(recs[0].variant);
-      shown.opt.grid = recs[0].grid;
-      shown.opt.codec = m.codec;
-      shown.opt.methods.clear();
-      for (const auto& x : recs[0].methods) shown.opt.methods.push_back(dfft::parse_method(x));
-      fastest.add(recs, label(shown, a, used));
+      fastest.add(recs);
     }
     APP_MPI(MPI_Bcast(&invalid, 1, MPI_INT, 0, comm));
     tally.invalid += invalid;

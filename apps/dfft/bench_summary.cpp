@@ -17,11 +17,23 @@ std::string noise_note(const Record& r) {
   return b;
 }
 
-void Fastest::add(const std::vector<Record>& recs, const std::string& label) {
+namespace {
+
+// What tells configurations of one problem apart.
+std::string configuration_text(const Record& r) {
+  std::string s = r.decomposition + " " + r.variant + " " + methods_text(r.methods) + " grid " + grid_text(r.grid);
+  if (!r.codec.empty() && r.codec != "none") s += " codec " + r.codec;
+  if (r.overlap > 1) s += " overlap " + std::to_string(r.overlap);
+  return s;
+}
+
+}  // namespace
+
+void Fastest::add(const std::vector<Record>& recs) {
   if (recs.size() != 2 || recs[0].validation == "fail") return;
   const auto key = std::make_tuple(shape_text(recs[0].size), recs[0].precision, recs[0].transform);
   if (!groups_.count(key)) order_.push_back(key);
-  Entry e{label, 0, 0, 0};
+  Entry e{configuration_text(recs[0]), 0, 0, 0};
   for (const auto& r : recs) (r.direction == "forward" ? e.fwd : e.inv) = r.time_median;
   e.total = e.fwd + e.inv;
   if (std::isfinite(e.total)) groups_[key].entries.push_back(e);

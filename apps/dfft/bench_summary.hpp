@@ -23,8 +23,9 @@ std::string noise_note(const Record& r);
 /// inverse median times. Configurations that failed validation do not compete.
 class Fastest {
  public:
-  /// `recs`: the two records (forward, inverse, any order) of one configuration.
-  void add(const std::vector<Record>& recs, const std::string& label);
+  /// `recs`: the two records (forward, inverse, any order) of one configuration, named by what
+  /// they record (the tuner's choice with --tune, the grid in use).
+  void add(const std::vector<Record>& recs);
   void print(std::FILE* out) const;
 
  private:

@@ -79,7 +79,7 @@ int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
       w = dfft::parse_wisdom(text);
     } catch (const dfft::Error& e) {
       if (rank == 0) std::fprintf(stderr, "dfft model calibrate: %s: %s; not overwriting it\n", a.file.c_str(), e.what());
-      return 2;
+      return exit_input;
     }
   }
   dfft::model::CalibrateSettings s;
@@ -105,7 +105,7 @@ int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
     std::printf(ok ? "calibration stored in %s\n" : "dfft model calibrate: cannot write %s\n", a.file.c_str());
   }
   APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-  return ok ? 0 : 2;
+  return ok ? exit_ok : exit_failure;
 }
 
 std::string ms(double s) {
