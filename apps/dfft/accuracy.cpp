@@ -177,6 +177,12 @@ Command make_accuracy_command(CLI::App& parent) {
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
   return {c, [args](MPI_Comm) {
             args->size = parse_shape(args->size_tokens);
+            try {  // unknown names: the library's message lists the allowed ones
+              (void)dfft::parse_decomposition(args->decomp);
+              (void)dfft::parse_method(args->method);
+            } catch (const dfft::Error& e) {
+              throw UsageError(e.what());
+            }
             return run(*args);
           }};
 }

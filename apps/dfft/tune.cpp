@@ -161,7 +161,17 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
                 a.budget > 0 ? (", budget " + std::to_string(a.budget) + " s").c_str() : "");
     std::printf("times in ms per forward+inverse pair: max over ranks of each rank's median\n");
   }
-  auto r = dfft::tune<T>(comm, shape, o, a.settings);
+  dfft::TuneReport r;
+  try {
+    r = dfft::tune<T>(comm, shape, o, a.settings);
+  } catch (const dfft::Error& e) {  // every decision of the tuner is collective, so is this refusal
+    if (rank == 0)
+      std::fprintf(stderr, "dfft tune: %s%s\n", e.what(),
+                   a.grid == "auto" ? ""
+                                    : ("; with --grid " + a.grid + " the grid's product must be the " +
+                                       std::to_string(size) + " ranks and fit the size").c_str());
+    return exit_usage;
+  }
   if (rank == 0) {
     if (!r.wisdom_hit) print_table(r, a.top);
     std::printf("%s\n", dfft::describe(r).c_str());
