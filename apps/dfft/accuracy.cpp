@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_common.hpp"
 #include "command.hpp"
 #include "dfft/dfft.hpp"
 #include "dfft/validate.hpp"
@@ -22,7 +23,8 @@ namespace dfftapp {
 namespace {
 
 struct AccArgs {
-  std::vector<std::int64_t> size{64, 64, 64};
+  std::vector<std::string> size_tokens{"64", "64", "64"};
+  std::vector<std::int64_t> size;
   std::string decomp = "pencil";
   std::string method = "a2a-sync";
   std::string backend = "cpu";
@@ -167,14 +169,23 @@ Command make_accuracy_command(CLI::App& parent) {
   CLI::App* c = parent.add_subcommand(
       "accuracy", "Accuracy table of compressed communication (forward and round-trip errors per "
                   "wire format, random and smooth data)");
-  c->add_option("--size", args->size, "Global shape")->expected(2, 8);
+  add_size_option(c, args->size_tokens, "Global shape")->capture_default_str();
   c->add_option("--decomp", args->decomp, "slab-2d1d | slab-1d2d | pencil")->capture_default_str();
   c->add_option("--method", args->method, "a packing method: a2a-sync | p2p-sync | onesided | nccl")
       ->capture_default_str();
   c->add_option("--backend", args->backend, "cpu | cuda (the compressed transforms run there; the "
                                             "exact reference always on the CPU)")
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
-  return {c, [args](MPI_Comm) { return run(*args); }};
+  return {c, [args](MPI_Comm) {
+            args->size = parse_shape(args->size_tokens);
+            try {  // unknown names: the library's message lists the allowed ones
+              (void)dfft::parse_decomposition(args->decomp);
+              (void)dfft::parse_method(args->method);
+            } catch (const dfft::Error& e) {
+              throw UsageError(e.what());
+            }
+            return run(*args);
+          }};
 }
 
 }  // namespace dfftapp

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_common.hpp"
 #include "dfft/types.hpp"
 
 namespace dfftapp {
@@ -67,10 +68,5 @@ std::vector<Config> expand(const BenchArgs& a);
 int run_bench(const BenchArgs& a, MPI_Comm comm);
 /// `--report FILE...`: rank 0 prints the relative-runtime tables (report_tables.cpp).
 int run_report(const BenchArgs& a, MPI_Comm comm);
-
-/// Parse "64x64x64" or a list of numbers into a shape (>= 2 dims, all >= 1).
-std::vector<std::int64_t> parse_shape(const std::vector<std::string>& tokens);
-/// Parse "P1xP2", "P" or "auto" (= {}) into a process grid.
-std::vector<int> parse_grid(const std::string& s);
 
 }  // namespace dfftapp

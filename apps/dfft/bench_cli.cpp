@@ -29,7 +29,9 @@ bench runs every combination. An omitted option sweeps: --decomp all three, --va
 automatic. --method1/--method2 set the method of the first/second exchange (pencils; a slab uses
 --method1 only). --transform r2c and c2r both time the same real plan, each configuration
 giving two records: forward (r2c) and inverse (c2r). Configurations the library rejects for this
-rank count (e.g. a grid that does not fit) are listed as skipped with the reason.
+rank count (e.g. a grid that does not fit) are listed as skipped with the reason. On one rank
+every decomposition, variant, method and codec is the same local transform: bench then runs one
+configuration per size, precision and transform (and says so on stderr).
 
 Default sweep: without --size, bench runs 64x64x64 and 17x12x10, double, r2c, all
 decompositions x variants x methods, with --validate and --reference (unless --no-validate /
@@ -41,8 +43,19 @@ MPI_Wtime, and the repetition's time is the maximum over ranks; min/median/max a
 repetitions. Phases (fft/pack/comm/unpack) are summed over the plan's stages on each rank, maxed
 over ranks per repetition, and the median over repetitions is shown. GFlop/s uses the FFTW
 convention: 5 N log2 N (c2c) or 2.5 N log2 N (r2c/c2r), N = product of the sizes, over the
-median time. Exit status 1 when a validation error exceeds 1e-10 (double) / 1e-4 (float), a
-configuration fails unexpectedly, or nothing ran. Record fields: docs/bench.md.
+median time.
+
+Columns: decomp/variant/methods, prec, tr (plan kind), size, P (ranks), grid, codec (wire
+format), ovl (FFT/exchange overlap slices; * = chosen by --adapt), dir (fwd/inv), med/min/max ms
+(over repetitions), fft/pack/comm/unpack (phase medians, ms), GF/s, error (--validate: fwd row
+vs a serial FFTW transform, inv row the round trip), rt/lap (round-trip / Laplacian error),
+check (pass/fail: 1e-10 double, 1e-4 float, plus twice a codec's expected error of
+docs/compression.md). A row with max/median > 2 is marked noisy (the machine was busy). After
+the table: the fastest configuration per size, precision and transform (forward + inverse
+medians). Progress lines go to stderr; stdout holds the table.
+
+Exit status: 0 ok, 1 a configuration failed or nothing ran, 2 bad command line, 3 bad cases or
+result file, 4 a validation check failed (docs/cli.md). Record fields: docs/bench.md.
 
 Suites: --cases FILE.json runs a test-case file (benchmarks/cases/*.json; docs/cases.md) with a
 progress line on stderr. --report FILE... prints the relative-runtime tables of result files;
@@ -57,9 +70,7 @@ void add_list(CLI::App* c, const std::string& name, std::vector<std::string>& v,
 void add_suite_options(CLI::App* c, BenchArgs& a);
 
 void add_options(CLI::App* c, BenchArgs& a) {
-  c->add_option("--size", a.sizes,
-                "Global shape NX NY [NZ ...] (>= 2 dims, or NXxNYxNZ); repeat for several")
-      ->expected(1, CLI::detail::expected_max_vector_size);
+  add_size_option(c, a.sizes, "Global shape; repeat for several");
   add_list(c, "--decomp", a.decomps, kDecomps, "slab-2d1d | slab-1d2d | pencil");
   add_list(c, "--variant", a.variants, kVariants, "default | realigned");
   c->add_option("--grid", a.grids, "Process grid P1xP2 (pencil) or P (slab); default automatic")
@@ -76,9 +87,9 @@ void add_options(CLI::App* c, BenchArgs& a) {
   add_list(c, "--transform", a.transforms, std::vector<std::string>{"r2c", "c2r", "c2c"},
            "r2c | c2r | c2c (default r2c)");
   c->add_option("--warmup", a.warmup, "Untimed runs per direction before timing")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(at_least(0, "an integer >= 0"));
   c->add_option("--reps", a.reps, "Timed repetitions per direction")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(at_least(1, "an integer >= 1"));
   c->add_flag("--validate,!--no-validate", a.validate,
               "Check each plan: error vs a serial FFTW transform, round trip, Laplacian");
   c->add_option("--json", a.json, "Write one JSON record per configuration and direction (JSON lines)");
@@ -89,7 +100,7 @@ void add_options(CLI::App* c, BenchArgs& a) {
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
   c->add_option("--max-message-bytes", a.max_message_bytes,
                 "Split MPI messages larger than this (default: the library's, just under 2 GiB)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "a byte count >= 1"));
   c->add_flag("--reference,!--no-reference", a.reference,
               "Also time the whole transform on one device (row 'single-device')");
   c->add_flag("--verbose", a.verbose, "Print each plan's path (plan.describe())");
@@ -97,16 +108,16 @@ void add_options(CLI::App* c, BenchArgs& a) {
            "Wire format of the exchanges (compressed communication; docs/compression.md)");
   c->add_option("--tolerance", a.tolerance,
                 "Pick the cheapest codec whose expected relative error stays below this")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0, "a number >= 0"));
   c->add_option("--onesided-sync", a.onesided_sync, "onesided: fence | flush")
       ->capture_default_str()->check(CLI::IsMember({"fence", "flush"}));
   c->add_option("--chunks", a.chunks, "onesided, p2p-pipelined, nccl: pieces per peer block (pipelining)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(at_least(1, "an integer >= 1"));
   c->add_option("--in-flight", a.in_flight, "p2p-pipelined: ring steps with transfers outstanding")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(at_least(1, "an integer >= 1"));
   c->add_option("--overlap", a.overlaps, "FFT/exchange overlap: slices (list to sweep; 1 = none; "
                                          "docs/overlap.md)")
-      ->delimiter(',')->check(CLI::PositiveNumber);
+      ->delimiter(',')->check(at_least(1, "an integer >= 1"));
   c->add_flag("--adapt", a.adapt, "Online tuning of overlap slices, chunks and steps in flight "
                                   "(settles during the warm-up, before timing)");
   add_suite_options(c, a);
@@ -115,7 +126,7 @@ void add_options(CLI::App* c, BenchArgs& a) {
       ->capture_default_str()->check(CLI::IsMember({"none", "heuristic", "measure"}));
   c->add_option("--wisdom", a.wisdom, "--tune: wisdom file to reuse and update")->capture_default_str();
   c->add_option("--tune-budget", a.tune_budget, "--tune measure: seconds before no new candidate starts")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0, "a number of seconds >= 0"));
 }
 
 // Test-case files, result files and report tables (docs/cases.md, docs/results-format.md).
@@ -196,46 +207,7 @@ std::vector<std::vector<dfft::Method>> method_sets(const BenchArgs& a, dfft::Dec
   return sets;
 }
 
-std::int64_t to_int(const std::string& t, const std::string& what) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(t, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != t.size() || t.empty())
-    throw dfft::Error("bench", 0, 0, "dfft bench: bad " + what + " '" + t + "'");
-  return v;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string part;
-  std::istringstream in(s);
-  while (std::getline(in, part, sep)) out.push_back(part);
-  return out;
-}
-
 }  // namespace
-
-std::vector<std::int64_t> parse_shape(const std::vector<std::string>& tokens) {
-  auto parts = tokens.size() == 1 ? split(tokens[0], 'x') : tokens;
-  std::vector<std::int64_t> shape;
-  for (const auto& t : parts) shape.push_back(to_int(t, "size"));
-  // Zero or negative sizes are left for the library to reject, with its own message.
-  if (shape.size() < 2)
-    throw dfft::Error("bench", 0, 0, "dfft bench: --size needs at least 2 dimensions (e.g. --size 64 64 64)");
-  return shape;
-}
-
-std::vector<int> parse_grid(const std::string& s) {
-  if (s == "auto") return {};
-  std::vector<int> g;
-  for (const auto& t : split(s, 'x')) g.push_back(static_cast<int>(to_int(t, "grid")));
-  if (g.empty()) throw dfft::Error("bench", 0, 0, "dfft bench: empty --grid");
-  return g;
-}
 
 void finish_args(BenchArgs& a) {
   a.default_sweep = a.sizes.empty();
@@ -321,7 +293,10 @@ Command make_bench_command(CLI::App& parent) {
   auto run = [args, c](MPI_Comm comm) {
     for (const auto& name : kOverridable)
       if (given_option(*c, *args, name)) args->given.push_back(name);
-    if (!args->report.empty()) return run_report(*args, comm);
+    if (!args->report.empty()) {
+      const int rc = run_report(*args, comm);  // its 2 is an unreadable or malformed result file
+      return rc == 2 ? exit_input : rc;
+    }
     if (args->cases.empty()) finish_args(*args);  // a cases file brings its own settings
     return run_bench(*args, comm);
   };

@@ -79,8 +79,8 @@ void apply_cli(const BenchArgs& cli, BenchArgs& a) {
   for (const char* sweep :
        {"--size", "--decomp", "--variant", "--grid", "--method", "--method1", "--method2"})
     if (given(sweep))
-      throw CaseError(std::string(sweep) +
-                      " cannot be combined with --cases (the file defines the sweep)");
+      throw UsageError(std::string(sweep) +
+                       " cannot be combined with --cases (the file defines the sweep)");
   if (given("--warmup")) a.warmup = cli.warmup;
   if (given("--reps")) a.reps = cli.reps;
   if (given("--validate")) a.validate = cli.validate;

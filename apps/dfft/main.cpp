@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_common.hpp"
 #include "command.hpp"
 
 namespace {
@@ -26,26 +27,56 @@ std::string version_text() {
   return std::string("dfft ") + DFFT_VERSION_STRING + " (" + mpi_library() + ")";
 }
 
+// "dfft <subcommand>" for messages: the first argument naming a subcommand (CLI11 has not
+// necessarily recorded it when parsing failed).
+std::string who(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (const auto* sub : app.get_subcommands({}))
+      if (sub->get_name() == argv[i]) return "dfft " + sub->get_name();
+  return "dfft";
+}
+
 // Parse on every rank (all get the same argv) so every rank knows what to run, but let only
-// rank 0 print help and parse errors.
+// rank 0 print help and parse errors. --help and --version exit 0; every parse error is a usage
+// error (exit_usage) with the subcommand's prefix.
 int parse(CLI::App& app, int argc, char** argv, int rank, bool& done) {
   done = false;
   try {
     app.parse(argc, argv);
-    return 0;
+    return dfftapp::exit_ok;
   } catch (const CLI::ParseError& e) {
     done = true;
-    if (rank == 0) return app.exit(e);
-    std::ostringstream sink;
-    return app.exit(e, sink, sink);
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      if (rank == 0) return app.exit(e);
+      std::ostringstream sink;
+      return app.exit(e, sink, sink);
+    }
+    if (rank == 0) {
+      const std::string name = who(app, argc, argv);
+      std::fprintf(stderr, "%s: %s\nRun '%s --help' for the options.\n", name.c_str(), e.what(),
+                   name.c_str());
+    }
+    return dfftapp::exit_usage;
   }
 }
 
 int dispatch(CLI::App& app, const std::vector<dfftapp::Command>& commands, int rank) {
-  for (const auto& c : commands)
-    if (c.app->parsed()) return c.run(MPI_COMM_WORLD);
+  for (const auto& c : commands) {
+    if (!c.app->parsed()) continue;
+    try {
+      return c.run(MPI_COMM_WORLD);
+    } catch (const dfftapp::UsageError& e) {  // thrown alike on every rank, before any collective diverges
+      if (rank == 0) std::fprintf(stderr, "dfft %s: %s\n", c.app->get_name().c_str(), e.what());
+      return dfftapp::exit_usage;
+    } catch (const std::exception& e) {
+      // Other ranks may be inside a collective we will never reach; stop them all.
+      std::fprintf(stderr, "dfft %s: rank %d: %s\n", c.app->get_name().c_str(), rank, e.what());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, dfftapp::exit_failure);
+    }
+  }
   if (rank == 0) std::fputs(app.help().c_str(), stdout);  // no subcommand: show what exists
-  return 0;
+  return dfftapp::exit_ok;
 }
 
 }  // namespace
@@ -67,7 +98,9 @@ int main(int argc, char** argv) {
                "Run under mpirun, e.g.  mpirun -np 2 dfft bench", "dfft"};
   app.set_version_flag("--version", version_text(), "Print the version and exit");
   app.require_subcommand(0, 1);
-  app.footer("Run 'dfft <command> --help' for the options of a command.");
+  app.footer("Run 'dfft <command> --help' for the options of a command. Exit status: 0 success, 1 "
+             "run-time or library failure, 2 bad command line, 3 bad input file, 4 validation "
+             "failure (docs/cli.md).");
   std::vector<dfftapp::Command> commands;
   commands.push_back(dfftapp::make_bench_command(app));
   commands.push_back(dfftapp::make_accuracy_command(app));
@@ -77,19 +110,10 @@ int main(int argc, char** argv) {
 
   bool done = false;
   int rc = parse(app, argc, argv, rank, done);
-  if (!done) {
-    try {
-      rc = dispatch(app, commands, rank);
-    } catch (const std::exception& e) {
-      // Other ranks may be inside a collective we will never reach; stop them all.
-      std::fprintf(stderr, "dfft: rank %d: %s\n", rank, e.what());
-      std::fflush(stderr);
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-  }
+  if (!done) rc = dispatch(app, commands, rank);
   if (MPI_Finalize() != MPI_SUCCESS && rc == 0) {
     std::fputs("dfft: MPI_Finalize failed\n", stderr);
-    rc = 1;
+    rc = dfftapp::exit_failure;
   }
   return rc;
 }

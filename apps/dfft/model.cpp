@@ -80,7 +80,7 @@ int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
       w = dfft::parse_wisdom(text);
     } catch (const dfft::Error& e) {
       if (rank == 0) std::fprintf(stderr, "dfft model calibrate: %s: %s; not overwriting it\n", a.file.c_str(), e.what());
-      return 2;
+      return exit_input;
     }
   }
   dfft::model::CalibrateSettings s;
@@ -106,7 +106,7 @@ int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
     std::printf(ok ? "calibration stored in %s\n" : "dfft model calibrate: cannot write %s\n", a.file.c_str());
   }
   APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-  return ok ? 0 : 2;
+  return ok ? exit_ok : exit_failure;
 }
 
 std::string ms(double s) {
@@ -170,13 +170,7 @@ int run_predict(const ModelArgs& a, MPI_Comm comm) {
   APP_MPI(MPI_Comm_size(comm, &size));
   const int P = a.ranks > 0 ? a.ranks : size;
   const bool is_double = a.precision == "double";
-  std::vector<std::int64_t> shape;
-  try {
-    shape = parse_shape(a.size);
-  } catch (const dfft::Error& e) {
-    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
-    return 2;
-  }
+  const std::vector<std::int64_t> shape = parse_shape(a.size);
   std::string why;
   auto cals = read_calibrations(a.file, comm, why);
   const auto* found = find_calibration(cals, P, a.backend);
@@ -262,13 +256,13 @@ Command make_model_command(CLI::App& parent) {
     c->add_option("--file,--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
   }
   chk->add_option("--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
-  cal->add_option("--reps", a->reps, "Repetitions per micro-benchmark")->check(CLI::PositiveNumber)->capture_default_str();
+  cal->add_option("--reps", a->reps, "Repetitions per micro-benchmark")->check(at_least(1, "an integer >= 1"))->capture_default_str();
   cal->add_option("--fft-n", a->fft_n, "FFT/pack benchmarks use an N^3 array (default 64, 256 with --backend cuda)")->check(CLI::Range(2, 1024));
-  pre->add_option("--size", a->size, "Global shape NX NY [NZ ...] or NXxNYxNZ")->expected(1, 8)->capture_default_str();
+  add_size_option(pre, a->size, "Global shape")->capture_default_str();
   pre->add_option("--precision", a->precision)->check(CLI::IsMember({"double", "float"}))->capture_default_str();
   pre->add_option("--transform", a->transform)->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
-  pre->add_option("--ranks", a->ranks, "Predict for this many ranks (default: the ranks running)")->check(CLI::PositiveNumber);
-  pre->add_option("--top", a->top, "Print only the N best")->check(CLI::NonNegativeNumber);
+  pre->add_option("--ranks", a->ranks, "Predict for this many ranks (default: the ranks running)")->check(at_least(1, "an integer >= 1"));
+  pre->add_option("--top", a->top, "Print only the N best")->check(at_least(0, "an integer >= 0"));
   pre->add_flag("--no-plan-check", a->no_plan_check, "Do not build the plans to cross-check the exchanged bytes");
   for (auto* c : {fit, chk}) c->add_option("results", a->results, "dfft bench --json files (JSON lines)")->required();
   fit->add_option("--predict", a->predict_at, "Rank counts to predict")->delimiter(',')->capture_default_str();

@@ -204,22 +204,46 @@ void read_npy_box(const std::string& path, const NpyHeader& h, const dfft::Layou
   agree_ok(failure.empty(), failure, comm);
 }
 
-NpyOutput::NpyOutput(const std::string& path, MPI_Comm comm)
-    : path_(path), tmp_(path + ".dfft-tmp"), comm_(comm) {
-  check_local(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
-  std::string why;
-  if (rank_ == 0) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      why = "cannot write '" + path + "': it is a directory";
-    std::remove(tmp_.c_str());  // left by a killed run
-  }
+namespace {
+
+// Why `out` must not be written, or "" when it may.
+std::string output_refusal(const std::string& in, const std::string& out, bool in_place) {
+  struct stat o {}, i {};
+  if (lstat(out.c_str(), &o) != 0)
+    return in_place ? "--in-place needs an existing regular file '" + out + "'" : "";
+  const std::string refuse = "refusing to write '" + out + "': ";
+  if (S_ISLNK(o.st_mode))
+    return refuse + "it is a symbolic link (name its target instead)";
+  if (S_ISDIR(o.st_mode)) return refuse + "it is a directory";
+  if (!S_ISREG(o.st_mode))
+    return refuse + "it is not a regular file (a device, FIFO or socket); OUT must be a new or "
+                    "regular .npy file";
+  if (stat(in.c_str(), &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+    return refuse + "it is the input file '" + in + "'; write to another file";
+  return "";
+}
+
+}  // namespace
+
+void check_output_target(const std::string& in, const std::string& out, bool in_place,
+                         MPI_Comm comm) {
+  int rank = 0;
+  check_local(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  const std::string why = rank == 0 ? output_refusal(in, out, in_place) : std::string();
   agree_ok(why.empty(), why, comm);
-  const int code =
-      MPI_File_open(comm, tmp_.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh_);
+}
+
+NpyOutput::NpyOutput(const std::string& path, MPI_Comm comm, bool in_place)
+    : path_(path), tmp_(in_place ? path : path + ".dfft-tmp"), comm_(comm), in_place_(in_place) {
+  check_local(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+  if (rank_ == 0 && !in_place_) std::remove(tmp_.c_str());  // left by a killed run
+  const int mode = in_place_ ? MPI_MODE_WRONLY : MPI_MODE_CREATE | MPI_MODE_WRONLY;
+  const int code = MPI_File_open(comm, tmp_.c_str(), mode, MPI_INFO_NULL, &fh_);
   if (code != MPI_SUCCESS) fh_ = MPI_FILE_NULL;
   try {
-    check_all(code, "cannot write '" + path + "' (creating '" + tmp_ + "')", comm);
+    check_all(code, in_place_ ? "cannot write '" + path + "'"
+                              : "cannot write '" + path + "' (creating '" + tmp_ + "')",
+              comm);
   } catch (...) {
     discard();
     throw;
@@ -233,7 +257,7 @@ NpyOutput::~NpyOutput() {
 void NpyOutput::discard() noexcept {
   if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);
   fh_ = MPI_FILE_NULL;
-  if (rank_ == 0) std::remove(tmp_.c_str());
+  if (rank_ == 0 && !in_place_) std::remove(tmp_.c_str());
 }
 
 void NpyOutput::write(NpyType type, const std::vector<std::int64_t>& shape,
@@ -271,7 +295,7 @@ void NpyOutput::commit() {
   fh_ = MPI_FILE_NULL;
   check_all(code, "closing '" + path_ + "'", comm_);
   std::string why;
-  if (rank_ == 0 && std::rename(tmp_.c_str(), path_.c_str()) != 0)
+  if (rank_ == 0 && !in_place_ && std::rename(tmp_.c_str(), path_.c_str()) != 0)
     why = "cannot write '" + path_ + "' (renaming '" + tmp_ + "': " + std::strerror(errno) + ")";
   agree_ok(why.empty(), why, comm_);
   committed_ = true;

@@ -33,12 +33,21 @@ NpyHeader read_npy_header(const std::string& path, MPI_Comm comm);
 void read_npy_box(const std::string& path, const NpyHeader& h, const dfft::Layout& layout,
                   void* local, MPI_Comm comm);
 
+/// Rank 0 checks that `out` may be written (collective; throws IoError on every rank if not):
+/// it must not exist or be a regular file, not a symbolic link, a directory, a device, a FIFO or
+/// a socket, and not be the input file `in` (same inode, whatever the path). With `in_place` it
+/// must exist already and be a regular file.
+void check_output_target(const std::string& in, const std::string& out, bool in_place,
+                         MPI_Comm comm);
+
 /// An output .npy written to PATH.dfft-tmp and renamed to PATH by commit(); destroying it
-/// without commit() deletes the temporary file, so a failure leaves no partial output.
+/// without commit() deletes the temporary file, so a failure leaves no partial output. With
+/// `in_place` the existing regular file PATH itself is rewritten (same inode, owner and links);
+/// a failure then leaves it partly written.
 class NpyOutput {
  public:
   /// Creates the temporary file (collective); throws IoError when it cannot be written.
-  NpyOutput(const std::string& path, MPI_Comm comm);
+  NpyOutput(const std::string& path, MPI_Comm comm, bool in_place = false);
   ~NpyOutput();
   NpyOutput(const NpyOutput&) = delete;
   NpyOutput& operator=(const NpyOutput&) = delete;
@@ -55,7 +64,7 @@ class NpyOutput {
   MPI_Comm comm_;
   MPI_File fh_ = MPI_FILE_NULL;
   int rank_ = 0;
-  bool committed_ = false;
+  bool committed_ = false, in_place_ = false;
 };
 
 }  // namespace dfftapp

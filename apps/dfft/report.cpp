@@ -40,6 +40,7 @@ const std::vector<Column>& columns() {
       {"size", true, 0, [](const Record& r) { return shape_text(r.size); }},
       {"P", false, 3, [](const Record& r) { return std::to_string(r.ranks); }},
       {"grid", true, 0, [](const Record& r) { return grid_text(r.grid); }},
+      {"codec", true, 0, [](const Record& r) { return r.codec.empty() ? std::string("-") : r.codec; }},
       {"ovl", false, 3, [](const Record& r) { return std::to_string(r.overlap) + (r.adapt ? "*" : ""); }},
       {"dir", true, 0, [](const Record& r) { return r.direction == "forward" ? std::string("fwd") : std::string("inv"); }},
       {"med ms", false, 7, [](const Record& r) { return num("%.3f", r.time_median); }},

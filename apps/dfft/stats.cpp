@@ -99,4 +99,19 @@ SampleStats sample_stats(const std::vector<double>& v, double level) {
   return s;
 }
 
+ValidationLimits validation_limits(bool is_double, dfft::Codec codec, int exchanges,
+                                   const std::vector<std::int64_t>& shape) {
+  const double base = is_double ? 1e-10 : 1e-4;
+  const double u = dfft::unit_roundoff(codec);
+  const double e = std::max(1, exchanges);
+  auto codec_term = [&](double roundings) { return 2 * (2 * u * std::sqrt(roundings / 3)); };
+  double kmax = 0;
+  for (auto n : shape) kmax += 0.25 * static_cast<double>(n) * static_cast<double>(n);
+  ValidationLimits l;
+  l.reference = base + codec_term(e);
+  l.roundtrip = base + codec_term(2 * e);
+  l.laplacian = base + std::min(0.1, kmax * codec_term(2 * e));
+  return l;
+}
+
 }  // namespace dfftapp

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "bench.hpp"
+#include "cli_common.hpp"
 #include "command.hpp"
 #include "dfft/dfft.hpp"
 #include "npy_io.hpp"
@@ -22,7 +23,7 @@ struct TransformArgs {
   std::string decomp = "slab-2d1d", variant = "default", grid = "auto";
   std::string backend = "cpu", staging = "auto", effort = "estimate";
   std::vector<std::string> methods, methods1, methods2;
-  bool inverse = false, verbose = false, quiet = false;
+  bool inverse = false, verbose = false, quiet = false, in_place = false;
   std::int64_t last_n = -1;
 };
 
@@ -43,8 +44,10 @@ the output has the matching type. Input in C or Fortran order, output in C order
 Scaling (--norm, as numpy.fft): backward (default: inverse scaled by 1/N), ortho (both by
 1/sqrt(N)), forward (forward by 1/N), none (unscaled, like FFTW). N = product of the real shape.
 The output is written to OUT.dfft-tmp and renamed at the end: on any error no OUT is left.
-Exit status: 0 done, 1 bad or mismatching file or failed I/O, 2 bad options. Details:
-docs/transform.md.)";
+OUT must be a new or a regular file: a symbolic link, a device, a FIFO, a directory or the input
+file itself is refused before any work (--in-place rewrites an existing regular OUT in place).
+Exit status: 0 done, 1 failed I/O or library failure, 2 bad options or OUT refused, 3 bad,
+unreadable or mismatching input file (docs/cli.md). Details: docs/transform.md.)";
 
 void add_options(CLI::App* c, TransformArgs& a) {
   c->add_option("IN", a.in, "Input .npy file (C or Fortran order)")->required();
@@ -54,7 +57,7 @@ void add_options(CLI::App* c, TransformArgs& a) {
       ->check(CLI::IsMember({"r2c", "c2r", "c2c"}));
   c->add_flag("--inverse", a.inverse, "c2c: the inverse (backward) transform");
   c->add_option("--last-n", a.last_n, "c2r: length of the real last axis (2*(m-1) or 2*(m-1)+1)")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1, "an integer >= 1"));
   c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward | none")
       ->capture_default_str()
       ->check(CLI::IsMember({"backward", "ortho", "forward", "none"}));
@@ -76,6 +79,9 @@ void add_options(CLI::App* c, TransformArgs& a) {
       ->check(CLI::IsMember({"estimate", "measure"}));
   c->add_flag("--verbose", a.verbose, "Print the plan's path");
   c->add_flag("--quiet", a.quiet, "Print nothing on success");
+  c->add_flag("--in-place", a.in_place,
+              "Rewrite the existing regular file OUT itself (keeps its inode, owner and links; a "
+              "failure leaves it partly written) instead of replacing it by a new file");
 }
 
 // Options as the library wants them; unknown names throw dfft::Error listing the allowed ones.
@@ -83,11 +89,7 @@ dfft::Options plan_options(const TransformArgs& a) {
   dfft::Options o;
   o.decomposition = dfft::parse_decomposition(a.decomp);
   o.variant = dfft::parse_variant(a.variant);
-  try {
-    o.grid = parse_grid(a.grid);
-  } catch (const dfft::Error&) {
-    throw dfft::Error("transform", 0, 0, "bad --grid '" + a.grid + "' (write P1xP2, P or auto)");
-  }
+  o.grid = parse_grid(a.grid);
   o.backend = dfft::parse_backend(a.backend);
   o.staging = dfft::parse_staging(a.staging);
   o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
@@ -212,7 +214,7 @@ Timings run_typed(const TransformArgs& a, const NpyHeader& h, const Job& j, MPI_
   double t0 = MPI_Wtime();
   read_npy_box(a.in, h, src, host_in.data(), comm);
   t.read = MPI_Wtime() - t0;
-  NpyOutput output(a.out, comm);  // fails here, before the transform, when OUT cannot be written
+  NpyOutput output(a.out, comm, a.in_place);  // fails here, before the transform, when OUT cannot be written
   Buffer<T> din(plan, host_in.size() * sizeof(T)), dout(plan, host_out.size() * sizeof(T));
   plan.upload(din.p, host_in.data(), host_in.size() * sizeof(T));
   t0 = MPI_Wtime();
@@ -234,33 +236,42 @@ std::string direction_text(const TransformArgs& a, const Job& j) {
   return a.transform == "r2c" ? "r2c forward" : "c2r inverse";
 }
 
+// Everything about the arguments that can be refused before any file is read.
+void check_arguments(const TransformArgs& a, MPI_Comm comm) {
+  if (a.last_n > 0 && a.transform != "c2r")
+    throw UsageError("--last-n applies to --transform c2r only");
+  if (a.inverse && a.transform != "c2c")
+    throw UsageError("--inverse applies to c2c; the inverse of r2c is --transform c2r");
+  try {
+    (void)plan_options(a);
+  } catch (const dfft::Error& e) {  // unknown names: the library's message lists the allowed ones
+    throw UsageError(e.what());
+  }
+  try {
+    check_output_target(a.in, a.out, a.in_place, comm);
+  } catch (const IoError& e) {  // the same on every rank (agreed)
+    throw UsageError(e.what());
+  }
+}
+
 int run_transform(const TransformArgs& a, MPI_Comm comm) {
   int rank = 0, size = 1;
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-    return 1;
+    return exit_failure;
   auto complain = [&](const std::string& what) {
     if (rank == 0) std::fprintf(stderr, "dfft transform: %s\n", what.c_str());
   };
+  check_arguments(a, comm);
+  NpyHeader h;
+  Job j;
   try {
-    if (a.last_n > 0 && a.transform != "c2r")
-      throw dfft::Error("transform", 0, rank, "--last-n applies to --transform c2r only");
-    if (a.inverse && a.transform != "c2c")
-      throw dfft::Error("transform", 0, rank,
-                        "--inverse applies to c2c; the inverse of r2c is --transform c2r");
-    (void)plan_options(a);
-  } catch (const dfft::Error& e) {
+    h = read_npy_header(a.in, comm);
+    j = plan_job(a, h);  // the header is the same on every rank, so is this error
+  } catch (const IoError& e) {
     complain(e.what());
-    return 2;
+    return exit_input;
   }
   try {
-    const NpyHeader h = read_npy_header(a.in, comm);
-    Job j;
-    try {
-      j = plan_job(a, h);
-    } catch (const IoError& e) {  // the header is the same on every rank, so is this error
-      complain(e.what());
-      return 1;
-    }
     std::string path;
     Timings t = j.is_double ? run_typed<double>(a, h, j, comm, path)
                             : run_typed<float>(a, h, j, comm, path);
@@ -268,20 +279,19 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
     if (rank == 0 && !a.quiet)
       std::printf(
           "dfft transform: %s %s %s -> %s %s %s, %s on %d rank%s (%s %s); read %.3f s, transform "
-          "%.3f s, "
-          "write %.3f s\n",
+          "%.3f s, write %.3f s\n",
           a.in.c_str(), npy_type_name(h.type), shape_str(h.shape).c_str(), a.out.c_str(),
           npy_type_name(j.out_type), shape_str(j.out_shape).c_str(), direction_text(a, j).c_str(),
           size, size == 1 ? "" : "s", a.decomp.c_str(), a.variant.c_str(), t.read, t.compute,
           t.write);
-    return 0;
+    return exit_ok;
   } catch (const IoError& e) {
     complain(e.what());
-    return 1;
+    return exit_failure;
   } catch (const dfft::Error& e) {
     // Plan creation rejects what the library cannot do (e.g. a grid that does not fit).
     complain(e.what());
-    return e.call() == "plan" ? 2 : 1;
+    return e.call() == "plan" ? exit_usage : exit_failure;
   }
 }
 

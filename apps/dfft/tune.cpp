@@ -35,12 +35,17 @@ rank count, both variants, every method of the backend for each exchange, and ch
 for onesided. Each candidate runs --warmup untimed and --reps timed forward+inverse pairs
 (all ranks start each repetition together after a barrier); its time is the maximum over ranks
 of each rank's median. A candidate whose first repetition takes more than --cut times the best
-median so far is stopped (cut). The fastest is stored in the wisdom file, keyed by size, ranks,
+median so far is stopped (cut). The --finalists best are then timed again in rounds (a block of
+--reps each, alternating order) until one leads two rounds in a row by more than 3% or each had
+--final-reps more repetitions. Candidates are ranked, and the winner chosen, by "median ms" (over
+all of a candidate's repetitions); "final ms" is the median of the final rounds alone, "first ms"
+the first repetition. The last line says how sure the choice is (a lead under 3% is a tie).
+The fastest is stored in the wisdom file, keyed by size, ranks,
 fixed grid, precision, transform, backend and device model; plans made with --tune measure
 (Options::tune = measure) and the same wisdom file reuse it without measuring. docs/tuning.md.)";
 
 void add_options(CLI::App* c, TuneArgs& a) {
-  c->add_option("--size", a.size, "Global shape NX NY [NZ ...] or NXxNYxNZ")->expected(1, 8)->capture_default_str();
+  add_size_option(c, a.size, "Global shape")->capture_default_str();
   c->add_option("--precision", a.precision)->check(CLI::IsMember({"double", "float"}))->capture_default_str();
   c->add_option("--transform", a.transform)->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
   c->add_option("--backend", a.backend)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
@@ -54,26 +59,26 @@ void add_options(CLI::App* c, TuneArgs& a) {
   c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file");
   c->add_flag("--reuse", a.reuse, "Take a matching wisdom entry instead of measuring");
   c->add_option("--budget", a.budget, "Stop starting new candidates after this many seconds (0: none)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(at_least(0, "a number of seconds >= 0"))->capture_default_str();
   c->add_option("--reps", a.settings.reps, "Timed forward+inverse pairs per candidate")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(at_least(1, "an integer >= 1"))->capture_default_str();
   c->add_option("--warmup", a.settings.warmup, "Untimed pairs per candidate")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(at_least(0, "an integer >= 0"))->capture_default_str();
   c->add_option("--cut", a.settings.cut_factor, "Early-cut factor (>= 1)")
-      ->check(CLI::Range(1.0, 1e9))->capture_default_str();
-  c->add_option("--finalists", a.settings.finalists, "Best candidates timed again, interleaved (< 2: none)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  c->add_option("--final-reps", a.settings.final_reps, "Interleaved repetitions per finalist")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  c->add_option("--top", a.top, "Print only the N best candidates (0: all)")->check(CLI::NonNegativeNumber);
+      ->check(at_least(1, "a factor >= 1"))->capture_default_str();
+  c->add_option("--finalists", a.settings.finalists, "Best candidates timed again in rounds until one leads clearly (< 2: none)")
+      ->check(at_least(0, "an integer >= 0"))->capture_default_str();
+  c->add_option("--final-reps", a.settings.final_reps, "At most this many more repetitions per finalist")
+      ->check(at_least(1, "an integer >= 1"))->capture_default_str();
+  c->add_option("--top", a.top, "Print only the N best candidates (0: all)")->check(at_least(0, "an integer >= 0"));
   c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
 }
 
-// Finalists first (by their final-round median, which decided), then the other measured ones,
-// then the cut ones, then the rest.
+// Measured candidates by their median (the column that is printed and that decided), then the
+// cut ones, then the rest.
 std::pair<int, double> sort_key(const dfft::TuneCandidate& c) {
   using S = dfft::TuneCandidate::Status;
-  if (c.status == S::measured) return std::isfinite(c.final_median) ? std::pair{0, c.final_median} : std::pair{1, c.median};
+  if (c.status == S::measured) return {0, c.median};
   if (c.status == S::predicted) return {0, c.predicted};
   if (c.status == S::cut) return {2, c.first};
   return {3, 0.0};
@@ -95,7 +100,7 @@ void print_table(const dfft::TuneReport& r, int top) {
   std::size_t w = 9;
   for (const auto& c : r.candidates) w = std::max(w, c.label.size());
   const auto* win = r.winner >= 0 ? &r.candidates[static_cast<std::size_t>(r.winner)] : nullptr;
-  const double best = win ? (heur ? win->predicted : win->time()) : NAN;
+  const double best = win ? (heur ? win->predicted : win->median) : NAN;
   std::printf("%4s  %-*s  %10s  %10s  %10s  %4s  %7s  %s\n", "rank", static_cast<int>(w), "candidate",
               heur ? "predicted" : "median ms", heur ? "" : "first ms", heur ? "" : "final ms", heur ? "" : "reps",
               "vs best", "status");
@@ -103,10 +108,8 @@ void print_table(const dfft::TuneReport& r, int top) {
   for (std::size_t k = 0; k < idx.size(); ++k) {
     const auto& c = r.candidates[idx[k]];
     if (top > 0 && shown >= top && c.status != dfft::TuneCandidate::Status::rejected) continue;
-    // Finalists against the winner's final median, the others against its first-round median.
-    const bool fin = std::isfinite(c.final_median);
-    const double t = heur ? c.predicted : fin ? c.final_median : c.median;
-    const double ref = heur || !win ? best : fin ? win->final_median : win->median;
+    const double t = heur ? c.predicted : c.median;
+    const double ref = best;
     char rel[32] = "-";
     if (std::isfinite(t) && std::isfinite(ref)) std::snprintf(rel, sizeof rel, "%.2fx", t / ref);
     std::string status = to_string(c.status);
@@ -118,6 +121,25 @@ void print_table(const dfft::TuneReport& r, int top) {
                 status.c_str());
     ++shown;
   }
+}
+
+// How sure the choice is, from the winner's lead over the runner-up and the final rounds.
+void print_confidence(const dfft::TuneReport& r) {
+  if (r.mode != dfft::Tune::measure || r.winner < 0) return;
+  const auto& w = r.candidates[static_cast<std::size_t>(r.winner)];
+  if (!std::isfinite(r.runner_up_ratio)) {
+    std::printf("dfft tune: certainty: %s was the only candidate measured\n", w.label.c_str());
+    return;
+  }
+  const double lead = (r.runner_up_ratio - 1) * 100;
+  const char* verdict = lead <= 3 ? "tie: the runner-up is within 3%, either is as good (noise decides)"
+                        : r.stable_rounds >= 2 ? "clear: the same leader in the last final rounds"
+                        : r.final_rounds > 0 ? "likely: the lead changed or was small in the final rounds"
+                                             : "likely: no final rounds were run (--finalists < 2)";
+  std::printf("dfft tune: certainty: %s leads the runner-up by %.1f%% (medians over %d repetitions; %d "
+              "final round%s, led the last %d by more than 3%%) -> %s\n",
+              w.label.c_str(), lead, w.reps, r.final_rounds, r.final_rounds == 1 ? "" : "s", r.stable_rounds,
+              verdict);
 }
 
 std::string shape_str(const std::vector<std::int64_t>& s) {
@@ -133,17 +155,28 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
   APP_MPI(MPI_Comm_size(comm, &size));
   if (rank == 0) {
     std::printf("dfft tune: %s %s %s on %d rank%s, backend %s, mode %s, warmup %d, reps %d, cut %gx, "
-                "finalists %d x %d reps%s\n",
+                "finalists %d, up to %d more reps%s\n",
                 shape_str(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size,
                 size == 1 ? "" : "s", a.backend.c_str(), a.mode.c_str(), a.settings.warmup, a.settings.reps,
                 a.settings.cut_factor, a.settings.finalists, a.settings.final_reps,
                 a.budget > 0 ? (", budget " + std::to_string(a.budget) + " s").c_str() : "");
     std::printf("times in ms per forward+inverse pair: max over ranks of each rank's median\n");
   }
-  auto r = dfft::tune<T>(comm, shape, o, a.settings);
+  dfft::TuneReport r;
+  try {
+    r = dfft::tune<T>(comm, shape, o, a.settings);
+  } catch (const dfft::Error& e) {  // every decision of the tuner is collective, so is this refusal
+    if (rank == 0)
+      std::fprintf(stderr, "dfft tune: %s%s\n", e.what(),
+                   a.grid == "auto" ? ""
+                                    : ("; with --grid " + a.grid + " the grid's product must be the " +
+                                       std::to_string(size) + " ranks and fit the size").c_str());
+    return exit_usage;
+  }
   if (rank == 0) {
     if (!r.wisdom_hit) print_table(r, a.top);
     std::printf("%s\n", dfft::describe(r).c_str());
+    if (!r.wisdom_hit) print_confidence(r);
   }
   if (a.validate) {
     dfft::Options chosen = r.chosen;
@@ -158,15 +191,9 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
 int run_tune(TuneArgs& a, MPI_Comm comm) {
   int rank = 0;
   APP_MPI(MPI_Comm_rank(comm, &rank));
-  std::vector<std::int64_t> shape;
+  const std::vector<std::int64_t> shape = parse_shape(a.size);
   dfft::Options o;
-  try {
-    shape = parse_shape(a.size);
-    o.grid = parse_grid(a.grid);
-  } catch (const dfft::Error& e) {
-    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
-    return 2;
-  }
+  o.grid = parse_grid(a.grid);
   o.transform = dfft::parse_transform(a.transform);
   o.backend = dfft::parse_backend(a.backend);
   o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;

@@ -31,15 +31,16 @@ struct TuneCandidate {
   Options options;
   std::string label;  // tune_label(options)
   Status status = Status::not_run;
-  /// Seconds per forward+inverse pair. median: max over ranks of each rank's median over the
-  /// repetitions; first: max over ranks of the first repetition; final_median: the same over
-  /// the interleaved final round (finalists only, else NaN).
+  /// Seconds per forward+inverse pair. median: max over ranks of each rank's median over all
+  /// its repetitions (finalists: the first ones and those of the final rounds); first: max over
+  /// ranks of the first repetition; final_median: the median of the final rounds' repetitions
+  /// alone (finalists only, else NaN).
   double median = std::numeric_limits<double>::quiet_NaN();
   double first = std::numeric_limits<double>::quiet_NaN();
   double final_median = std::numeric_limits<double>::quiet_NaN();
   int reps = 0;
-  /// The time the choice was made on: final_median for finalists, else median.
-  double time() const { return final_median == final_median ? final_median : median; }
+  /// The time the choice was made on: the median.
+  double time() const { return median; }
   double predicted = std::numeric_limits<double>::quiet_NaN();  // analytic model, seconds
   std::string note;  // why it was rejected
 };
@@ -51,8 +52,8 @@ struct TuneSettings {
   /// Early cut: a candidate whose first repetition, and a confirming second one, each take more
   /// than cut_factor x the best median so far is not timed further.
   double cut_factor = 2.0;
-  int finalists = 3;    // the best this many are timed again, interleaved (< 2: no final round)
-  int final_reps = 15;  // interleaved repetitions of each finalist
+  int finalists = 3;    // the best this many are timed again in rounds (< 2: no final rounds)
+  int final_reps = 15;  // at most this many more repetitions of each finalist (blocks of reps)
   bool reuse_wisdom = true;   // measure: take a matching wisdom entry instead of measuring
   bool write_wisdom = true;   // measure: store the winner in Options::wisdom_file
 };
@@ -69,6 +70,10 @@ struct TuneReport {
   std::vector<std::string> warnings;    // ignored wisdom, budget exhausted, write failures ...
   double seconds = 0;                   // wall time spent choosing (max over ranks)
   bool budget_exhausted = false;
+  /// How sure the choice is: the runner-up's median over the winner's (NaN when alone), the
+  /// final rounds run, and how many of the last ones in a row the winner led by more than 3%.
+  double runner_up_ratio = std::numeric_limits<double>::quiet_NaN();
+  int final_rounds = 0, stable_rounds = 0;
 };
 
 /// One-line name of a candidate: "pencil 2x2 realigned a2a-sync,p2p-type" (+ " chunks=N" when

@@ -41,9 +41,9 @@ double timed_run(CandidateTimer& t, std::size_t i, MPI_Comm comm) {
 // Runs candidate i after a successful prepare; fills median/first/reps/status. A single slow
 // repetition is common on a loaded machine, so a cut needs a second slow one to confirm it.
 void measure_one(CandidateTimer& t, std::size_t i, TuneCandidate& c, const TuneSettings& s,
-                 double best, MPI_Comm comm) {
+                 double best, MPI_Comm comm, std::vector<double>& mine) {
   for (int w = 0; w < s.warmup; ++w) timed_run(t, i, comm);
-  std::vector<double> mine{timed_run(t, i, comm)};
+  mine.assign(1, timed_run(t, i, comm));
   c.first = max_over_ranks(mine[0], comm);
   c.reps = 1;
   const bool cut_now = std::isfinite(best) && c.first > s.cut_factor * best;
@@ -86,24 +86,53 @@ bool prepare_everywhere(CandidateTimer& t, std::size_t i, MPI_Comm comm, std::st
   return false;
 }
 
-// The finalists again, all built at once and run in turn each repetition.
-void final_round(CandidateTimer& t, std::vector<TuneCandidate>& cands, const TuneSettings& s, MPI_Comm comm) {
+// Median over ranks-maxed samples of one candidate: each rank's median, max over ranks.
+double pooled_median(const std::vector<double>& mine, MPI_Comm comm) {
+  return max_over_ranks(median_of(mine), comm);
+}
+
+// The finalists again, in rounds: each round times every finalist for a block of `reps`
+// repetitions after one warm-up, in alternating order, so that their samples are taken like
+// the first ones (back to back, caches warm) and a change in the machine's load hits them
+// alike. A finalist's median is then over all its samples. The rounds stop once the same
+// finalist has led two rounds in a row by more than kTieMargin, or after enough rounds to give
+// each `final_reps` repetitions.
+void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vector<std::vector<double>>& samples,
+                  const TuneSettings& s, MPI_Comm comm, SelectResult& res) {
   auto fin = best_measured(cands, s.finalists);
   if (fin.size() < 2 || s.final_reps < 1) return;
   std::vector<std::size_t> ready;
   for (auto i : fin) {
     std::string msg;
     if (!prepare_everywhere(t, i, comm, msg)) continue;  // built before: only resources can fail
-    timed_run(t, i, comm);  // warm up again: caches and page mappings are per plan
     ready.push_back(i);
   }
-  std::vector<std::vector<double>> mine(ready.size());
-  for (int r = 0; r < s.final_reps; ++r)
-    for (std::size_t k = 0; k < ready.size(); ++k) mine[k].push_back(timed_run(t, ready[k], comm));
-  for (std::size_t k = 0; k < ready.size(); ++k) {
-    cands[ready[k]].final_median = max_over_ranks(median_of(mine[k]), comm);
-    t.release(ready[k]);
+  const int max_rounds = std::max(1, (s.final_reps + s.reps - 1) / s.reps);
+  std::vector<std::vector<double>> fresh(cands.size());
+  int last_leader = -1, streak = 0;
+  for (int round = 0; round < max_rounds && ready.size() >= 2; ++round) {
+    for (std::size_t k = 0; k < ready.size(); ++k) {
+      const std::size_t i = ready[round % 2 ? ready.size() - 1 - k : k];
+      timed_run(t, i, comm);  // warm up again: caches and page mappings are per plan
+      for (int r = 0; r < s.reps; ++r) {
+        const double v = timed_run(t, i, comm);
+        samples[i].push_back(v);
+        fresh[i].push_back(v);
+      }
+      cands[i].median = pooled_median(samples[i], comm);
+      cands[i].final_median = pooled_median(fresh[i], comm);
+      cands[i].reps = static_cast<int>(samples[i].size());
+    }
+    ++res.final_rounds;
+    std::vector<std::size_t> order = ready;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cands[a].median < cands[b].median; });
+    const bool clear = cands[order[1]].median > (1 + kTieMargin) * cands[order[0]].median;
+    streak = static_cast<int>(order[0]) == last_leader && clear ? streak + 1 : clear ? 1 : 0;
+    last_leader = static_cast<int>(order[0]);
+    if (streak >= 2) break;
   }
+  res.stable_rounds = streak;
+  for (auto i : ready) t.release(i);
 }
 
 }  // namespace
@@ -132,6 +161,7 @@ SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, Can
     fail("tune settings need reps >= 1, warmup >= 0 and cut factor >= 1 (got ", s.reps, ", ",
          s.warmup, ", ", s.cut_factor, ")");
   SelectResult res;
+  std::vector<std::vector<double>> samples(cands.size());  // this rank's times per candidate
   const double start = t.now();
   double best = kNaN;
   for (std::size_t i = 0; i < cands.size(); ++i) {
@@ -148,22 +178,25 @@ SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, Can
       c.note = msg;
       continue;
     }
-    measure_one(t, i, c, s, best, comm);
+    measure_one(t, i, c, s, best, comm, samples[i]);
     t.release(i);
     if (c.status == TuneCandidate::Status::measured && !(c.median >= best)) best = c.median;
   }
-  final_round(t, cands, s, comm);
-  // With a final round only the finalists compete: the others' medians were taken earlier,
-  // under possibly different load.
-  const bool finals = std::any_of(cands.begin(), cands.end(),
-                                  [](const TuneCandidate& x) { return std::isfinite(x.final_median); });
+  final_rounds(t, cands, samples, s, comm, res);
+  // Every measured candidate competes on its median, the number the table prints; the final
+  // rounds only added samples to the closest ones.
   std::vector<double> times;
   std::vector<bool> usable;
   for (const auto& c : cands) {
-    times.push_back(c.time());
-    usable.push_back(c.status == TuneCandidate::Status::measured && (!finals || std::isfinite(c.final_median)));
+    times.push_back(c.median);
+    usable.push_back(c.status == TuneCandidate::Status::measured);
   }
   res.winner = pick_winner(times, usable);
+  if (res.winner >= 0) {
+    usable[static_cast<std::size_t>(res.winner)] = false;
+    const int second = pick_winner(times, usable);
+    if (second >= 0) res.runner_up_ratio = times[static_cast<std::size_t>(second)] / times[static_cast<std::size_t>(res.winner)];
+  }
   res.candidates = std::move(cands);
   return res;
 }

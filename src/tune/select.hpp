@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,12 +37,19 @@ struct SelectResult {
   std::vector<TuneCandidate> candidates;  // status/median/first/reps/note filled in
   int winner = -1;
   bool budget_exhausted = false;
+  double runner_up_ratio = std::numeric_limits<double>::quiet_NaN();  // second best / best median
+  int final_rounds = 0;   // rounds of the finalists that ran
+  int stable_rounds = 0;  // last rounds in a row with the same clear leader
 };
+
+/// Two medians closer than this (relative) are a tie: the measurement cannot tell them apart.
+constexpr double kTieMargin = 0.03;
 
 /// Time candidates 0..n-1 in order (see TuneSettings); `budget_s` > 0 stops starting new
 /// candidates once that much time has passed (elapsed max over ranks). Then the best
-/// `s.finalists` are timed again, interleaved repetition by repetition so that a change in the
-/// machine's load hits them alike, and the winner is the best of these final medians.
+/// `s.finalists` are timed again in rounds (a block of `s.reps` each, alternating order) until
+/// one leads two rounds in a row by more than kTieMargin or each had `s.final_reps` more
+/// repetitions; the winner is the smallest median over all of a candidate's repetitions.
 /// `candidates` gives the options/labels to report; it is returned with the times filled in.
 SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> candidates,
                             CandidateTimer& timer, const TuneSettings& s, double budget_s);

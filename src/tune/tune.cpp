@@ -118,7 +118,7 @@ void build_winner(const Problem& p, TuneReport& r, std::unique_ptr<PlanImpl>& pl
   for (const auto& c : r.candidates)
     if (c.status == TuneCandidate::Status::rejected && first_note.empty()) first_note = c.note;
   auto order = ranking(r.candidates);
-  if (r.winner >= 0) {  // the selection's winner first (finalists are ranked by their final round)
+  if (r.winner >= 0) {  // the selection's winner first
     std::erase(order, r.winner);
     order.insert(order.begin(), r.winner);
   }
@@ -194,6 +194,9 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
       r.candidates = std::move(res.candidates);
       r.winner = res.winner;
       r.budget_exhausted = res.budget_exhausted;
+      r.runner_up_ratio = res.runner_up_ratio;
+      r.final_rounds = res.final_rounds;
+      r.stable_rounds = res.stable_rounds;
       if (res.budget_exhausted)
         r.warnings.push_back("tune budget of " + std::to_string(opt.tune_budget_s) +
                              " s exhausted: some candidates were not run");

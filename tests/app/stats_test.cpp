@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "stats.hpp"
 
@@ -35,4 +37,30 @@ TEST(Stats, SampleStatistics) {
   EXPECT_DOUBLE_EQ(one.mean, 2.5);
   EXPECT_TRUE(std::isnan(one.ci_lo));
   EXPECT_TRUE(std::isnan(dfftapp::sample_stats({}).mean));
+}
+
+// bench --validate with a codec: the measured errors of docs/compression.md (pencil, 2
+// exchanges) pass, an error past twice the documented expectation fails, and without a codec
+// the limits stay the precision's.
+TEST(Stats, ValidationLimitsFollowTheCodec) {
+  using dfft::Codec;
+  const std::vector<std::int64_t> shape{64, 64, 64};
+  const auto none = dfftapp::validation_limits(true, Codec::none, 2, shape);
+  EXPECT_DOUBLE_EQ(none.reference, 1e-10);
+  EXPECT_DOUBLE_EQ(none.laplacian, 1e-10);
+  EXPECT_DOUBLE_EQ(dfftapp::validation_limits(false, Codec::none, 2, shape).roundtrip, 1e-4);
+  for (Codec c : {Codec::fp32, Codec::fp16, Codec::bf16}) {
+    const double expected = 2 * dfft::unit_roundoff(c) * std::sqrt(2 / 3.0);  // docs/compression.md
+    const auto l = dfftapp::validation_limits(true, c, 2, shape);
+    EXPECT_GE(l.reference, expected);            // within the promise: passes
+    EXPECT_LT(l.reference, 2.01 * expected);     // beyond twice the promise: fails
+    EXPECT_GT(l.roundtrip, l.reference);         // the round trip rounds twice as often
+    EXPECT_LE(l.laplacian, 0.1 + 1e-10);         // a misplaced mode (error ~1) always fails
+  }
+  // Measured on 64^3, pencil, 2 ranks (fp32, fp16, bf16): reference, round trip, Laplacian.
+  const auto fp32 = dfftapp::validation_limits(true, Codec::fp32, 2, shape);
+  EXPECT_TRUE(1.8e-8 <= fp32.reference && 2e-8 <= fp32.roundtrip && 7e-7 <= fp32.laplacian);
+  const auto fp16 = dfftapp::validation_limits(true, Codec::fp16, 2, shape);
+  EXPECT_TRUE(1.5e-4 <= fp16.reference && 1e-4 <= fp16.roundtrip && 6e-3 <= fp16.laplacian);
+  EXPECT_FALSE(2e-3 <= fp16.reference);  // fp16 at bf16's error level is beyond its promise
 }

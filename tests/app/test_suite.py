@@ -94,7 +94,7 @@ def report(c, r, work, res, np):
     c.check(os.path.exists(os.path.join(work, "again.csv")), "--report --csv converts")
     bad = write(os.path.join(work, "bad.jsonl"), open(res).readline() + '{"decomposition": 3}\n')
     run = r.dfft("bench", "--report", bad, np=1)
-    c.check(run.returncode == 2 and "bad.jsonl:2" in run.stderr, f"malformed result file: {run.stderr}")
+    c.check(run.returncode == 3 and "bad.jsonl:2" in run.stderr, f"malformed result file: {run.stderr}")
 
 
 def errors(c, r, work):
@@ -103,7 +103,7 @@ def errors(c, r, work):
            ("{not json", "invalid JSON")]
     for i, (text, phrase) in enumerate(bad):
         run = r.dfft("bench", "--cases", write(os.path.join(work, f"bad{i}.json"), text), np=1)
-        c.check(run.returncode == 2 and phrase in run.stderr, f"bad cases file {i}: {run.returncode} {run.stderr}")
+        c.check(run.returncode == 3 and phrase in run.stderr, f"bad cases file {i}: {run.returncode} {run.stderr}")
     ok = write(os.path.join(work, "ok.json"), {"tests": [{"sizes": ["8^3"]}]})
     run = r.dfft("bench", "--cases", ok, "--size", "8", "8", "8", np=1)
     c.check(run.returncode == 2 and "cannot be combined with --cases" in run.stderr, f"--size with --cases: {run.stderr}")

@@ -143,7 +143,7 @@ def error_cases(c, r, work, rng):
         out = os.path.join(work, "out_" + name)
         run = r.dfft("transform", os.path.join(work, name), out, "--transform", transform)
         what = f"{name} ({transform})"
-        c.check(run.returncode == 1, f"{what}: exit {run.returncode}, expected 1")
+        c.check(run.returncode == 3, f"{what}: exit {run.returncode}, expected 3 (bad input file)")
         c.check(phrase in run.stderr, f"{what}: message lacks '{phrase}': {run.stderr.strip()[:300]}")
         c.check(not os.path.exists(out) and not os.path.exists(out + ".dfft-tmp"), f"{what}: output file left behind")
         print(f"  {what}: {run.stderr.strip().splitlines()[0] if run.stderr.strip() else '(no message)'}", flush=True)
@@ -151,11 +151,11 @@ def error_cases(c, r, work, rng):
     spec = os.path.join(work, "good_spec.npy")
     np.save(spec, np.fft.rfftn(np.load(good)))
     others = [
-        ("missing input", [os.path.join(work, "no_such.npy"), os.path.join(work, "o1.npy")], "cannot open", 1),
+        ("missing input", [os.path.join(work, "no_such.npy"), os.path.join(work, "o1.npy")], "cannot open", 3),
         ("output in a missing directory", [good, os.path.join(work, "no_dir", "o.npy")], "cannot write", 1),
-        ("output is a directory", [good, work], "is a directory", 1),
+        ("output is a directory", [good, work], "is a directory", 2),
         ("c2r with a wrong --last-n", [spec, os.path.join(work, "o2.npy"), "--transform", "c2r", "--last-n", "7"],
-         "does not match the last axis", 1),
+         "does not match the last axis", 3),
         ("unknown decomposition", [good, os.path.join(work, "o3.npy"), "--decomp", "cube"], "unknown decomposition", 2),
         ("--inverse with r2c", [good, os.path.join(work, "o4.npy"), "--inverse"], "--inverse applies to c2c", 2),
     ]

@@ -120,20 +120,38 @@ TEST(Select, EarlyCutAndRejectionAndTiesAreCollective) {
 
 TEST(Select, TheFinalRoundDecides) {
   MockTimer t;
-  // Candidate 0 looked fastest in its own repetitions (0.5 s) but is slow in the interleaved
-  // final round (2 s); candidate 1 is 1 s throughout and must win.
+  // Candidate 0 looked fastest in its own repetitions (0.5 s) but is slow in the final rounds
+  // (2 s): its median over all repetitions rises above candidate 1, which is 1 s throughout and
+  // must win.
   t.time = [](std::size_t i, int, int rep) { return i == 0 ? (rep < 3 ? 0.5 : 2.0) : 1.0; };
   dfft::TuneSettings s;
   s.warmup = 0;
   s.reps = 3;
   auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(2), t, s, 0);
-  EXPECT_DOUBLE_EQ(res.candidates[0].median, 0.5);
+  EXPECT_GT(res.candidates[0].median, 1.0);
   EXPECT_DOUBLE_EQ(res.candidates[0].final_median, 2.0);
   EXPECT_EQ(res.winner, 1);
+  EXPECT_NEAR(res.runner_up_ratio, res.candidates[0].median, 1e-12);
+  EXPECT_GE(res.stable_rounds, 2);  // the same clear leader twice in a row ends the rounds
   s.finalists = 0;  // without a final round the first medians decide
   MockTimer t2;
   t2.time = t.time;
   EXPECT_EQ(dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(2), t2, s, 0).winner, 0);
+}
+
+TEST(Select, ACloseRaceRunsEveryFinalRoundAndIsATie) {
+  MockTimer t;  // 1% apart: never a clear lead, so all rounds run and the ratio shows the tie
+  t.time = [](std::size_t i, int, int) { return i == 0 ? 1.01 : 1.0; };
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 3;
+  s.final_reps = 9;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(2), t, s, 0);
+  EXPECT_EQ(res.winner, 1);
+  EXPECT_EQ(res.final_rounds, 3);
+  EXPECT_EQ(res.stable_rounds, 0);
+  EXPECT_LT(res.runner_up_ratio, 1 + dfft::detail::kTieMargin);
+  EXPECT_EQ(res.candidates[1].reps, 12);  // the first 3 and 3 per final round, all in the median
 }
 
 TEST(Select, BudgetStopsStartingCandidates) {
