@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "bench_summary.hpp"
 
 #include <algorithm>

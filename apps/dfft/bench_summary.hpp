@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `dfft bench` says after and around its table: the fastest configuration of each problem,
 // rows too noisy to trust, and the single-rank reduction of a sweep.
 #pragma once

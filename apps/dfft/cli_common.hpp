@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What every `dfft` subcommand shares: the exit status of each kind of error, the --size syntax
 // and range checks that say the allowed range in words (docs/cli.md).
 #pragma once

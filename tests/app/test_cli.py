@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The rough edges of the `dfft` command line: output targets of `dfft transform`, validation limits
 of compressed exchanges, what `dfft bench` prints, how `dfft tune` ranks and decides, bad sizes and
 ranges, one exit status per kind of error (docs/cli.md), and numbers the docs state."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs every `dfft ...` command shown in the code blocks of README.md and docs/*.md (results pages
 excepted) so that the documentation and the program keep agreeing. Sizes are cut to at most 16 per
 axis, repetitions to 2, ranks to 4; commands that need a GPU are reported as skipped when there is

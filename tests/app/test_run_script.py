@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """scripts/run.sh on a machine with the CUDA toolkit but no GPU: it still builds the CUDA backend but
 says so and how to skip it, honours DFFT_CUDA=OFF, and prints the build time. Runs a copy of the
 script in a scratch tree with stand-ins for cmake, mpirun, nvcc, nvidia-smi and install-deps.sh,
