@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "dfft/tune.hpp"
 #include "dfft/types.hpp"
 #include "transport/topology.hpp"
 
@@ -102,6 +103,26 @@ TEST(Topology, NodeAwareGrid) {
   EXPECT_EQ(dfft::detail::node_aware_grid({2, 4}, t), (std::vector<int>{4, 2}));
   t.node = dfft::detail::emulated_nodes({8}, 8);
   EXPECT_EQ(dfft::detail::node_aware_grid({2, 4}, t), (std::vector<int>{2, 4}));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Topology, TunerTriesNodeMethodsOnlyWithSeveralNodes) {
+  auto uses = [](const std::vector<dfft::Options>& cands, Method m) {
+    for (const auto& o : cands)
+      for (auto x : o.methods)
+        if (x == m) return true;
+    return false;
+  };
+  dfft::Options base;
+  EXPECT_FALSE(uses(dfft::tune_candidates(base, 4, 3), Method::hierarchical));
+  EXPECT_FALSE(uses(dfft::tune_candidates(base, 4, 3, 1), Method::node_ring));
+  EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::hierarchical));
+  EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::node_ring));
+  base.backend = dfft::Backend::cuda;  // host-memory methods: not for the CUDA backend
+  EXPECT_FALSE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::node_ring));
 }
 
 }  // namespace
