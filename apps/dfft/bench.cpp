@@ -89,6 +89,7 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
   const std::size_t nx = m.exchange_bytes.size();
   if (r.methods.size() == 1 && nx > 1) r.methods.assign(nx, r.methods.front());
   r.exchange_bytes = m.exchange_bytes;
+  r.traffic = m.traffic;
   r.overlap = m.slices;
   r.chunks = m.chunks;
   r.in_flight = m.in_flight;

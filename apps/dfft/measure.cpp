@@ -153,6 +153,7 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
   m.in_flight = plan->in_flight();
   m.codec = plan->codec();
   if (const auto* tr = plan->tune_report()) m.tune_log = dfft::describe(*tr);
+  m.traffic = plan->node_traffic();
   auto bytes = plan->exchange_bytes();
   m.exchange_bytes.resize(bytes.size());
   APP_MPI(MPI_Allreduce(bytes.data(), m.exchange_bytes.data(), static_cast<int>(bytes.size()),

@@ -146,6 +146,10 @@ nlohmann::json to_json(const Record& r) {
   j["reps"] = r.reps;
   j["exchange_bytes"] = r.exchange_bytes;
   j["max_message_bytes"] = r.max_message_bytes;
+  j["intra_node_messages"] = r.traffic.intra_node_messages;
+  j["intra_node_bytes"] = r.traffic.intra_node_bytes;
+  j["inter_node_messages"] = r.traffic.inter_node_messages;
+  j["inter_node_bytes"] = r.traffic.inter_node_bytes;
   j["timestamp"] = r.timestamp;
   j["host"] = r.host;
   j["dfft_version"] = DFFT_VERSION_STRING;

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dfft/types.hpp"
+
 namespace dfftapp {
 
 constexpr double kNotRun = std::numeric_limits<double>::quiet_NaN();  // JSON null
@@ -32,6 +34,7 @@ struct Record {
   int warmup = 0, reps = 0;
   bool normalize = false;
   std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
+  dfft::NodeTraffic traffic;  // messages and bytes per transform inside / across nodes, all ranks
   std::int64_t max_message_bytes = 0;
   std::string timestamp, host;
   // Result-file fields (results.cpp, docs/results-format.md).

@@ -43,6 +43,8 @@ const std::vector<CsvColumn>& columns() {
       {"normalize", "/normalize", ';'},         {"warmup", "/warmup", ';'},
       {"reps", "/reps", ';'},                   {"exchange_bytes", "/exchange_bytes", ';'},
       {"max_message_bytes", "/max_message_bytes", ';'}, {"test", "/test", ';'},
+      {"intra_node_messages", "/intra_node_messages", ';'}, {"intra_node_bytes", "/intra_node_bytes", ';'},
+      {"inter_node_messages", "/inter_node_messages", ';'}, {"inter_node_bytes", "/inter_node_bytes", ';'},
       {"timestamp", "/timestamp", ';'},         {"host", "/host", ';'},
       {"dfft_version", "/dfft_version", ';'},   {"cpu_model", "/machine/cpu_model", ';'},
       {"cpu_cores", "/machine/cpu_cores", ';'}, {"gpu_model", "/machine/gpu_model", ';'},

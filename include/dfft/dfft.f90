@@ -31,7 +31,8 @@ module dfft
   integer(c_int), parameter :: DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2
   integer(c_int), parameter :: DFFT_A2A_SYNC = 0, DFFT_A2A_TYPE = 1, DFFT_P2P_SYNC = 2, &
                                DFFT_P2P_TYPE = 3, DFFT_P2P_STREAMS = 4, DFFT_NCCL = 5, &
-                               DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8
+                               DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8, &
+                               DFFT_NODE_RING = 9, DFFT_HIERARCHICAL = 10
   integer(c_int), parameter :: DFFT_ESTIMATE = 0, DFFT_MEASURE = 1
   integer(c_int), parameter :: DFFT_CPU = 0, DFFT_CUDA = 1
   integer(c_int), parameter :: DFFT_CODEC_NONE = 0, DFFT_CODEC_FP32 = 1, DFFT_CODEC_FP16 = 2, &

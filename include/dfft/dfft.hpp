@@ -91,6 +91,9 @@ class Plan {
   const std::vector<int>& grid() const;
   /// Bytes each exchange sends from this rank to other ranks per transform.
   std::vector<std::int64_t> exchange_bytes() const;
+  /// Messages and bytes of one transform that stay inside a node and that cross nodes, summed
+  /// over all ranks (docs/nodes.md); the same on every rank.
+  NodeTraffic node_traffic() const;
   /// Wire format of the exchanges actually used (forced, or chosen by Options::tolerance).
   Codec codec() const;
   /// CUDA backend: the device ordinal in use (-1 on CPU).

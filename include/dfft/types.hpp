@@ -73,9 +73,12 @@ enum class Backend { cpu, cuda };
 /// p2p_pipelined: ring schedule with chunked blocks and `in_flight` steps outstanding (host
 /// staging on GPUs overlaps device-to-host, network and host-to-device copies). cuda_ipc:
 /// CUDA backend, GPUs of one node; the pack kernel writes each block straight into the peer's
-/// receive buffer through CUDA IPC mappings (no MPI data movement).
+/// receive buffer through CUDA IPC mappings (no MPI data movement). node_ring and
+/// hierarchical know the nodes (docs/nodes.md; CPU backend): node_ring orders the point-to-point
+/// messages so that at each step every node sends to one other node; hierarchical gathers the
+/// blocks bound for another node on one leader rank per node and sends one message per node pair.
 enum class Method { a2a_sync, a2a_type, p2p_sync, p2p_type, p2p_streams, nccl, onesided,
-                    p2p_pipelined, cuda_ipc };
+                    p2p_pipelined, cuda_ipc, node_ring, hierarchical };
 /// What exchanged blocks look like on the wire (compressed communication). Local FFTs always
 /// run in working precision. fp32 only narrows double; fp16/bf16 narrow float or double.
 enum class Codec { none, fp32, fp16, bf16 };
@@ -178,6 +181,22 @@ struct Options {
   std::string wisdom_file;
   /// `measure`: stop timing further candidates after this many seconds (0: no limit).
   double tune_budget_s = 0;
+  /// Nodes (docs/nodes.md). Empty: the ranks MPI reports as sharing memory form a node, unless
+  /// the environment variable DFFT_RANKS_PER_NODE gives a layout in the same form ("4" or
+  /// "3,1"). {k}: nodes of k consecutive ranks (k divides the rank count); {a, b, ...}: nodes
+  /// of a, b, ... consecutive ranks (summing to the rank count). Emulates several nodes on one.
+  std::vector<int> ranks_per_node;
+};
+
+/// Messages and bytes of one transform's exchanges (forward; the inverse sends the same),
+/// summed over all ranks, split by whether sender and receiver share a node (docs/nodes.md).
+/// A message is one block between two ranks (one aggregated message for hierarchical); blocks
+/// above Options::max_message_bytes, or cut into Options::chunks, travel as several MPI messages.
+/// Bytes are wire bytes (coded size with a codec).
+struct NodeTraffic {
+  std::int64_t intra_node_messages = 0, intra_node_bytes = 0;
+  std::int64_t inter_node_messages = 0, inter_node_bytes = 0;
+  bool operator==(const NodeTraffic&) const = default;
 };
 
 /// Time spent per phase in one stage of the last executed transform, seconds, this rank.

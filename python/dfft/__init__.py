@@ -84,7 +84,7 @@ class Plan:
 
     shape: global array shape (axis 0 slowest). decomposition: 'slab-2d1d', 'slab-1d2d' or
     'pencil'; variant: 'default' or 'realigned'; methods: one name or one per exchange
-    ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', ...); transform: 'r2c' (inverse c2r),
+    ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', 'node-ring', 'hierarchical', ...); transform: 'r2c' (inverse c2r),
     'c2c' or 'r2r'; precision: 'double' or 'float'; grid: process grid or None (automatic);
     normalize: scale the inverse so that inverse(forward(a)) == a; r2r: one kind per axis
     ('dct2', 'dst2', or 'none'/None for a periodic axis of a c2c plan); input_layout and

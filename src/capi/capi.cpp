@@ -93,7 +93,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.tune = pick<dfft::Tune>(o->tune, 3, "tune");
   if (o->n_methods < 1 || o->n_methods > 2) bad("n_methods = " + std::to_string(o->n_methods) + " (1 or 2)");
   r.methods.clear();
-  for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], 9, "methods[i]"));
+  for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], 11, "methods[i]"));
   if (o->grid_dims < 0 || o->grid_dims > DFFT_MAX_DIMS - 1)
     bad("grid_dims = " + std::to_string(o->grid_dims) + " (0 to " + std::to_string(DFFT_MAX_DIMS - 1) + ")");
   r.grid.assign(o->grid, o->grid + o->grid_dims);

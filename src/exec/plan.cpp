@@ -173,6 +173,10 @@ std::vector<std::int64_t> Plan<T>::exchange_bytes() const {
   return impl_->exchange_bytes();
 }
 template <class T>
+NodeTraffic Plan<T>::node_traffic() const {
+  return impl_->node_traffic();
+}
+template <class T>
 Codec Plan<T>::codec() const {
   return impl_->codec();
 }

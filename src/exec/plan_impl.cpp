@@ -31,7 +31,9 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     for (auto [v, name] : {std::pair{taper_, "DFFT_SLICE_TAPER"}, std::pair{chunk_taper_, "DFFT_CHUNK_TAPER"},
                            std::pair{queue_, "DFFT_OVERLAP_QUEUE"}})
       if (v < 0) fail(name, " must be 0 or 1, got '", std::getenv(name), "'");
+    topo_ = make_topology(comm_, opt.ranks_per_node);
     auto grid = choose_grid(opt.decomposition, opt.grid, size_, static_cast<int>(shape.size()));
+    if (opt.grid.empty() && opt.decomposition == Decomposition::pencil) grid = node_aware_grid(grid, topo_);
     auto coords = grid_coords(grid, rank_);
     UserLayouts user;
     if (user_in && user_out) {
@@ -47,8 +49,15 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
       DFFT_MPI(MPI_Comm_split(comm_, grid_rank(grid, c), coords[g], &s));
       sub_.push_back(s);
       DFFT_MPI(MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN));
+      std::vector<int> parent(static_cast<std::size_t>(grid[g]));
+      for (int i = 0; i < grid[g]; ++i) {
+        c[g] = i;
+        parent[i] = grid_rank(grid, c);
+      }
+      sub_node_.push_back(topo_.restrict_to(parent).node);
     }
     dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device) : make_cpu_device();
+    find_devices_per_node();
     build_steps();
   } catch (...) {
     for (auto& s : sub_) MPI_Comm_free(&s);
@@ -235,6 +244,7 @@ ExchangeSpec PlanImpl::exchange_spec(const Step& st, bool inverse) const {
   s.staging = opt_.staging;
   s.is_double = is_double_;
   s.codec = reshape ? Codec::none : codec_;
+  s.node = reshape ? topo_.node : sub_node_[st.exchange.grid_dim];
   if (inverse) std::swap(s.src, s.dst);
   return s;
 }
@@ -249,11 +259,35 @@ std::unique_ptr<Transport> PlanImpl::make_x(const Step& st, Method m, const Exch
 }
 
 void PlanImpl::build_transports() {
+  NodeTraffic mine;
   for (std::size_t k = 0; k < path_.steps.size(); ++k) {
     const Step& st = path_.steps[k];
     if (st.kind != Step::Kind::exchange) continue;
-    exec_[k].fwd_x = make_x(st, step_method_[k], exchange_spec(st, false));
+    const auto fwd = exchange_spec(st, false);
+    exec_[k].fwd_x = make_x(st, step_method_[k], fwd);
     exec_[k].inv_x = make_x(st, step_method_[k], exchange_spec(st, true));
+    const auto t = sent_traffic(step_method_[k], fwd);
+    mine.intra_node_messages += t.intra_node_messages;
+    mine.intra_node_bytes += t.intra_node_bytes;
+    mine.inter_node_messages += t.inter_node_messages;
+    mine.inter_node_bytes += t.inter_node_bytes;
+  }
+  std::int64_t v[4] = {mine.intra_node_messages, mine.intra_node_bytes, mine.inter_node_messages,
+                       mine.inter_node_bytes};
+  std::int64_t sum[4] = {};
+  DFFT_MPI(MPI_Allreduce(v, sum, 4, MPI_INT64_T, MPI_SUM, comm_));
+  traffic_ = NodeTraffic{sum[0], sum[1], sum[2], sum[3]};
+}
+
+void PlanImpl::find_devices_per_node() {
+  const int mine = dev_->ordinal();
+  std::vector<int> all(static_cast<std::size_t>(size_));
+  DFFT_MPI(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm_));
+  for (int n = 0; n < topo_.nodes(); ++n) {
+    std::vector<int> seen;
+    for (int r : topo_.members(n))
+      if (all[r] >= 0 && std::find(seen.begin(), seen.end(), all[r]) == seen.end()) seen.push_back(all[r]);
+    topo_.devices_per_node = std::max(topo_.devices_per_node, static_cast<int>(seen.size()));
   }
 }
 
@@ -363,6 +397,15 @@ std::vector<std::int64_t> PlanImpl::exchange_bytes() const {
   return v;
 }
 
-std::string PlanImpl::describe() const { return detail::describe(path_); }
+std::string PlanImpl::describe() const {
+  std::ostringstream s;
+  s << detail::describe(path_);
+  s << "nodes: " << topo_.nodes() << (topo_.emulated ? " (emulated)" : "") << ", devices per node "
+    << topo_.devices_per_node << "\n";
+  s << "per transform, all ranks: intra-node " << traffic_.intra_node_messages << " messages "
+    << traffic_.intra_node_bytes << " bytes, inter-node " << traffic_.inter_node_messages << " messages "
+    << traffic_.inter_node_bytes << " bytes\n";
+  return s.str();
+}
 
 }  // namespace dfft

@@ -12,6 +12,7 @@
 #include "exec/overlap.hpp"
 #include "dfft/types.hpp"
 #include "plan/path.hpp"
+#include "transport/topology.hpp"
 #include "transport/transport.hpp"
 
 namespace dfft {
@@ -39,6 +40,9 @@ class PlanImpl {
   bool adapting() const { return opt_.adapt && adapt_.stage < 3; }
   std::vector<std::int64_t> exchange_bytes() const;
   std::string describe() const;
+  /// Messages and bytes of one transform inside and across nodes, summed over all ranks.
+  const NodeTraffic& node_traffic() const { return traffic_; }
+  const detail::Topology& topology() const { return topo_; }
   int device() const { return dev_->ordinal(); }
   Codec codec() const { return codec_; }
   bool is_double() const { return is_double_; }
@@ -81,6 +85,7 @@ class PlanImpl {
   std::unique_ptr<detail::Transport> make_x(const detail::Step& st, Method m,
                                             const detail::ExchangeSpec& s) const;
   void build_transports();
+  void find_devices_per_node();
   void build_direction(bool inverse);
   void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
   void* buffer(int id, const void* in, void* out) const;
@@ -114,6 +119,9 @@ class PlanImpl {
   std::vector<StageTiming> timings_;
   std::vector<std::string> names_;
   Codec codec_ = Codec::none;  // the wire format in use (forced or chosen by tolerance)
+  detail::Topology topo_;                   // nodes of comm_'s ranks (docs/nodes.md)
+  std::vector<std::vector<int>> sub_node_;  // per grid dimension: node of each sub_ member
+  NodeTraffic traffic_;
 };
 
 }  // namespace dfft

@@ -5,9 +5,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "codec/codec.hpp"
 #include "transport/transport.hpp"
+#include "util/check.hpp"
 
 namespace dfft::detail {
 
@@ -49,24 +51,51 @@ inline void copy_self(Device& dev, const Blocks& b, const void* src, void* dst) 
   dev.copy_box(src, s.src[s.me], dst, s.dst[s.me], b.send[s.me], s.elem);
 }
 
-/// Pack the block for peer k into `stage` (at its staging offset), in wire order.
-inline void pack_block(Device& dev, const Blocks& b, int k, const void* src, void* stage) {
+/// Pack the block for peer k at `out`, in wire order (encoded with a codec).
+inline void pack_block_at(Device& dev, const Blocks& b, int k, const void* src, void* out) {
   const auto& s = b.spec;
-  auto* out = static_cast<char*>(stage) + b.stage_send_off[k];
   if (s.codec != Codec::none)
     dev.encode_box(src, s.src[s.me], b.send[k], s.src[s.me].order, out, s.codec, s.is_double);
   else
     dev.copy_box(src, s.src[s.me], out, b.wire_layout(s.me, b.send[k]), b.send[k], s.elem);
 }
 
-/// Unpack the block from peer k out of `stage` into dst.
-inline void unpack_block(Device& dev, const Blocks& b, int k, const void* stage, void* dst) {
+/// Unpack the block from peer k found at `in` into dst.
+inline void unpack_block_at(Device& dev, const Blocks& b, int k, const void* in, void* dst) {
   const auto& s = b.spec;
-  const auto* in = static_cast<const char*>(stage) + b.stage_recv_off[k];
   if (s.codec != Codec::none)
     dev.decode_box(in, s.src[k].order, dst, s.dst[s.me], b.recv[k], s.codec, s.is_double);
   else
     dev.copy_box(in, b.wire_layout(k, b.recv[k]), dst, s.dst[s.me], b.recv[k], s.elem);
+}
+
+/// Pack the block for peer k into `stage` (at its staging offset), in wire order.
+inline void pack_block(Device& dev, const Blocks& b, int k, const void* src, void* stage) {
+  pack_block_at(dev, b, k, src, static_cast<char*>(stage) + b.stage_send_off[k]);
+}
+
+/// Unpack the block from peer k out of `stage` into dst.
+inline void unpack_block(Device& dev, const Blocks& b, int k, const void* stage, void* dst) {
+  unpack_block_at(dev, b, k, static_cast<const char*>(stage) + b.stage_recv_off[k], dst);
+}
+
+/// Posts `bytes` at `base` to or from `peer` as messages of at most `chunk` bytes and returns
+/// how many. tag < 0: each message's tag is its chunk index (mod 32768); else every message
+/// carries `tag` (MPI keeps messages of one sender, tag and communicator in order).
+inline int post_chunks(char* base, std::int64_t bytes, int peer, int tag, std::int64_t chunk,
+                       MPI_Comm comm, std::vector<MPI_Request>& reqs, bool recv) {
+  int n = 0;
+  for (std::int64_t off = 0; off < bytes; ++n, off += chunk) {
+    const int len = static_cast<int>(std::min(chunk, bytes - off));
+    const int t = tag >= 0 ? tag : n % 32768;
+    MPI_Request r;
+    if (recv)
+      DFFT_MPI(MPI_Irecv(base + off, len, MPI_BYTE, peer, t, comm, &r));
+    else
+      DFFT_MPI(MPI_Isend(base + off, len, MPI_BYTE, peer, t, comm, &r));
+    reqs.push_back(r);
+  }
+  return n;
 }
 
 }  // namespace dfft::detail

@@ -25,6 +25,7 @@ struct ExchangeSpec {
   bool is_double = true;      // working precision (for the codec)
   std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
   Staging staging = Staging::automatic;  // device transports: host-staged or CUDA-aware MPI
+  std::vector<int> node = {};  // node of each member, numbered from 0 (empty: all on one node)
 };
 
 class Transport {
@@ -89,6 +90,17 @@ std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const Exchang
 std::unique_ptr<Transport> make_a2a_sync(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_a2a_type(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_p2p_sync(MPI_Comm, const ExchangeSpec&, Device&);
+/// One round of a point-to-point exchange: the members this rank sends to, in order, and those
+/// it receives from. Each round's receives complete before the next round starts.
+struct PeerRound {
+  std::vector<int> to, from;
+};
+/// Point-to-point rounds (p2p-sync: one round in ring order; node-ring: one round per node step).
+std::unique_ptr<Transport> make_p2p_rounds(MPI_Comm, const ExchangeSpec&, Device&,
+                                           std::vector<PeerRound> rounds);
+/// Node-aware transports (docs/nodes.md), host memory only.
+std::unique_ptr<Transport> make_node_ring(MPI_Comm, const ExchangeSpec&, Device&);
+std::unique_ptr<Transport> make_hierarchical(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_p2p_type(MPI_Comm, const ExchangeSpec&, Device&);
 /// `parent`: the plan's communicator (the sub-communicator's parent), over which windows are made.
 std::unique_ptr<Transport> make_onesided(MPI_Comm comm, MPI_Comm parent, const ExchangeSpec&,

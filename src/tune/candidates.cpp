@@ -69,6 +69,8 @@ void add_with_chunks(std::vector<Options>& out, Options o) {
 std::vector<Method> tune_methods(Backend b) {
   std::vector<Method> m{Method::a2a_sync, Method::a2a_type, Method::p2p_sync, Method::p2p_type,
                         Method::onesided, Method::p2p_pipelined};
+  // The node-aware methods run on host memory only (docs/nodes.md).
+  if (b == Backend::cpu) m.insert(m.end(), {Method::node_ring, Method::hierarchical});
   if (b == Backend::cuda) {
     m.push_back(Method::p2p_streams);
     m.push_back(Method::nccl);
@@ -77,8 +79,10 @@ std::vector<Method> tune_methods(Backend b) {
   return m;
 }
 
-std::vector<Options> tune_candidates(const Options& base, int ranks, int dims) {
-  const auto methods = tune_methods(base.backend);
+std::vector<Options> tune_candidates(const Options& base, int ranks, int dims, int nodes) {
+  auto methods = tune_methods(base.backend);
+  if (nodes < 2)  // on one node they send what p2p-sync sends
+    std::erase_if(methods, [](Method m) { return m == Method::node_ring || m == Method::hierarchical; });
   const auto shapes = shapes_for(base, ranks, dims);
   std::vector<Options> out;
   auto make = [&](const Shape& sh, Variant v, std::vector<Method> ms) {

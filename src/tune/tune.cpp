@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/machine.hpp"
+#include "transport/topology.hpp"
 #include "tune/tuner.hpp"
 #include "util/check.hpp"
 
@@ -178,7 +179,8 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   std::unique_ptr<PlanImpl> plan;
   const bool hit = r.mode == Tune::measure && s.reuse_wisdom && !file.empty() && try_wisdom(p, w, key, r, plan);
   if (!hit) {
-    for (const auto& o : tune_candidates(opt, ranks, static_cast<int>(shape.size()))) {
+    const int nodes = make_topology(comm, opt.ranks_per_node).nodes();
+    for (const auto& o : tune_candidates(opt, ranks, static_cast<int>(shape.size()), nodes)) {
       TuneCandidate c;
       c.options = o;
       c.label = tune_label(o);

@@ -19,7 +19,7 @@ constexpr Table<Variant, 2> kVariant{{{Variant::Default, "default"}, {Variant::R
 constexpr Table<Transform, 3> kTransform{
     {{Transform::r2c, "r2c"}, {Transform::c2c, "c2c"}, {Transform::r2r, "r2r"}}};
 constexpr Table<R2R, 3> kR2R{{{R2R::none, "none"}, {R2R::dct2, "dct2"}, {R2R::dst2, "dst2"}}};
-constexpr Table<Method, 9> kMethod{{{Method::a2a_sync, "a2a-sync"},
+constexpr Table<Method, 11> kMethod{{{Method::a2a_sync, "a2a-sync"},
                                     {Method::a2a_type, "a2a-type"},
                                     {Method::p2p_sync, "p2p-sync"},
                                     {Method::p2p_type, "p2p-type"},
@@ -27,7 +27,9 @@ constexpr Table<Method, 9> kMethod{{{Method::a2a_sync, "a2a-sync"},
                                     {Method::nccl, "nccl"},
                                     {Method::onesided, "onesided"},
                                     {Method::p2p_pipelined, "p2p-pipelined"},
-                                    {Method::cuda_ipc, "cuda-ipc"}}};
+                                    {Method::cuda_ipc, "cuda-ipc"},
+                                    {Method::node_ring, "node-ring"},
+                                    {Method::hierarchical, "hierarchical"}}};
 constexpr Table<Codec, 4> kCodec{{{Codec::none, "none"}, {Codec::fp32, "fp32"},
                                   {Codec::fp16, "fp16"}, {Codec::bf16, "bf16"}}};
 constexpr Table<OneSidedSync, 2> kSync{{{OneSidedSync::fence, "fence"}, {OneSidedSync::flush, "flush"}}};

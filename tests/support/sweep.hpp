@@ -24,6 +24,7 @@ struct Case {
   bool dbl;
   Transform tr;
   Shape shape;
+  std::vector<int> nodes = {};  // Options::ranks_per_node (emulated nodes); empty: detected
 };
 
 inline std::string case_name(const Case& c) {
@@ -39,6 +40,8 @@ inline std::string case_name(const Case& c) {
   for (std::size_t i = 0; i < c.grid.size(); ++i) s << (i ? "x" : "") << c.grid[i];
   s << "_" << (c.dbl ? "double" : "float") << "_" << to_string(c.tr) << "_";
   for (std::size_t i = 0; i < c.shape.size(); ++i) s << (i ? "x" : "") << c.shape[i];
+  if (!c.nodes.empty()) s << "_nodes";
+  for (std::size_t i = 0; i < c.nodes.size(); ++i) s << (i ? "_" : "") << c.nodes[i];
   return s.str();
 }
 
@@ -111,6 +114,7 @@ void run_typed_case(const Case& c) {
   o.methods = c.methods;
   o.grid = c.grid;
   o.transform = c.tr;
+  o.ranks_per_node = c.nodes;
   dfft::Plan<T> plan(MPI_COMM_WORLD, c.shape, o);
   EXPECT_EQ(plan.grid(), c.grid);
   expect_thesis_distribution(c, plan.input_layout(), plan.output_layout());
