@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hierarchical: blocks between ranks of one node go directly; blocks bound for another node go
 // through one leader rank per node (its lowest member), so that each ordered pair of nodes
 // exchanges one aggregated message. Every rank sends its blocks for node B to its leader in one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // node-ring: point-to-point messages in a ring over nodes. Round 0 exchanges the blocks inside
 // each node; at round s > 0 node n sends only to node (n + s) mod N and receives only from
 // node (n - s) mod N, so every node's outgoing link carries one node pair's traffic at a time.

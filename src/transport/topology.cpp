@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "transport/topology.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which ranks share a node: detected (MPI_COMM_TYPE_SHARED) or emulated (Options::ranks_per_node,
 // DFFT_RANKS_PER_NODE). Node-aware transports order or aggregate their messages by node, and the
 // plan reports how many messages and bytes stay inside a node (docs/nodes.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Nodes (docs/nodes.md): node-ring and hierarchical against the serial reference under emulated
 // node layouts, the intra/inter-node counts every plan reports against counts made here from the
 // boxes, refusals of bad layouts on every rank, and the node-aware pencil grid.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Node layouts and the messages the node-aware methods send, computed for many ranks in one
 // process from the global geometry (what every member of an exchange computes for itself).
 #include <gmock/gmock.h>
