@@ -209,8 +209,10 @@ dfft::model::Link fit_link(const std::vector<Sample>& v, int size) {
     const double m = x.messages / x.seconds, b = x.bytes / x.seconds;
     mm += m * m, mb += m * b, bb += b * b, m1 += m, b1 += b;
   }
+  // One message size (or one record) leaves the system singular: bandwidth alone then.
   const double det = mm * bb - mb * mb;
-  double L = det > 0 ? (m1 * bb - b1 * mb) / det : -1, inv_b = det > 0 ? (mm * b1 - mb * m1) / det : -1;
+  const bool solvable = det > 1e-9 * mm * bb;
+  double L = solvable ? (m1 * bb - b1 * mb) / det : -1, inv_b = solvable ? (mm * b1 - mb * m1) / det : -1;
   if (L < 0 || inv_b <= 0) L = 0, inv_b = b1 / bb;
   return {size, L, 1 / inv_b};
 }
@@ -277,9 +279,10 @@ Fitted fit_calibrations(const std::map<std::string, Group>& groups) {
     for (int prec = 0; prec < 2; ++prec) {
       auto v = fft[{c.backend, prec, {}}];
       if (v.empty()) v = fft[{c.backend, 1 - prec, {}}];
-      c.fft_contiguous[prec] = c.fft_middle[prec] = c.fft_strided[prec] = v.empty() ? 0 : median_abs(v);
+      c.fft_contiguous[prec] = c.fft_middle[prec] = c.fft_strided[prec] = v.empty() ? kFree : median_abs(v);
     }
-    c.pack_rate = pack[key.first].empty() ? 0 : median_abs(pack[key.first]);
+    // No phase to fit (none recorded, or all zero): that phase costs nothing.
+    c.pack_rate = pack[key.first].empty() ? kFree : median_abs(pack[key.first]);
     for (const auto& [m, v] : links) c.method_links.push_back({dfft::parse_method(m), fit_link(v, c.ranks)});
     out.cals.push_back(c);
     out.keys.push_back(key.first);
