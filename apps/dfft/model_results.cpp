@@ -301,8 +301,10 @@ void print_fitted(const Fitted& fit) {
   }
   for (std::size_t i = 0; i < fit.cals.size(); ++i) {
     const auto& c = fit.cals[i];
-    std::printf("- %s, %d rank%s: FFT double %.2f / float %.2f GFlop/s, pack %.2f GB/s", fit.keys[i].c_str(), c.ranks,
-                c.ranks == 1 ? "" : "s", c.fft_contiguous[0] * 1e-9, c.fft_contiguous[1] * 1e-9, c.pack_rate * 1e-9);
+    auto rate = [](double r, double unit) { return r >= 1e200 ? std::string("free") : cell(r * unit); };
+    std::printf("- %s, %d rank%s: FFT double %s / float %s GFlop/s, pack %s GB/s", fit.keys[i].c_str(), c.ranks,
+                c.ranks == 1 ? "" : "s", rate(c.fft_contiguous[0], 1e-9).c_str(), rate(c.fft_contiguous[1], 1e-9).c_str(),
+                rate(c.pack_rate, 1e-9).c_str());
     for (const auto& m : c.method_links)
       std::printf(", %s %.2f GB/s %.1f us", dfft::to_string(m.method).c_str(), m.link.bandwidth * 1e-9,
                   m.link.latency * 1e6);
