@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `dfft model calibrate | predict | fit | check` (docs/models.md): registration, calibrate and
-// predict. fit and check (result files) are in model_results.cpp.
+// `dfft model calibrate | predict | fit | check | cluster` (docs/models.md): registration,
+// calibrate and predict. fit and check (result files) are in model_results.cpp, cluster in
+// model_cluster.cpp.
 #include "model.hpp"
 
 #include <unistd.h>
@@ -244,13 +245,21 @@ const dfft::model::Calibration* find_calibration(const std::vector<dfft::model::
 
 Command make_model_command(CLI::App& parent) {
   auto a = std::make_shared<ModelArgs>();
-  CLI::App* m = parent.add_subcommand("model", "Performance models: calibrate, predict, fit, check (docs/models.md)");
+  CLI::App* m = parent.add_subcommand("model", "Performance models: calibrate, predict, fit, check, cluster (docs/models.md)");
   m->require_subcommand(1);
   auto* cal = m->add_subcommand("calibrate", "Measure latency/bandwidth per communicator size, FFT and pack "
                                              "rates; store them in the wisdom file");
   auto* pre = m->add_subcommand("predict", "Predict every candidate plan's phases with the analytic model");
   auto* fit = m->add_subcommand("fit", "Fit T(P) = A P^-B per size and configuration to dfft bench --json records");
   auto* chk = m->add_subcommand("check", "Predicted (both models) vs measured times of dfft bench --json records");
+  auto* clu = m->add_subcommand("cluster", "Predict slab/pencil, flat/node-aware exchanges on a described cluster");
+  clu->add_option("--machine", a->machine, "Cluster description (benchmarks/machines/clusters/*.json)")->required();
+  clu->add_option("--gpus", a->gpus, "GPU counts")->delimiter(',')->check(CLI::PositiveNumber)->capture_default_str();
+  clu->add_option("--size", a->cubes, "Cube edges N (N^3)")->delimiter(',')->check(CLI::Range(2, 1 << 20))->capture_default_str();
+  clu->add_option("--precision", a->precisions)->delimiter(',')->check(CLI::IsMember({"double", "float"}))->capture_default_str();
+  clu->add_option("--transform", a->transforms)->delimiter(',')->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
+  chk->add_flag("--fit-calibration", a->fit_calibration,
+                "Fit the analytic model's rates to the records themselves instead of a stored calibration");
   for (auto* c : {cal, pre}) {
     c->add_option("--backend", a->backend)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
     c->add_option("--file,--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
@@ -266,8 +275,9 @@ Command make_model_command(CLI::App& parent) {
   pre->add_flag("--no-plan-check", a->no_plan_check, "Do not build the plans to cross-check the exchanged bytes");
   for (auto* c : {fit, chk}) c->add_option("results", a->results, "dfft bench --json files (JSON lines)")->required();
   fit->add_option("--predict", a->predict_at, "Rank counts to predict")->delimiter(',')->capture_default_str();
-  auto run = [a, cal, pre, fit](MPI_Comm comm) {
+  auto run = [a, cal, pre, fit, clu](MPI_Comm comm) {
     if (cal->parsed()) return run_calibrate(*a, comm);
+    if (clu->parsed()) return run_model_cluster(*a, comm);
     if (pre->parsed()) return run_predict(*a, comm);
     if (fit->parsed()) return run_model_fit(*a, comm);
     return run_model_check(*a, comm);

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,17 @@ struct ModelArgs {
   // fit / check
   std::vector<std::string> results;
   std::vector<double> predict_at{8, 16, 32, 64};
+  bool fit_calibration = false;  // check: fit the analytic model's parameters to the records
+  // cluster
+  std::string machine;
+  std::vector<int> gpus{8, 64, 512};
+  std::vector<std::int64_t> cubes{2048, 4096};
+  std::vector<std::string> precisions{"float", "double"}, transforms{"c2c", "r2c"};
 };
 
 int run_model_fit(const ModelArgs& a, MPI_Comm comm);
 int run_model_check(const ModelArgs& a, MPI_Comm comm);
+int run_model_cluster(const ModelArgs& a, MPI_Comm comm);
 
 /// Calibrations stored in a wisdom file (rank 0 reads, everyone gets them); `why` set on error.
 std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, MPI_Comm comm,

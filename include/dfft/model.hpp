@@ -119,6 +119,54 @@ struct PowerLaw {
 /// invalid fit, points < 2).
 PowerLaw fit_power_law(const std::vector<double>& ranks, const std::vector<double>& times);
 
+/// A cluster of GPU (or CPU) nodes described by its links, for predictions past the machines at
+/// hand (docs/models.md, "Predictions for clusters"; files in benchmarks/machines/clusters/).
+struct Cluster {
+  std::string name, description;
+  int gpus_per_node = 1;
+  Link intra, inter;            // per GPU: within a node (NVLink) and between nodes (network)
+  double fft_rate[2] = {0, 0};  // flop/s of a local transform (5 n log2 n convention); [0] double
+  double pack_rate = 0;         // bytes packed (read and written) per second
+  double gpu_memory = 0;        // bytes per GPU; 0: not checked
+  std::string fft_source, pack_source, link_source;  // where each number comes from
+  bool fft_assumed = false, pack_assumed = false, link_assumed = false;
+};
+/// Parse a cluster description (docs/models.md gives the format); throws dfft::Error naming the
+/// field on bad input.
+Cluster cluster_from_json(const std::string& text);
+
+/// How an exchange crosses nodes: flat (every rank messages every peer itself) or node-aware
+/// (messages between two nodes aggregated into one, spread over the node's network links, the
+/// data gathered to and scattered from the sending GPU over the intra-node link, overlapped).
+enum class NodeExchange { flat, node_aware };
+
+/// One all-to-all exchange in sub-communicators of `size` ranks whose members are `stride`
+/// ranks apart (rank r on node r / gpus_per_node), as seen by rank 0; per rank.
+struct ExchangeCost {
+  int size = 1, local = 1;  // members, members on rank 0's node (itself included)
+  int remote_nodes = 0;     // other nodes rank 0's node sends to (all its ranks together)
+  double intra_messages = 0, intra_bytes = 0, inter_messages = 0, inter_bytes = 0;
+  double intra = 0, inter = 0;  // seconds on each link; the exchange takes the larger
+  double latency = 0;           // seconds of intra + inter spent in per-message latency
+};
+ExchangeCost cluster_exchange(const Cluster& c, int ranks, int size, int stride, double bytes_per_rank,
+                              NodeExchange how);
+
+struct ClusterPrediction {
+  bool possible = false;
+  std::string why;        // why not possible
+  std::vector<int> grid;  // {P} slab, {P1, P2} pencil (rank = i * P2 + j)
+  double fft = 0, pack = 0, intra = 0, inter = 0, comm = 0;  // seconds; comm = sum of max(intra, inter)
+  double memory = 0;      // bytes per GPU: the array and one exchange buffer
+  std::vector<ExchangeCost> exchanges;
+  double total() const { return fft + pack + comm; }
+};
+/// One forward transform of a complex (c2c) or real (r2c) n^3 cube on `gpus` GPUs of cluster
+/// `c`, slab (one exchange among all) or pencil (grid P1 x P2, an exchange in rows then one in
+/// columns). An empty `grid` takes the fastest pencil grid with both dimensions >= 2.
+ClusterPrediction predict_cluster(const Cluster& c, std::int64_t n, int gpus, bool is_double, bool r2c,
+                                  bool pencil, NodeExchange how, std::vector<int> grid = {});
+
 /// Calibrations as stored in a wisdom file ("calibrations" array, docs/models.md).
 std::string to_json(const Calibration& c);  // one JSON object
 Calibration calibration_from_json(const std::string& object_text);  // throws dfft::Error
