@@ -196,7 +196,11 @@ struct Options {
 struct NodeTraffic {
   std::int64_t intra_node_messages = 0, intra_node_bytes = 0;
   std::int64_t inter_node_messages = 0, inter_node_bytes = 0;
-  bool operator==(const NodeTraffic&) const = default;
+  // Spelled out: the CUDA sources that include this header are compiled as C++17.
+  bool operator==(const NodeTraffic& o) const {
+    return intra_node_messages == o.intra_node_messages && intra_node_bytes == o.intra_node_bytes &&
+           inter_node_messages == o.inter_node_messages && inter_node_bytes == o.inter_node_bytes;
+  }
 };
 
 /// Time spent per phase in one stage of the last executed transform, seconds, this rank.
