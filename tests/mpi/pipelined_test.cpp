@@ -26,6 +26,7 @@ using dfft::Variant;
 
 dfft::Options pipelined(Decomposition dec, int chunks, int in_flight) {
   dfft::Options o;
+  o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.decomposition = dec;
   o.methods = {Method::p2p_pipelined};
   o.chunks = chunks;
