@@ -310,6 +310,13 @@ void PlanImpl::run(bool inverse, const void* in, void* out) {
     }
     if (d.sched[j].fft) {
       double t0 = MPI_Wtime();
+      if (inverse && cur == in && cur != out && path_.steps[k].fft.r2c) {
+        // A multi-dimensional c2r overwrites its input (FFTW and cuFFT alike), and the caller's
+        // is const: transform a copy. Only a plan whose inverse is one c2r step gets here.
+        const Layout& l = d.sched[j].in;
+        dev_->copy_box(cur, l, a_.get(), l, l.box, is_double_ ? 16 : 8);
+        cur = a_.get();
+      }
       (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft)->execute(cur, next);
       dev_->synchronize();
       t.fft = MPI_Wtime() - t0;
