@@ -42,7 +42,7 @@ put("cases", "full.json", """{
   "name": "t", "description": "d", "comment": "ignored",
   "global": {"warmup": 1, "reps": 3, "precision": "double", "transform": ["r2c", "c2c"],
              "backend": "cpu", "staging": "host", "validate": true, "reference": false,
-             "effort": "estimate", "ranks": [1, 2], "normalize": true, "max_message_bytes": 4096},
+             "effort": "estimate", "ranks": [1, 2], "norm": "ortho", "max_message_bytes": 4096},
   "tests": [
     {"name": "slabs", "decomposition": ["slab-2d1d", "slab-1d2d"], "variant": "default",
      "method": ["a2a-sync", "p2p-type"], "grid": "auto", "sizes": [[17, 12, 10], "32^3", "16^2x32"]},

@@ -19,6 +19,7 @@ PACKAGES=(
   libgtest-dev        # unit and MPI tests
   python3             # plotting / result tools
   python3-numpy
+  python3-scipy       #   scipy.fft.dctn/dstn: reference of the Python r2r norm tests
   python3-matplotlib
   python3-dev         # Python binding (python/): headers
   pybind11-dev        #   C++ <-> Python glue

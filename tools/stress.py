@@ -52,7 +52,7 @@ while time.time() - t0 < budget:
         if rng.random() < 0.5:
             extra["DFFT_CHUNK_TAPER"] = "1"
     if rng.random() < 0.2:
-        args += ["--normalize"]
+        args += ["--norm", rng.choice(["ortho", "forward"])]
     cmd = ["mpirun", "--oversubscribe", "-np", str(np_), dfft, "bench", *args]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={**env, **extra})

@@ -68,7 +68,7 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
   r.grid = c.opt.grid;
   r.backend = dfft::to_string(c.opt.backend);
   r.effort = a.effort;
-  r.normalize = c.opt.normalize;
+  r.norm = dfft::to_string(c.opt.norm);
   r.warmup = c.warmup;
   r.reps = c.reps;
   r.max_message_bytes = c.opt.max_message_bytes;

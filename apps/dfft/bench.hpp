@@ -18,11 +18,11 @@ struct BenchArgs {
   std::vector<std::vector<std::string>> sizes;  // one entry per --size occurrence
   std::vector<std::string> decomps, variants, grids, methods, methods1, methods2;
   std::vector<std::string> precisions, transforms;
-  std::string effort = "estimate", backend = "cpu", json;
+  std::string effort = "measure", backend = "cpu", json, norm = "backward";
   int warmup = 2, reps = 10;
   int validate = 0;   // >0 --validate, <0 --no-validate, 0 not given
   int reference = 0;  // likewise for --reference / --no-reference
-  bool normalize = false, verbose = false;
+  bool verbose = false;
   std::int64_t max_message_bytes = 0;  // 0: the library's default
   bool default_sweep = false;          // --size was not given
   // Suites and result files (docs/cases.md, docs/results-format.md).

@@ -96,7 +96,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--json", a.json, "Write one JSON record per configuration and direction (JSON lines)");
   c->add_option("--effort", a.effort, "FFTW planning effort")
       ->capture_default_str()->check(CLI::IsMember({"estimate", "measure"}));
-  c->add_flag("--normalize", a.normalize, "Scale the inverse by 1/N");
+  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward (inverse by 1/N) | ortho | forward")
+      ->capture_default_str()->check(CLI::IsMember({"backward", "ortho", "forward"}));
   c->add_option("--backend", a.backend, "cpu | cuda")
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
   c->add_option("--max-message-bytes", a.max_message_bytes,
@@ -153,7 +154,6 @@ void add_suite_options(CLI::App* c, BenchArgs& a) {
 bool given_option(const CLI::App& c, const BenchArgs& a, const std::string& name) {
   if (name == "--validate") return a.validate != 0;
   if (name == "--reference") return a.reference != 0;
-  if (name == "--normalize") return a.normalize;
   if (name == "--max-message-bytes") return a.max_message_bytes != 0;
   if (name == "--size") return !a.sizes.empty();
   if (name == "--precision") return !a.precisions.empty();
@@ -171,7 +171,7 @@ bool given_option(const CLI::App& c, const BenchArgs& a, const std::string& name
 const std::vector<std::string> kOverridable{"--size", "--decomp", "--variant", "--grid", "--method",
                                             "--method1", "--method2", "--precision", "--transform",
                                             "--warmup", "--reps", "--validate", "--reference",
-                                            "--effort", "--normalize", "--backend", "--staging",
+                                            "--effort", "--norm", "--backend", "--staging",
                                             "--max-message-bytes", "--codec", "--tolerance",
                                             "--onesided-sync", "--chunks", "--in-flight",
                                             "--overlap", "--adapt"};
@@ -261,7 +261,7 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.opt.methods = ms;
                 c.opt.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
                 c.opt.backend = dfft::parse_backend(a.backend);
-                c.opt.normalize = a.normalize;
+                c.opt.norm = dfft::parse_norm(a.norm);
                 if (a.max_message_bytes > 0) c.opt.max_message_bytes = a.max_message_bytes;
                 c.opt.staging = dfft::parse_staging(a.staging);
                 c.opt.codec = dfft::parse_codec(codec);

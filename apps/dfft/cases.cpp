@@ -19,7 +19,7 @@ void apply(const CaseSettings& s, BenchArgs& a) {
   if (s.reps) a.reps = *s.reps;
   if (s.validate) a.validate = *s.validate ? 1 : -1;
   if (s.reference) a.reference = *s.reference ? 1 : -1;
-  if (s.normalize) a.normalize = *s.normalize;
+  if (s.norm) a.norm = *s.norm;
   if (s.effort) a.effort = *s.effort;
   if (s.backend) a.backend = *s.backend;
   if (s.staging) a.staging = *s.staging;
@@ -63,7 +63,7 @@ BenchArgs sweep_defaults(const BenchArgs& cli) {
   a.validate = fresh.validate;
   a.reference = fresh.reference;
   a.effort = fresh.effort;
-  a.normalize = fresh.normalize;
+  a.norm = fresh.norm;
   a.backend = fresh.backend;
   a.staging = fresh.staging;
   a.max_message_bytes = fresh.max_message_bytes;
@@ -85,7 +85,7 @@ void apply_cli(const BenchArgs& cli, BenchArgs& a) {
   if (given("--reps")) a.reps = cli.reps;
   if (given("--validate")) a.validate = cli.validate;
   if (given("--reference")) a.reference = cli.reference;
-  if (given("--normalize")) a.normalize = cli.normalize;
+  if (given("--norm")) a.norm = cli.norm;
   if (given("--effort")) a.effort = cli.effort;
   if (given("--backend")) a.backend = cli.backend;
   if (given("--staging")) a.staging = cli.staging;

@@ -184,7 +184,8 @@ const std::map<std::string, Reader>& readers() {
        [](auto& v, auto& w, auto& s) { s.reps = static_cast<int>(get_int(v, w, 1, 1000000)); }},
       {"validate", [](auto& v, auto& w, auto& s) { s.validate = get_bool(v, w); }},
       {"reference", [](auto& v, auto& w, auto& s) { s.reference = get_bool(v, w); }},
-      {"normalize", [](auto& v, auto& w, auto& s) { s.normalize = get_bool(v, w); }},
+      {"norm",
+       [](auto& v, auto& w, auto& s) { s.norm = get_choice(v, w, {"backward", "ortho", "forward"}); }},
       {"effort",
        [](auto& v, auto& w, auto& s) {
          s.effort = get_choice(v, w, {"estimate", "measure"});

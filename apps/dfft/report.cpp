@@ -141,7 +141,7 @@ nlohmann::json to_json(const Record& r) {
   j["validation"] = r.validation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.validation);
   j["backend"] = r.backend;
   j["effort"] = r.effort;
-  j["normalize"] = r.normalize;
+  j["norm"] = r.norm;
   j["warmup"] = r.warmup;
   j["reps"] = r.reps;
   j["exchange_bytes"] = r.exchange_bytes;

@@ -20,7 +20,7 @@ namespace dfftapp {
 constexpr double kNotRun = std::numeric_limits<double>::quiet_NaN();  // JSON null
 
 struct Record {
-  std::string decomposition, variant, precision, transform, direction, backend, effort;
+  std::string decomposition, variant, precision, transform, direction, backend, effort, norm;
   std::vector<std::string> methods;  // one per exchange, in path order
   std::vector<std::int64_t> size;
   int ranks = 1;
@@ -32,7 +32,6 @@ struct Record {
   double reference_error = kNotRun, roundtrip_error = kNotRun, laplacian_error = kNotRun;
   std::string validation;  // "pass", "fail" or "" (not validated)
   int warmup = 0, reps = 0;
-  bool normalize = false;
   std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
   dfft::NodeTraffic traffic;  // messages and bytes per transform inside / across nodes, all ranks
   std::int64_t max_message_bytes = 0;

@@ -40,7 +40,7 @@ const std::vector<CsvColumn>& columns() {
       {"roundtrip_error", "/roundtrip_error", ';'}, {"laplacian_error", "/laplacian_error", ';'},
       {"validation", "/validation", ';'},       {"backend", "/backend", ';'},
       {"staging", "/staging", ';'},             {"effort", "/effort", ';'},
-      {"normalize", "/normalize", ';'},         {"warmup", "/warmup", ';'},
+      {"norm", "/norm", ';'},                   {"warmup", "/warmup", ';'},
       {"reps", "/reps", ';'},                   {"exchange_bytes", "/exchange_bytes", ';'},
       {"max_message_bytes", "/max_message_bytes", ';'}, {"test", "/test", ';'},
       {"intra_node_messages", "/intra_node_messages", ';'}, {"intra_node_bytes", "/intra_node_bytes", ';'},

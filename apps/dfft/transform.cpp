@@ -21,7 +21,7 @@ namespace {
 struct TransformArgs {
   std::string in, out, transform = "r2c", norm = "backward";
   std::string decomp = "slab-2d1d", variant = "default", grid = "auto";
-  std::string backend = "cpu", staging = "auto", effort = "estimate";
+  std::string backend = "cpu", staging = "auto", effort = "measure";
   std::vector<std::string> methods, methods1, methods2;
   bool inverse = false, verbose = false, quiet = false, in_place = false;
   std::int64_t last_n = -1;
@@ -42,7 +42,7 @@ the backward transform, like numpy.fft.ifftn).
 Element types: float32 and complex64 run in single precision, float64 and complex128 in double;
 the output has the matching type. Input in C or Fortran order, output in C order; little endian.
 Scaling (--norm, as numpy.fft): backward (default: inverse scaled by 1/N), ortho (both by
-1/sqrt(N)), forward (forward by 1/N), none (unscaled, like FFTW). N = product of the real shape.
+1/sqrt(N)), forward (forward by 1/N). N = product of the real shape.
 The output is written to OUT.dfft-tmp and renamed at the end: on any error no OUT is left.
 OUT must be a new or a regular file: a symbolic link, a device, a FIFO, a directory or the input
 file itself is refused before any work (--in-place rewrites an existing regular OUT in place).
@@ -58,9 +58,9 @@ void add_options(CLI::App* c, TransformArgs& a) {
   c->add_flag("--inverse", a.inverse, "c2c: the inverse (backward) transform");
   c->add_option("--last-n", a.last_n, "c2r: length of the real last axis (2*(m-1) or 2*(m-1)+1)")
       ->check(at_least(1, "an integer >= 1"));
-  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward | none")
+  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward")
       ->capture_default_str()
-      ->check(CLI::IsMember({"backward", "ortho", "forward", "none"}));
+      ->check(CLI::IsMember({"backward", "ortho", "forward"}));
   c->add_option("--decomp", a.decomp, "slab-2d1d | slab-1d2d | pencil")->capture_default_str();
   c->add_option("--variant", a.variant, "default | realigned")->capture_default_str();
   c->add_option("--grid", a.grid, "Process grid P1xP2 (pencil), P (slab) or auto")
@@ -93,6 +93,7 @@ dfft::Options plan_options(const TransformArgs& a) {
   o.backend = dfft::parse_backend(a.backend);
   o.staging = dfft::parse_staging(a.staging);
   o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
+  o.norm = dfft::parse_norm(a.norm);
   o.transform = a.transform == "c2c" ? dfft::Transform::c2c : dfft::Transform::r2c;
   std::vector<std::string> names = a.methods;
   if (!a.methods1.empty() || !a.methods2.empty()) {
@@ -159,15 +160,6 @@ Job plan_job(const TransformArgs& a, const NpyHeader& h) {
   return j;
 }
 
-double scale_factor(const std::string& norm, bool forward, const std::vector<std::int64_t>& shape) {
-  double n = 1;
-  for (auto v : shape) n *= static_cast<double>(v);
-  if (norm == "ortho") return 1 / std::sqrt(n);
-  if (norm == "backward") return forward ? 1.0 : 1 / n;
-  if (norm == "forward") return forward ? 1 / n : 1.0;
-  return 1.0;
-}
-
 // Plan memory (device memory with the CUDA backend).
 template <class T>
 struct Buffer {
@@ -221,9 +213,6 @@ Timings run_typed(const TransformArgs& a, const NpyHeader& h, const Job& j, MPI_
   execute(plan, j, din.p, dout.p);
   t.compute = MPI_Wtime() - t0;
   plan.download(host_out.data(), dout.p, host_out.size() * sizeof(T));
-  const T s = static_cast<T>(scale_factor(a.norm, j.forward, j.shape));
-  if (s != T(1))
-    for (auto& v : host_out) v *= s;
   t0 = MPI_Wtime();
   output.write(j.out_type, j.out_shape, dst, host_out.data());
   output.commit();

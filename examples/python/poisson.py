@@ -55,7 +55,7 @@ def local_grid(n, box, order):
 def main():
     comm = MPI.COMM_WORLD
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 32
-    plan = dfft.Plan(comm, (n, n, n), decomposition="pencil", normalize=True)
+    plan = dfft.Plan(comm, (n, n, n), decomposition="pencil")
 
     x, y, z = local_grid(n, plan.input_box, plan.input_order)
     exact = np.sin(x) * np.cos(2 * y) * np.sin(3 * z)

@@ -15,7 +15,7 @@
 ! A Fortran array u(n3, n2, n1) is the C shape [n1, n2, n3]. Boxes (lo, hi) are 0-based C
 ! indices, axis 0 first. The communicator is the Fortran handle (an integer, MPI_Comm_c2f; with
 ! mpi_f08 pass comm%MPI_VAL). Arguments that C accepts as NULL (orders, strides) are required
-! arrays here. opt%wisdom_file takes c_loc of a NUL-terminated character(kind=c_char) array.
+! arrays here. opt%wisdom_file and opt%fftw_wisdom_dir take c_loc of a NUL-terminated character(kind=c_char) array.
 ! docs/c-api.md.
 module dfft
   use, intrinsic :: iso_c_binding
@@ -34,6 +34,7 @@ module dfft
                                DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8, &
                                DFFT_NODE_RING = 9, DFFT_HIERARCHICAL = 10
   integer(c_int), parameter :: DFFT_ESTIMATE = 0, DFFT_MEASURE = 1
+  integer(c_int), parameter :: DFFT_NORM_BACKWARD = 0, DFFT_NORM_ORTHO = 1, DFFT_NORM_FORWARD = 2
   integer(c_int), parameter :: DFFT_CPU = 0, DFFT_CUDA = 1
   integer(c_int), parameter :: DFFT_CODEC_NONE = 0, DFFT_CODEC_FP32 = 1, DFFT_CODEC_FP16 = 2, &
                                DFFT_CODEC_BF16 = 3
@@ -44,7 +45,7 @@ module dfft
 
   ! Same fields, order and types as struct dfft_options in dfft.h.
   type, bind(c) :: dfft_options
-    integer(c_int) :: decomposition, variant, transform, backend, effort, normalize, codec
+    integer(c_int) :: decomposition, variant, transform, backend, effort, norm, codec
     integer(c_int) :: onesided_sync, staging, tune, n_methods
     integer(c_int) :: methods(2)
     integer(c_int) :: grid_dims
@@ -53,7 +54,8 @@ module dfft
     integer(c_int) :: chunks, in_flight, overlap, adapt, device, batch, in_place
     integer(c_int64_t) :: max_message_bytes
     real(c_double) :: tolerance, tune_budget_s
-    type(c_ptr) :: wisdom_file
+    type(c_ptr) :: wisdom_file, fftw_wisdom_dir
+    integer(c_int) :: fftw_wisdom
   end type dfft_options
 
   type, bind(c) :: dfft_timings

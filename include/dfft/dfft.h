@@ -13,7 +13,7 @@
  *   double* in = malloc(sizeof(double) * dfft_plan_input_count(plan));
  *   double* out = malloc(2 * sizeof(double) * dfft_plan_output_count(plan));  // interleaved complex
  *   dfft_forward(plan, in, out);                 // r2c
- *   dfft_inverse(plan, out, in);                 // c2r, unnormalised unless opt.normalize
+ *   dfft_inverse(plan, out, in);                 // c2r, scaled by 1/N (opt.norm)
  *   dfft_plan_destroy(&plan);
  *
  * Index convention: axis 0 is the slowest axis of the natural (C, row-major) order; a Fortran
@@ -58,6 +58,7 @@ enum {
   DFFT_HIERARCHICAL = 10
 };
 enum { DFFT_ESTIMATE = 0, DFFT_MEASURE = 1 };
+enum { DFFT_NORM_BACKWARD = 0, DFFT_NORM_ORTHO = 1, DFFT_NORM_FORWARD = 2 };
 enum { DFFT_CPU = 0, DFFT_CUDA = 1 };
 enum { DFFT_CODEC_NONE = 0, DFFT_CODEC_FP32 = 1, DFFT_CODEC_FP16 = 2, DFFT_CODEC_BF16 = 3 };
 enum { DFFT_FENCE = 0, DFFT_FLUSH = 1 };
@@ -72,8 +73,8 @@ typedef struct dfft_options {
   int variant;                /* DFFT_DEFAULT */
   int transform;              /* DFFT_R2C */
   int backend;                /* DFFT_CPU */
-  int effort;                 /* DFFT_ESTIMATE */
-  int normalize;              /* 0: inverse unnormalised; 1: scaled by 1/N */
+  int effort;                 /* DFFT_MEASURE */
+  int norm;                   /* DFFT_NORM_BACKWARD: inverse scaled by 1/N (numpy's norms) */
   int codec;                  /* DFFT_CODEC_NONE */
   int onesided_sync;          /* DFFT_FENCE */
   int staging;                /* DFFT_STAGING_AUTO */
@@ -95,6 +96,8 @@ typedef struct dfft_options {
   double tolerance;           /* 0: codec as given */
   double tune_budget_s;       /* 0: no limit */
   const char* wisdom_file;    /* NULL: none */
+  const char* fftw_wisdom_dir; /* NULL: the default directory */
+  int fftw_wisdom;            /* 1: FFTW wisdom kept on disk (DFFT_MEASURE) */
 } dfft_options;
 
 typedef struct dfft_plan_s* dfft_plan;

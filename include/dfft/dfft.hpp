@@ -6,7 +6,7 @@
 //   std::vector<double> in(plan.input_count());
 //   std::vector<std::complex<double>> out(plan.output_count());
 //   plan.forward(in.data(), out.data());   // r2c
-//   plan.inverse(out.data(), in.data());   // c2r, unnormalised unless opt.normalize
+//   plan.inverse(out.data(), in.data());   // c2r, scaled by 1/N (opt.norm, as numpy.fft)
 //
 // A plan is immutable after construction and can be executed any number of times. Plan
 // construction is collective over the communicator; so are forward() and inverse().

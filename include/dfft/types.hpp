@@ -66,7 +66,16 @@ enum class Transform { r2c, c2c, r2r };  // c2r is the inverse of r2c; r2r: real
 /// transform (FFTW REDFT10 / RODFT10), the inverse the type-III one (REDFT01 / RODFT01);
 /// both unnormalised: forward then inverse multiplies by 2n per r2r axis.
 enum class R2R { none, dct2, dst2 };
+/// FFTW planning (CPU backend): `measure` times candidate algorithms the first time a size is
+/// planned and keeps the result as FFTW wisdom on disk (Options::fftw_wisdom), so later plans
+/// of that size cost milliseconds; `estimate` plans at once from heuristics (strided
+/// transforms can run several times slower).
 enum class Effort { estimate, measure };
+/// Scaling, as numpy.fft's `norm`: `backward` leaves the forward transform unscaled and scales
+/// the inverse by 1/N, `forward` the other way round, `ortho` scales both by 1/sqrt(N). N is the
+/// product of the real-space sizes, each DCT/DST axis counted twice (2n: FFTW's and scipy's
+/// unnormalised type II/III pair), so every choice gives inverse(forward(x)) == x.
+enum class Norm { backward, ortho, forward };
 enum class Backend { cpu, cuda };
 /// Global redistribution methods. The four CPU methods are always available; the others need
 /// the CUDA backend (and NCCL for `nccl`).
@@ -108,6 +117,7 @@ double unit_roundoff(Codec);
 std::string to_string(OneSidedSync);
 std::string to_string(Staging);
 std::string to_string(Tune);
+std::string to_string(Norm);
 /// Parse the names used everywhere (CLI, JSON): "slab-2d1d", "slab-1d2d", "pencil",
 /// "default", "realigned", "r2c", "c2c", "r2r", "a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
 /// "p2p-streams", "nccl", "cpu", "cuda", "auto", "host", "cuda-aware". Unknown names throw dfft::Error listing the allowed ones.
@@ -121,6 +131,7 @@ Codec parse_codec(const std::string&);
 OneSidedSync parse_onesided_sync(const std::string&);
 Staging parse_staging(const std::string&);
 Tune parse_tune(const std::string&);  // "none", "heuristic", "measure"
+Norm parse_norm(const std::string&);  // "backward", "ortho", "forward"
 
 struct Options {
   Decomposition decomposition = Decomposition::slab_2d1d;
@@ -135,10 +146,15 @@ struct Options {
   std::vector<int> grid;
   /// One method for every exchange, or one per exchange in path order.
   std::vector<Method> methods{Method::a2a_sync};
-  Effort effort = Effort::estimate;
+  Effort effort = Effort::measure;
+  /// Effort::measure: import FFTW wisdom from, and export new wisdom to, one file per machine
+  /// and precision, fftw-<hostname>.wisdom (fftwf- for float) in `fftw_wisdom_dir`; empty dir:
+  /// $DFFT_WISDOM_DIR, else $XDG_CACHE_HOME/dfft, else ~/.cache/dfft. Ranks of one node write
+  /// it one at a time; an unreadable or foreign file is ignored. Off: no file read or written.
+  bool fftw_wisdom = true;
+  std::string fftw_wisdom_dir;
   Backend backend = Backend::cpu;
-  /// Scale the inverse by 1/N (N = product of the real-space sizes). Off: unnormalised, like FFTW.
-  bool normalize = false;
+  Norm norm = Norm::backward;
   /// Wire format of the exchanges (not of reshapes to/from user boxes). `none` is exact.
   Codec codec = Codec::none;
   /// If > 0 and codec is none: pick the cheapest codec whose expected relative error stays
@@ -202,6 +218,10 @@ struct NodeTraffic {
            inter_node_messages == o.inter_node_messages && inter_node_bytes == o.inter_node_bytes;
   }
 };
+
+/// Factor by which the forward (or, with `inverse`, the inverse) transform of a global array of
+/// `shape` is scaled under opt.norm: 1, 1/N or 1/sqrt(N), N as Norm describes.
+double norm_factor(const Options& opt, const std::vector<std::int64_t>& shape, bool inverse);
 
 /// Time spent per phase in one stage of the last executed transform, seconds, this rank.
 /// With overlap (Options::overlap > 1) the stages of a group run at the same time: each stage

@@ -86,7 +86,11 @@ class Plan:
     'pencil'; variant: 'default' or 'realigned'; methods: one name or one per exchange
     ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', 'node-ring', 'hierarchical', ...); transform: 'r2c' (inverse c2r),
     'c2c' or 'r2r'; precision: 'double' or 'float'; grid: process grid or None (automatic);
-    normalize: scale the inverse so that inverse(forward(a)) == a; r2r: one kind per axis
+    norm: 'backward' (inverse scaled by 1/N), 'ortho' (both by 1/sqrt(N)) or 'forward' (forward
+    scaled by 1/N), as numpy.fft's norm (N counts each DCT/DST axis twice, as scipy.fft.dctn;
+    'ortho' there matches dctn(norm='ortho', orthogonalize=False)); effort: FFTW planning,
+    'measure' or 'estimate'; fftw_wisdom: True (FFTW wisdom kept in the default directory),
+    False (none) or a directory; r2r: one kind per axis
     ('dct2', 'dst2', or 'none'/None for a periodic axis of a c2c plan); input_layout and
     output_layout: this rank's (lo, hi) or (lo, hi, order) boxes (the box API: any tiling, empty
     boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays
@@ -95,16 +99,18 @@ class Plan:
 
     def __init__(self, comm, shape, decomposition="slab-2d1d", variant="default",
                  methods="a2a-sync", transform="r2c", precision="double", grid=None,
-                 normalize=False, r2r=None, input_layout=None, output_layout=None,
-                 backend="cpu", effort="estimate", device=-1):
+                 norm="backward", r2r=None, input_layout=None, output_layout=None,
+                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1):
         if isinstance(methods, str):
             methods = [methods]
         kinds = [("none" if k is None else str(k)) for k in (r2r or [])]
         if precision not in _REAL:
             raise ValueError(f"precision must be 'double' or 'float', got {precision!r}")
         self._impl = _Plan(comm, [int(n) for n in shape], decomposition, variant, list(methods),
-                           transform, precision, list(grid or []), bool(normalize), kinds,
-                           backend, effort, int(device),
+                           transform, precision, list(grid or []), str(norm), kinds,
+                           backend, effort,
+                           None if fftw_wisdom is False else ("" if fftw_wisdom is True else str(fftw_wisdom)),
+                           int(device),
                            _layout_arg(input_layout, "input_layout"),
                            _layout_arg(output_layout, "output_layout"))
         self.transform = transform
@@ -202,7 +208,7 @@ class Plan:
         return self._execute(True, a, out, self._in, self._out)
 
     def inverse(self, b, out=None):
-        """Inverse transform (unnormalised unless normalize=True)."""
+        """Inverse transform (scaled as `norm` says: by 1/N for the default "backward")."""
         return self._execute(False, b, out, self._out, self._in)
 
     def _execute(self, forward, a, out, src, dst):

@@ -144,9 +144,10 @@ class PyPlan {
 
 dfft::Options make_options(const std::string& decomposition, const std::string& variant,
                            const std::vector<std::string>& methods, const std::string& transform,
-                           const std::vector<int>& grid, bool normalize,
+                           const std::vector<int>& grid, const std::string& norm,
                            const std::vector<std::string>& r2r, const std::string& backend,
-                           const std::string& effort, int device) {
+                           const std::string& effort, const std::optional<std::string>& fftw_wisdom,
+                           int device) {
   dfft::Options o;
   o.decomposition = dfft::parse_decomposition(decomposition);
   o.variant = dfft::parse_variant(variant);
@@ -154,7 +155,9 @@ dfft::Options make_options(const std::string& decomposition, const std::string& 
   for (const auto& m : methods) o.methods.push_back(dfft::parse_method(m));
   o.transform = dfft::parse_transform(transform);
   o.grid = grid;
-  o.normalize = normalize;
+  o.norm = dfft::parse_norm(norm);
+  o.fftw_wisdom = fftw_wisdom.has_value();  // None: off; "": the default directory
+  o.fftw_wisdom_dir = fftw_wisdom.value_or("");
   for (const auto& k : r2r) o.r2r.push_back(dfft::parse_r2r(k));
   o.backend = dfft::parse_backend(backend);
   if (effort != "estimate" && effort != "measure")
@@ -288,21 +291,22 @@ PYBIND11_MODULE(_dfft, m) {
       .def(py::init([](const py::object& comm, const Shape& shape, const std::string& decomposition,
                        const std::string& variant, const std::vector<std::string>& methods,
                        const std::string& transform, const std::string& precision,
-                       const std::vector<int>& grid, bool normalize,
+                       const std::vector<int>& grid, const std::string& norm,
                        const std::vector<std::string>& r2r, const std::string& backend,
-                       const std::string& effort, int device, const std::optional<PyLayout>& in,
+                       const std::string& effort, const std::optional<std::string>& fftw_wisdom,
+                       int device, const std::optional<PyLayout>& in,
                        const std::optional<PyLayout>& out) {
              if (precision != "double" && precision != "float")
                throw py::value_error("precision must be 'double' or 'float', got '" + precision +
                                      "'");
-             auto o = make_options(decomposition, variant, methods, transform, grid, normalize, r2r,
-                                   backend, effort, device);
+             auto o = make_options(decomposition, variant, methods, transform, grid, norm, r2r,
+                                   backend, effort, fftw_wisdom, device);
              return std::make_unique<PyPlan>(comm, shape, o, precision == "double", in, out);
            }),
            py::arg("comm"), py::arg("shape"), py::arg("decomposition"), py::arg("variant"),
            py::arg("methods"), py::arg("transform"), py::arg("precision"), py::arg("grid"),
-           py::arg("normalize"), py::arg("r2r"), py::arg("backend"), py::arg("effort"),
-           py::arg("device"), py::arg("input_layout"), py::arg("output_layout"))
+           py::arg("norm"), py::arg("r2r"), py::arg("backend"), py::arg("effort"),
+           py::arg("fftw_wisdom"), py::arg("device"), py::arg("input_layout"), py::arg("output_layout"))
       .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
            py::arg("batch"))
       .def("allocate", &PyPlan::allocate, py::arg("bytes"))

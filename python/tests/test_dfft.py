@@ -45,7 +45,7 @@ def test_r2c_matches_numpy(decomposition, variant, precision):
     shape = (9, 7, 6)
     g = global_array(shape)
     plan = dfft.Plan(COMM, shape, decomposition=decomposition, variant=variant,
-                     precision=precision, normalize=True)
+                     precision=precision)
     assert plan.spectral_shape == (9, 7, 4)
     u = plan.local_input(g)
     assert u.shape == plan.input_shape
@@ -66,9 +66,9 @@ def test_c2c_matches_numpy(decomposition, precision):
                      precision=precision, methods="p2p-type")
     uk = plan.forward(plan.local_input(g))
     assert max_rel(uk, plan.local_output(np.fft.fftn(g))) < TOL[precision]
-    # Unnormalised inverse: N times the input.
+    # The default norm ("backward") scales the inverse by 1/N.
     back = plan.inverse(uk)
-    assert max_rel(back / np.prod(shape), plan.local_input(g)) < TOL[precision]
+    assert max_rel(back, plan.local_input(g)) < TOL[precision]
 
 
 def test_2d_and_4d():
@@ -111,7 +111,7 @@ def test_batch_equals_single_transforms():
     want = np.stack([plan.forward(b) for b in batch])
     assert max_rel(got, want) < 1e-13
     back = plan.inverse(got)
-    assert max_rel(back / np.prod(shape), batch) < TOL["double"]
+    assert max_rel(back, batch) < TOL["double"]
 
 
 def test_box_api_with_user_layouts():
@@ -124,8 +124,7 @@ def test_box_api_with_user_layouts():
     # Empty boxes elsewhere, with a non-zero extent on some axes.
     out_layout = ((0, 0, 0), spec if r == 0 else (6, 0, 5))
     g = global_array(shape, seed=4)
-    plan = dfft.Plan(COMM, shape, input_layout=in_layout, output_layout=out_layout,
-                     normalize=True)
+    plan = dfft.Plan(COMM, shape, input_layout=in_layout, output_layout=out_layout)
     assert plan.input_box == (in_layout[0], in_layout[1])
     assert plan.input_order == (2, 1, 0)
     u = plan.local_input(g)
@@ -150,13 +149,59 @@ def dst2(x, axis):
     return np.moveaxis(np.tensordot(m, np.moveaxis(x, axis, 0), axes=1), 0, axis)
 
 
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+@pytest.mark.parametrize("decomposition", DECOMPOSITIONS)
+def test_norm_matches_numpy(decomposition, norm):
+    shape = (7, 6, 5)
+    g = global_array(shape, seed=7)
+    plan = dfft.Plan(COMM, shape, decomposition=decomposition, norm=norm, effort="estimate")
+    uk = plan.forward(plan.local_input(g))
+    assert max_rel(uk, plan.local_output(np.fft.rfftn(g, norm=norm))) < TOL["double"]
+    want = np.fft.rfftn(g)  # any spectrum: the inverse alone against numpy's
+    back = plan.inverse(plan.local_output(want))
+    assert max_rel(back, plan.local_input(np.fft.irfftn(want, shape, norm=norm))) < TOL["double"]
+    c = global_array(shape, complex_values=True, seed=8)
+    cplan = dfft.Plan(COMM, shape, decomposition=decomposition, transform="c2c", norm=norm,
+                      effort="estimate")
+    ck = cplan.forward(cplan.local_input(c))
+    assert max_rel(ck, cplan.local_output(np.fft.fftn(c, norm=norm))) < TOL["double"]
+    assert max_rel(cplan.inverse(cplan.local_output(c)),
+                   cplan.local_input(np.fft.ifftn(c, norm=norm))) < TOL["double"]
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_r2r_norm_matches_scipy(norm):
+    sfft = pytest.importorskip("scipy.fft")
+    shape = (7, 5, 9)
+    g = global_array(shape, seed=9)
+    kinds = ["dct2", "dst2", "dct2"]
+    plan = dfft.Plan(COMM, shape, transform="r2r", r2r=kinds, norm=norm, effort="estimate")
+
+    def scipy_r2r(x, inverse):
+        # dfft's ortho is a uniform 1/sqrt(2n) per axis: scipy's orthogonalize=False form.
+        kw = {"norm": norm, "orthogonalize": False}
+        for axis, kind in enumerate(kinds):
+            f = {("dct2", False): sfft.dct, ("dst2", False): sfft.dst,
+                 ("dct2", True): sfft.idct, ("dst2", True): sfft.idst}[(kind, inverse)]
+            x = f(x, type=2, axis=axis, **kw)
+        return x
+
+    y = plan.forward(plan.local_input(g))
+    assert max_rel(y, plan.local_output(scipy_r2r(g, False))) < TOL["double"]
+    assert max_rel(plan.inverse(plan.local_output(g)),
+                   plan.local_input(scipy_r2r(g, True))) < TOL["double"]
+    if norm != "ortho":  # without orthogonalize, scipy's dctn/dstn give the same numbers
+        assert max_rel(y, plan.local_output(
+            sfft.dstn(sfft.dctn(g, type=2, axes=(0, 2), norm=norm), type=2, axes=(1,), norm=norm))) < TOL["double"]
+
+
 @pytest.mark.parametrize("decomposition", DECOMPOSITIONS)
 def test_r2r(decomposition):
     shape = (7, 5, 9)
     # Real data, DCT-II / DST-II / DCT-II.
     g = global_array(shape, seed=5)
     plan = dfft.Plan(COMM, shape, decomposition=decomposition, transform="r2r",
-                     r2r=["dct2", "dst2", "dct2"], normalize=True)
+                     r2r=["dct2", "dst2", "dct2"])
     assert plan.input_dtype == np.float64 and plan.output_dtype == np.float64
     want = dct2(dst2(dct2(g, 0), 1), 2)
     y = plan.forward(plan.local_input(g))
@@ -200,9 +245,12 @@ def test_other_communicators():
 
 def test_describe_and_timings():
     plan = dfft.Plan(COMM, (8, 6, 4), decomposition="pencil")
-    assert "fft" in plan.describe()
+    assert "r2c axes" in plan.describe()
     assert len(plan.grid) == 2 and np.prod(plan.grid) == COMM.size
     plan.forward(np.zeros(plan.input_shape))
     names = [t["name"] for t in plan.timings]
-    assert len(names) == 5 and all(t["fft"] >= 0 for t in plan.timings)
+    # One FFT stage and one exchange per grid dimension of more than one rank (an exchange
+    # within one rank moves nothing: the FFTs around it are one stage).
+    moving = sum(g > 1 for g in plan.grid)
+    assert len(names) == 2 * moving + 1 and all(t["fft"] >= 0 for t in plan.timings)
     assert all_ranks(True)

@@ -69,7 +69,7 @@ def test_cupy_r2c_matches_numpy(cp, decomposition, precision):
     shape = (9, 7, 6)
     g = global_array(shape)
     plan = dfft.Plan(COMM, shape, decomposition=decomposition, precision=precision,
-                     normalize=True, backend="cuda")
+                     backend="cuda")
     assert plan.device >= 0
     with cp.cuda.Device(plan.device):
         u = cp.asarray(plan.local_input(g).astype(plan.input_dtype))
@@ -104,7 +104,7 @@ def test_cupy_r2r(cp):
     shape = (7, 5, 9)
     g = global_array(shape, seed=5)
     plan = dfft.Plan(COMM, shape, decomposition="pencil", transform="r2r",
-                     r2r=["dct2", "dst2", "dct2"], normalize=True, backend="cuda")
+                     r2r=["dct2", "dst2", "dct2"], backend="cuda")
 
     def along(a, axis, kind):  # FFTW's REDFT10 / RODFT10 as a matrix product
         n = a.shape[axis]

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   dfft_options opt;
   dfft_options_init(&opt);
   opt.transform = DFFT_C2C;
-  opt.normalize = 1;
+  opt.norm = DFFT_NORM_BACKWARD;
   const int64_t shape[3] = {9, 8, 6};
   dfft_plan plan;
   int code = 1;

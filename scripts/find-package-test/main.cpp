@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   try {
     dfft::Options opt;
     opt.decomposition = dfft::Decomposition::pencil;
-    opt.normalize = true;
+    opt.norm = dfft::Norm::backward;
     dfft::Plan<double> plan(MPI_COMM_WORLD, {9, 8, 6}, opt);
     std::vector<double> in(plan.input_count()), back(plan.input_count());
     std::vector<std::complex<double>> out(plan.output_count());

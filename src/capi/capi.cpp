@@ -14,8 +14,10 @@
 #include "util/check.hpp"
 
 // include/dfft/dfft.f90 declares the same fields as a bind(c) type: 36 ints, then the 8-byte
-// fields with no padding between. A field added to one must be added to the other.
-static_assert(sizeof(dfft_options) == 36 * sizeof(int) + sizeof(int64_t) + 2 * sizeof(double) + sizeof(void*),
+// fields with no padding between, then one int (and the tail padding of an 8-byte aligned
+// struct). A field added to one must be added to the other.
+static_assert(sizeof(dfft_options) ==
+                  36 * sizeof(int) + sizeof(int64_t) + 2 * sizeof(double) + 2 * sizeof(void*) + 2 * sizeof(int),
               "dfft_options layout changed: update include/dfft/dfft.f90");
 
 struct dfft_plan_s {
@@ -86,7 +88,9 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.transform = pick<dfft::Transform>(o->transform, 3, "transform");
   r.backend = pick<dfft::Backend>(o->backend, 2, "backend");
   r.effort = pick<dfft::Effort>(o->effort, 2, "effort");
-  r.normalize = o->normalize != 0;
+  r.norm = pick<dfft::Norm>(o->norm, 3, "norm");
+  r.fftw_wisdom = o->fftw_wisdom != 0;
+  r.fftw_wisdom_dir = o->fftw_wisdom_dir ? o->fftw_wisdom_dir : "";
   r.codec = pick<dfft::Codec>(o->codec, 4, "codec");
   r.onesided_sync = pick<dfft::OneSidedSync>(o->onesided_sync, 2, "onesided_sync");
   r.staging = pick<dfft::Staging>(o->staging, 3, "staging");
@@ -279,7 +283,8 @@ void dfft_options_init(dfft_options* o) {
   o->transform = static_cast<int>(d.transform);
   o->backend = static_cast<int>(d.backend);
   o->effort = static_cast<int>(d.effort);
-  o->normalize = d.normalize;
+  o->norm = static_cast<int>(d.norm);
+  o->fftw_wisdom = d.fftw_wisdom;
   o->codec = static_cast<int>(d.codec);
   o->onesided_sync = static_cast<int>(d.onesided_sync);
   o->staging = static_cast<int>(d.staging);

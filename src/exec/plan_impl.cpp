@@ -2,10 +2,12 @@
 #include "exec/plan_impl.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <utility>
 
+#include "backend/cpu/fftw_wisdom.hpp"
 #include "codec/codec.hpp"
 #include "exec/gather.hpp"
 #include "plan/geometry.hpp"
@@ -58,7 +60,9 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     }
     dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device) : make_cpu_device();
     find_devices_per_node();
+    FftwWisdomFile wisdom(fftw_wisdom_path(opt_, is_double_), is_double_);
     build_steps();
+    wisdom.save();
   } catch (...) {
     for (auto& s : sub_) MPI_Comm_free(&s);
     MPI_Comm_free(&comm_);
@@ -101,7 +105,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   for (auto v : {static_cast<int>(opt_.decomposition), static_cast<int>(opt_.variant),
                  static_cast<int>(opt_.transform), static_cast<int>(opt_.backend),
                  static_cast<int>(opt_.grid.size()), static_cast<int>(opt_.methods.size()),
-                 static_cast<int>(opt_.normalize), static_cast<int>(is_double_)})
+                 static_cast<int>(opt_.norm), static_cast<int>(is_double_)})
     mine.push_back(v);
   for (auto g : opt_.grid) mine.push_back(g);
   // Method values and message limit decide the MPI calls each rank makes; a mismatch deadlocks.
@@ -158,8 +162,7 @@ void PlanImpl::build_steps() {
   work_bytes_ = static_cast<std::size_t>(bytes);
   a_ = Buffer(*dev_, work_bytes_);
   b_ = Buffer(*dev_, work_bytes_);
-  std::size_t nx = 0;
-  for (const Step& st : path_.steps) nx += st.kind == Step::Kind::exchange && st.exchange.grid_dim >= 0;
+  const auto nx = static_cast<std::size_t>(path_.exchanges);
   if (opt_.methods.size() != 1 && opt_.methods.size() != nx)
     fail("give one method or one per exchange (", nx, " for ", to_string(opt_.decomposition),
          " on grid of ", path_.grid.size(), " dims), got ", opt_.methods.size());
@@ -173,7 +176,7 @@ void PlanImpl::build_steps() {
     codec_ = codec_for_tolerance(opt_.tolerance, static_cast<int>(nx), is_double_);
   if (codec_ == Codec::fp32 && !is_double_ && opt_.codec == Codec::fp32)
     fail("codec fp32 narrows double data; this plan is single precision (use fp16 or bf16)");
-  std::size_t xi = 0;
+  for (Method m : opt_.methods) check_method(m, codec_, dev_->on_device());
   for (std::size_t k = 0; k < nsteps; ++k) {
     const Step& st = path_.steps[k];
     auto& ex = exec_[k];
@@ -187,9 +190,10 @@ void PlanImpl::build_steps() {
     } else {
       // Reshapes to/from user boxes use the first exchange's method.
       const bool reshape = st.exchange.grid_dim < 0;
-      ex.method = opt_.methods.size() == 1 || reshape ? opt_.methods[0] : opt_.methods[xi];
+      ex.method = opt_.methods.size() == 1 || reshape
+                      ? opt_.methods[0]
+                      : opt_.methods[static_cast<std::size_t>(st.exchange.index)];
       step_method_[k] = ex.method;
-      xi += !reshape;
       if (reshape) name << "reshape[" << to_string(ex.method) << "]";
       else name << "exchange" << st.exchange.grid_dim << "[" << to_string(ex.method) << "]";
     }
@@ -341,6 +345,13 @@ void PlanImpl::run(bool inverse, const void* in, void* out) {
     }
     if (d.sched[j].fft) {
       double t0 = MPI_Wtime();
+      if (inverse && cur == in && cur != out && path_.steps[k].fft.r2c) {
+        // A multi-dimensional c2r overwrites its input (FFTW and cuFFT alike), and the caller's
+        // is const: transform a copy. Only a plan whose inverse is one c2r step gets here.
+        const Layout& l = d.sched[j].in;
+        dev_->copy_box(cur, l, a_.get(), l, l.box, is_double_ ? 16 : 8);
+        cur = a_.get();
+      }
       (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft)->execute(cur, next);
       dev_->synchronize();
       t.fft = MPI_Wtime() - t0;
@@ -352,27 +363,21 @@ void PlanImpl::run(bool inverse, const void* in, void* out) {
   }
 }
 
-void PlanImpl::forward(const void* in, void* out) {
-  adapt_before();
-  const double t0 = MPI_Wtime();
-  run(false, in, out);
-  dev_->synchronize();
-  adapt_after(MPI_Wtime() - t0);
-}
+void PlanImpl::forward(const void* in, void* out) { transform(false, in, out); }
 
-void PlanImpl::inverse(const void* in, void* out) {
+void PlanImpl::inverse(const void* in, void* out) { transform(true, in, out); }
+
+void PlanImpl::transform(bool inverse, const void* in, void* out) {
   adapt_before();
   const double t0 = MPI_Wtime();
-  run(true, in, out);
-  if (opt_.normalize) {
-    // Each DCT/DST axis scales by 2n (forward type II, inverse type III), a periodic one by n.
-    double total = 1;
-    for (std::size_t a = 0; a < shape_.size(); ++a)
-      total *= static_cast<double>(shape_[a]) *
-               (!opt_.r2r.empty() && opt_.r2r[a] != R2R::none ? 2.0 : 1.0);
-    std::int64_t reals = path_.input.alloc_count() * (opt_.transform == Transform::c2c ? 2 : 1);
-    double t1 = MPI_Wtime();
-    dev_->scale(out, reals, 1.0 / total, is_double_);
+  run(inverse, in, out);
+  const double f = norm_factor(opt_, shape_, inverse);
+  if (f != 1) {
+    // The scaling is part of the last stage's FFT time.
+    const Layout& l = inverse ? path_.input : path_.output;
+    const bool complex = inverse ? opt_.transform == Transform::c2c : opt_.transform != Transform::r2r;
+    const double t1 = MPI_Wtime();
+    dev_->scale(out, l.alloc_count() * (complex ? 2 : 1), f, is_double_);
     dev_->synchronize();
     timings_.back().fft += MPI_Wtime() - t1;
   }
@@ -406,6 +411,19 @@ std::string PlanImpl::describe() const {
     << traffic_.intra_node_bytes << " bytes, inter-node " << traffic_.inter_node_messages << " messages "
     << traffic_.inter_node_bytes << " bytes\n";
   return s.str();
+}
+
+double norm_factor(const Options& opt, const std::vector<std::int64_t>& shape, bool inverse) {
+  // Each DCT/DST axis scales by 2n (forward type II, inverse type III), a periodic one by n.
+  double n = 1;
+  for (std::size_t a = 0; a < shape.size(); ++a)
+    n *= static_cast<double>(shape[a]) * (!opt.r2r.empty() && opt.r2r[a] != R2R::none ? 2.0 : 1.0);
+  switch (opt.norm) {
+    case Norm::ortho: return 1 / std::sqrt(n);
+    case Norm::forward: return inverse ? 1 : 1 / n;
+    case Norm::backward: break;
+  }
+  return inverse ? 1 / n : 1;
 }
 
 }  // namespace dfft

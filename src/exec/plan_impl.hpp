@@ -90,6 +90,7 @@ class PlanImpl {
   void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
   void* buffer(int id, const void* in, void* out) const;
   void run(bool inverse, const void* in, void* out);
+  void transform(bool inverse, const void* in, void* out);  // run, then the norm's scaling
   void check_overlap_options() const;
   void adapt_before();
   void adapt_after(double seconds);

@@ -114,7 +114,6 @@ std::vector<StagePrediction> rank_stages(const Path& p, const Options& opt, cons
                                          bool is_double) {
   std::vector<StagePrediction> out;
   const int prec = is_double ? 0 : 1;
-  std::size_t xi = 0;
   for (const Step& st : p.steps) {
     if (st.kind == Step::Kind::fft) {
       StagePrediction sp;
@@ -128,9 +127,9 @@ std::vector<StagePrediction> rank_stages(const Path& p, const Options& opt, cons
       continue;
     }
     const bool reshape = st.exchange.grid_dim < 0;
-    Method m = opt.methods.size() == 1 || reshape ? opt.methods[0]
-                                                  : opt.methods[std::min(xi, opt.methods.size() - 1)];
-    xi += !reshape;
+    Method m = opt.methods.size() == 1 || reshape
+                   ? opt.methods[0]
+                   : opt.methods[std::min(static_cast<std::size_t>(st.exchange.index), opt.methods.size() - 1)];
     StagePrediction sp = exchange_stage(st.exchange, m, opt, c, is_double);
     sp.name = reshape ? "reshape" : "exchange" + std::to_string(st.exchange.grid_dim);
     out.push_back(sp);

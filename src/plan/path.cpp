@@ -137,6 +137,37 @@ bool same_layout(const Layout& a, const Layout& b) {
   return a.box == b.box && a.order == b.order && a.strides() == b.strides();
 }
 
+// An exchange within a one-member communicator moves nothing: the FFTs on either side of it
+// become one FFT over all their axes, one FFTW/cuFFT plan instead of several strided ones
+// (cuFFT plans at most 3 axes at once). Sorted axes keep the halved r2c axis (the last) last.
+void merge_local_stages(Path& p, std::size_t max_axes) {
+  std::vector<Step> steps;
+  std::vector<Distribution> dists;
+  std::size_t fi = 0;  // FFT steps seen
+  for (std::size_t k = 0; k < p.steps.size(); ++k) {
+    const Step& st = p.steps[k];
+    if (st.kind == Step::Kind::fft) {
+      steps.push_back(st);
+      dists.push_back(p.distributions[fi++]);
+      continue;
+    }
+    const auto& e = st.exchange;
+    FftStep& a = steps.back().fft;
+    const FftStep& b = p.steps[k + 1].fft;
+    if (e.src.size() == 1 && same_layout(e.src[0], e.dst[0]) && a.axes.size() + b.axes.size() <= max_axes) {
+      a.axes.insert(a.axes.end(), b.axes.begin(), b.axes.end());
+      std::sort(a.axes.begin(), a.axes.end());
+      a.out = b.out;
+      ++k;
+      ++fi;
+      continue;
+    }
+    steps.push_back(st);
+  }
+  p.steps = std::move(steps);
+  p.distributions = std::move(dists);
+}
+
 }  // namespace
 
 void check_tiling(const std::vector<Layout>& ls, const std::vector<std::int64_t>& shape,
@@ -258,6 +289,7 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
     e.exchange.grid_dim = gd;
     e.exchange.real = reals;
     e.exchange.me = p.coords[gd];
+    e.exchange.index = static_cast<int>(i);
     for (int k = 0; k < grid[gd]; ++k) {
       auto c = p.coords;
       c[gd] = k;
@@ -266,6 +298,8 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
     }
     p.steps.push_back(e);
   }
+  p.exchanges = static_cast<int>(n) - 1;
+  merge_local_stages(p, opt.backend == Backend::cuda ? 3 : static_cast<std::size_t>(D));
   p.input = p.steps.front().fft.in;
   p.output = p.steps.back().fft.out;
 

@@ -31,6 +31,7 @@ struct ExchangeStep {
   bool real = false;              // moves reals (r2r plans; reshape of an r2c plan's input)
   std::vector<Layout> src, dst;   // per member of the sub-communicator (index = coordinate)
   int me = 0;                     // this rank's index in the sub-communicator
+  int index = -1;                 // which exchange of the decomposition (Options::methods order)
 };
 
 struct Step {
@@ -42,6 +43,7 @@ struct Step {
 struct Path {
   std::vector<int> grid, coords;
   std::vector<Distribution> distributions;  // one per FFT step
+  int exchanges = 0;  // exchanges of the decomposition, trivial ones merged away included
   std::vector<Step> steps;
   Layout input, output;
 };

@@ -47,16 +47,22 @@ std::vector<int> ring_peers(int me, int n) {
   return p;
 }
 
+void check_method(Method m, Codec c, bool on_device) {
+  if (c != Codec::none && (m == Method::a2a_type || m == Method::p2p_type))
+    fail("codec ", to_string(c), " needs a method that packs (a2a-sync, p2p-sync, ",
+         "onesided, nccl, node-ring, hierarchical); ", to_string(m), " sends in place with MPI datatypes");
+  if (!on_device && (m == Method::p2p_streams || m == Method::nccl || m == Method::cuda_ipc))
+    fail("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
+         "has a2a-sync, a2a-type, p2p-sync, p2p-type, p2p-pipelined, onesided, node-ring, hierarchical");
+  if (on_device && (m == Method::node_ring || m == Method::hierarchical))
+    fail(to_string(m), ": CPU backend only (the CUDA backend has a2a-sync, p2p-sync, p2p-pipelined, nccl, ...)");
+}
+
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                           Device& dev, const TransportTuning& tuning) {
-  if (spec.codec != Codec::none && (m == Method::a2a_type || m == Method::p2p_type))
-    fail("codec ", to_string(spec.codec), " needs a method that packs (a2a-sync, p2p-sync, ",
-         "onesided, nccl, node-ring, hierarchical); ", to_string(m), " sends in place with MPI datatypes");
-  if (m == Method::node_ring || m == Method::hierarchical) {
-    if (dev.on_device())
-      fail(to_string(m), ": CPU backend only (the CUDA backend has a2a-sync, p2p-sync, p2p-pipelined, nccl, ...)");
+  check_method(m, spec.codec, dev.on_device());
+  if (m == Method::node_ring || m == Method::hierarchical)
     return m == Method::node_ring ? make_node_ring(comm, spec, dev) : make_hierarchical(comm, spec, dev);
-  }
   if (m == Method::onesided) return make_onesided(comm, tuning.parent, spec, dev, tuning.onesided_sync, tuning.chunks);
   if (dev.on_device()) return make_device_transport(m, comm, spec, dev, tuning);
   switch (m) {
@@ -68,12 +74,10 @@ std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const Exchang
       return make_p2p_pipelined(comm, spec, dev, tuning.chunks, tuning.in_flight);
     case Method::onesided:
     case Method::node_ring:
-    case Method::hierarchical: break;
+    case Method::hierarchical:
     case Method::p2p_streams:
     case Method::nccl:
-    case Method::cuda_ipc:
-      fail("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
-           "has a2a-sync, a2a-type, p2p-sync, p2p-type, p2p-pipelined, onesided, node-ring, hierarchical");
+    case Method::cuda_ipc: break;  // made above, or refused by check_method
   }
   fail("unknown method");
 }

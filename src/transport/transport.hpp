@@ -86,6 +86,9 @@ struct TransportTuning {
 };
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                           Device& dev, const TransportTuning& tuning = {});
+/// Refuses a method the backend does not have or that cannot carry codec `c`; make_transport
+/// calls it, and the plan for every method given (a plan may have no exchange left to make).
+void check_method(Method m, Codec c, bool on_device);
 
 std::unique_ptr<Transport> make_a2a_sync(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_a2a_type(MPI_Comm, const ExchangeSpec&, Device&);

@@ -37,6 +37,7 @@ constexpr Table<Backend, 2> kBackend{{{Backend::cpu, "cpu"}, {Backend::cuda, "cu
 constexpr Table<Staging, 3> kStaging{{{Staging::automatic, "auto"},
                                       {Staging::host, "host"},
                                       {Staging::cuda_aware, "cuda-aware"}}};
+constexpr Table<Norm, 3> kNorm{{{Norm::backward, "backward"}, {Norm::ortho, "ortho"}, {Norm::forward, "forward"}}};
 constexpr Table<Tune, 3> kTune{{{Tune::none, "none"}, {Tune::heuristic, "heuristic"}, {Tune::measure, "measure"}}};
 
 template <class E, std::size_t N>
@@ -78,5 +79,7 @@ Codec parse_codec(const std::string& s) { return parse(kCodec, s, "codec"); }
 OneSidedSync parse_onesided_sync(const std::string& s) { return parse(kSync, s, "one-sided sync"); }
 Staging parse_staging(const std::string& s) { return parse(kStaging, s, "staging"); }
 Tune parse_tune(const std::string& s) { return parse(kTune, s, "tune mode"); }
+std::string to_string(Norm e) { return name_of(kNorm, e); }
+Norm parse_norm(const std::string& s) { return parse(kNorm, s, "norm"); }
 
 }  // namespace dfft

@@ -231,7 +231,6 @@ void run_box_case(Decomposition dec, Transform tr) {
   const auto uin = split_layout(shape, 2, {2, 0, 1}, true);
   const auto uout = split_layout(spec, 1, {1, 2, 0}, true);
   auto o = ipc_options(dec, {Method::cuda_ipc}, tr);
-  o.normalize = true;
   std::unique_ptr<dfft::Plan<T>> plan, ref;
   const Outcome made = run_collective([&] {
     plan = std::make_unique<dfft::Plan<T>>(MPI_COMM_WORLD, shape, uin, uout, o);
@@ -286,7 +285,6 @@ void round_trips(Decomposition dec, Transform tr, int reps) {
   Shape spec = shape;
   if (tr == Transform::r2c) spec.back() = spec.back() / 2 + 1;
   auto o = ipc_options(dec, {Method::cuda_ipc}, tr);
-  o.normalize = true;
   // Unpadded user boxes: every element is data, so the round trip must give back everything.
   dfft::Plan<T> plan(MPI_COMM_WORLD, shape, split_layout(shape, 1, {0, 1, 2}, false),
                      split_layout(spec, 0, {2, 1, 0}, false), o);

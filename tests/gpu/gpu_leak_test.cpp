@@ -96,7 +96,6 @@ dfft::Options cycle_options(int i, Method m) {
   o.decomposition = decs[(i / 9) % 3];
   o.variant = (i / 27) % 2 ? dfft::Variant::Realigned : dfft::Variant::Default;
   o.transform = (i / 54) % 2 ? dfft::Transform::c2c : dfft::Transform::r2c;
-  o.normalize = true;
   return o;
 }
 

@@ -121,7 +121,6 @@ TEST_P(InjectedFault, ReachesTheUserOnEveryRank) {
   EXPECT_EQ(min_over_ranks(threw), 1) << "some rank did not see the error";
   // The library is still usable: a new plan of the same method runs and round-trips.
   dfft::Options o = options(m, dfft::Decomposition::pencil);
-  o.normalize = true;
   dfft::Plan<double> plan(MPI_COMM_WORLD, {12, 10, 9}, o);
   std::vector<double> in(plan.input_count(), 2.0), back(plan.input_count());
   std::vector<cd> out(plan.output_count());

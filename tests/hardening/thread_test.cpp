@@ -49,7 +49,6 @@ dfft::Options options(const Case& c) {
   o.methods = {c.method};
   o.overlap = c.overlap;
   o.decomposition = c.decomposition;
-  o.normalize = true;
   return o;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The same planner on other dimensions: 2-D transforms (slabs, and pencils on a 1-D grid) and
 // 4-D transforms on 3-D process grids (as in the Dalcin slides), plus 4-D on 1-D/2-D grids.
+#include <algorithm>
+
 #include "support/sweep.hpp"
 
 namespace dfft_test {
@@ -69,8 +71,9 @@ TEST_P(FourD, MatchesReference) { run_case(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Dims, TwoD, ::testing::ValuesIn(two_d()), case_name_of);
 INSTANTIATE_TEST_SUITE_P(Dims, FourD, ::testing::ValuesIn(four_d()), case_name_of);
 
-// A 4-D pencil plan has one exchange per grid dimension and walks the split from axes 0..g-1
-// (input) to axes 1..g (output).
+// A 4-D pencil plan has one exchange per grid dimension of more than one rank (one of a single
+// rank moves nothing and is merged away) and walks the split from axes 0..g-1 (input) to axes
+// 1..g (output).
 TEST(FourDPath, ExchangesPerGridDimension) {
   const int n = world_size();
   for (const auto& grid : grids_of(n, 3)) {
@@ -78,7 +81,8 @@ TEST(FourDPath, ExchangesPerGridDimension) {
     o.decomposition = Decomposition::pencil;
     o.grid = grid;
     dfft::Plan<double> plan(MPI_COMM_WORLD, {6, 5, 7, 8}, o);
-    EXPECT_EQ(plan.exchange_bytes().size(), 3u);
+    const auto moving = std::count_if(grid.begin(), grid.end(), [](int g) { return g > 1; });
+    EXPECT_EQ(plan.exchange_bytes().size(), static_cast<std::size_t>(moving));
     std::int64_t sent = 0;
     for (auto b : plan.exchange_bytes()) sent += b;
     // With one rank nothing leaves the process; with more, something must.

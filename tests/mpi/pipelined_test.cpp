@@ -27,6 +27,7 @@ using dfft::Variant;
 
 dfft::Options pipelined(Decomposition dec, int chunks, int in_flight) {
   dfft::Options o;
+  o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.decomposition = dec;
   o.methods = {Method::p2p_pipelined};
   o.chunks = chunks;
@@ -54,7 +55,10 @@ void expect_exact(const dfft::Options& o, const Shape& shape) {
   EXPECT_LE(rt, ref_tol<T>()) << plan.describe();
   int named = 0;
   for (const auto& t : plan.timings()) named += t.name.find("p2p-pipelined") != std::string::npos;
-  EXPECT_GE(named, 1) << "no exchange ran as p2p-pipelined";
+  // (On one rank there is no exchange: the planner merges the FFTs into one stage.)
+  if (world_size() > 1) {
+    EXPECT_GE(named, 1) << "no exchange ran as p2p-pipelined";
+  }
 }
 
 class PipelinedSweep : public ::testing::TestWithParam<std::tuple<Decomposition, Transform>> {};

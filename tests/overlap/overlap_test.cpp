@@ -50,6 +50,7 @@ std::vector<Case> cases() {
 
 dfft::Options options_of(const Case& c, int slices) {
   dfft::Options o;
+  o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.decomposition = c.dec;
   o.variant = c.var;
   o.transform = c.tr;
@@ -194,6 +195,7 @@ TEST(OverlapGroups, ExchangesRunSliced) {
   if (world_size() == 1) GTEST_SKIP() << "one rank: exchanges are local copies";
   for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil}) {
     dfft::Options o;
+    o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.decomposition = dec;
     o.overlap = 3;
     dfft::Plan<double> p(MPI_COMM_WORLD, Shape{17, 12, 10}, o);
@@ -217,6 +219,7 @@ TEST(Adapt, ConvergesAndStaysCorrect) {
   if (!threads_ok()) GTEST_SKIP() << "MPI provides no MPI_THREAD_SERIALIZED";
   for (auto m : {Method::a2a_sync, Method::onesided}) {
     dfft::Options o;
+    o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.decomposition = Decomposition::pencil;
     o.methods = {m};
     o.adapt = true;
@@ -250,6 +253,7 @@ TEST(Adapt, ConvergesAndStaysCorrect) {
 TEST(OverlapOptions, BadValuesAreRejectedAtPlanTime) {
   for (int bad : {0, -2}) {
     dfft::Options o;
+    o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.overlap = bad;
     EXPECT_THROW(dfft::Plan<double>(MPI_COMM_WORLD, Shape{8, 8, 8}, o), dfft::Error);
     o = {};

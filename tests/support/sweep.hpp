@@ -109,6 +109,7 @@ inline void expect_thesis_distribution(const Case& c, const dfft::Layout& in, co
 template <class T>
 void run_typed_case(const Case& c) {
   dfft::Options o;
+  o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.decomposition = c.dec;
   o.variant = c.var;
   o.methods = c.methods;
@@ -131,7 +132,9 @@ void run_typed_case(const Case& c) {
   else
     EXPECT_TRUE(all_ranks(std::isnan(lap_local))) << "Laplacian should report not_run";
 
-  // One timing record per path step; exchange stages carry their method, in path order.
+  // One timing record per path step; exchange stages carry their method, in path order. An
+  // exchange over a grid dimension of one rank moves nothing: the planner merges it away.
+  // Exchange j of the decomposition (methods[j]) runs over grid dimension g-1-j.
   using C = std::complex<T>;
   std::vector<C> out(static_cast<std::size_t>(plan.output_count()));
   if (c.tr == Transform::r2c) {
@@ -141,13 +144,15 @@ void run_typed_case(const Case& c) {
     std::vector<C> in(static_cast<std::size_t>(plan.input_count()));
     plan.forward(in.data(), out.data());
   }
-  const std::size_t exchanges = c.dec == Decomposition::pencil ? c.grid.size() : 1;
-  ASSERT_EQ(plan.timings().size(), 2 * exchanges + 1);
+  std::vector<std::size_t> moving;  // the decomposition's exchanges left in the path
+  for (std::size_t j = 0; j < (c.dec == Decomposition::pencil ? c.grid.size() : 1); ++j)
+    if (c.grid[c.grid.size() - 1 - j] > 1) moving.push_back(j);
+  ASSERT_EQ(plan.timings().size(), 2 * moving.size() + 1);
   for (std::size_t i = 0; i < plan.timings().size(); ++i) {
     const auto& t = plan.timings()[i];
     EXPECT_GE(t.total(), 0.0) << t.name;
     if (i % 2 == 1) {
-      const Method m = c.methods.size() == 1 ? c.methods[0] : c.methods[i / 2];
+      const Method m = c.methods.size() == 1 ? c.methods[0] : c.methods[moving[i / 2]];
       EXPECT_THAT(t.name, ::testing::HasSubstr(to_string(m)));
     }
   }

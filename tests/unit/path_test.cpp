@@ -201,26 +201,28 @@ TEST(Path, FourDimensionalOnThreeDimensionalGrid) {
     auto paths = all_paths({6, 5, 7, 8}, opts(Decomposition::pencil, v), {2, 1, 2});
     for (const auto& p : paths) {
       expect_consistent(p);
-      EXPECT_EQ(p.distributions,
-                (std::vector<Distribution>{{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}}));
+      // The exchange over the grid dim of size 1 moves nothing: the FFTs on either side of it
+      // (axes 2 and 1) are one step.
+      EXPECT_EQ(p.distributions, (std::vector<Distribution>{{0, 1, 2}, {0, 1, 3}, {1, 2, 3}}));
+      EXPECT_EQ(p.exchanges, 3);
       auto f = ffts(p);
-      ASSERT_EQ(f.size(), 4u);
-      for (int i = 0; i < 4; ++i) EXPECT_EQ(f[i]->axes, (Order{3 - i}));
+      ASSERT_EQ(f.size(), 3u);
+      EXPECT_EQ(f[0]->axes, (Order{3}));
+      EXPECT_EQ(f[1]->axes, (Order{1, 2}));
+      EXPECT_EQ(f[2]->axes, (Order{0}));
       auto x = exchanges(p);
-      ASSERT_EQ(x.size(), 3u);
+      ASSERT_EQ(x.size(), 2u);
       EXPECT_EQ(x[0]->grid_dim, 2);
-      EXPECT_EQ(x[1]->grid_dim, 1);
-      EXPECT_EQ(x[2]->grid_dim, 0);
+      EXPECT_EQ(x[1]->grid_dim, 0);
+      EXPECT_EQ(x[0]->index, 0);  // methods[0] and methods[2] of a list of three
+      EXPECT_EQ(x[1]->index, 2);
       if (v == Variant::Realigned) {
-        // Before the exchanges over grid dims of size 2 the split axis is written slowest;
-        // the one over the grid dim of size 1 moves nothing and stays in natural order.
-        for (int i : {0, 2}) EXPECT_EQ(f[i]->out.order[0], 3 - i);
-        EXPECT_EQ(f[1]->out.order, natural_order(4));
+        // Before each exchange the axis it splits is written slowest.
+        EXPECT_EQ(f[0]->out.order[0], 3);
+        EXPECT_EQ(f[1]->out.order[0], 1);
       }
-      EXPECT_EQ(x[1]->src[0].order, x[1]->dst[0].order);  // an identity, skipped when run
-      EXPECT_EQ(x[1]->src[0].box, x[1]->dst[0].box);
     }
-    for (std::size_t i : {0u, 2u}) {  // the exchanges over grid dims of size 2
+    for (std::size_t i : {0u, 1u}) {
       Needs n = needs(paths, i);
       EXPECT_EQ(n.any_pack, v == Variant::Default) << "exchange " << i;
       EXPECT_TRUE(n.any_unpack || v == Variant::Default) << "exchange " << i;
@@ -230,6 +232,36 @@ TEST(Path, FourDimensionalOnThreeDimensionalGrid) {
   auto p = make_path({6, 5, 7, 8}, opts(Decomposition::pencil, Variant::Default), {2, 2}, 1);
   EXPECT_EQ(ffts(p)[0]->axes, (Order{2, 3}));
   EXPECT_EQ(p.distributions, (std::vector<Distribution>{{0, 1}, {0, 2}, {1, 2}}));
+}
+
+// On one rank every exchange moves nothing: one FFT over all axes, whatever the decomposition
+// (the batch axis stays untransformed); cuFFT plans at most 3 axes, so a 4-D array keeps one
+// exchange there.
+TEST(Path, OneRankIsOneFft) {
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
+    for (auto t : {Transform::r2c, Transform::c2c}) {
+      auto o = opts(dec, Variant::Realigned, t);
+      auto p = make_path({17, 12, 10}, o, choose_grid(dec, {}, 1, 3), 0);
+      ASSERT_EQ(p.steps.size(), 1u);
+      EXPECT_EQ(p.steps[0].fft.axes, (Order{0, 1, 2}));
+      EXPECT_EQ(p.steps[0].fft.r2c, t == Transform::r2c);
+      EXPECT_EQ(p.input.box.hi, (Shape{17, 12, 10}));
+      EXPECT_EQ(p.output.box.hi, (Shape{17, 12, t == Transform::r2c ? 6 : 10}));
+      EXPECT_EQ(describe(p).find("exchange"), std::string::npos);
+      o.batch = 3;
+      p = make_path({17, 12, 10}, o, choose_grid(dec, {}, 1, 3), 0);
+      ASSERT_EQ(p.steps.size(), 1u);
+      EXPECT_EQ(p.steps[0].fft.axes, (Order{1, 2, 3}));
+    }
+  auto o = opts(Decomposition::pencil, Variant::Default);
+  o.backend = Backend::cuda;
+  auto p = make_path({6, 5, 7, 8}, o, {1, 1}, 0);
+  auto f = ffts(p);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0]->axes, (Order{1, 2, 3}));
+  EXPECT_EQ(f[1]->axes, (Order{0}));
+  ASSERT_EQ(exchanges(p).size(), 1u);
+  EXPECT_EQ(exchanges(p)[0]->index, 1);
 }
 
 TEST(Path, InputAndOutputBoxesTileTheArrays) {

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "backend/cpu/copy_box.hpp"
+#include "backend/cpu/fftw_wisdom.hpp"
 #include "codec/codec.hpp"
 #include "backend/device.hpp"
 #include "util/check.hpp"
@@ -16,10 +17,7 @@ namespace dfft::detail {
 
 namespace {
 
-// FFTW's planner shares wisdom and trigonometric tables between plans and is not thread-safe
-// (FFTW manual, "Thread safety": only the execute functions are). Plans made or destroyed in
-// several threads at once (concurrent plans on different communicators) take this lock.
-std::mutex g_fftw_planner;
+unsigned planner_flags(const FftDesc& d) { return d.effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE; }
 
 // One set of FFTW entry points per precision.
 template <class T>
@@ -101,14 +99,13 @@ class FftwLocal final : public LocalFft {
     // Batch axes, slowest first as laid out in the output, so FFTW walks memory forwards.
     for (int a : d.out.order)
       if (!fft_axis[a]) howmany_.push_back({in.box.extent(a), is[a], os[a]});
-    unsigned flags = d.effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-    plan_ = make(flags, si, so);
+    plan_ = make(planner_flags(d), si, so);
     if (!plan_) fail_call("fftw_plan_guru64", -1, "FFTW could not plan ", describe());
     align_in_ = Fftw<T>::alignment(si);
     align_out_ = Fftw<T>::alignment(so);
   }
   ~FftwLocal() override {
-    std::lock_guard<std::mutex> lock(g_fftw_planner);
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     if (plan_) Fftw<T>::destroy(plan_);
     if (unaligned_) Fftw<T>::destroy(unaligned_);
   }
@@ -117,7 +114,7 @@ class FftwLocal final : public LocalFft {
     auto p = plan_;
     if (Fftw<T>::alignment(in) != align_in_ || Fftw<T>::alignment(out) != align_out_) {
       // A user array with other alignment: a SIMD-free plan that works at any address. Planned
-      // with ESTIMATE on the scratch buffers, so planning never touches the user's data.
+      // with ESTIMATE, which reads no array: the scratch buffers may hold this step's data.
       if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED, scratch_in_, scratch_out_);
       if (!unaligned_) fail_call("fftw_plan_guru64", -1, "FFTW could not plan unaligned ", describe());
       p = unaligned_;
@@ -127,7 +124,7 @@ class FftwLocal final : public LocalFft {
 
  private:
   typename Fftw<T>::plan make(unsigned flags, void* i, void* o) {
-    std::lock_guard<std::mutex> lock(g_fftw_planner);
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     const int r = static_cast<int>(dims_.size()), h = static_cast<int>(howmany_.size());
     switch (desc_.kind) {
       case FftDesc::Kind::r2c: return Fftw<T>::r2c(r, dims_.data(), h, howmany_.data(), i, o, flags);
@@ -185,13 +182,13 @@ class FftwR2r final : public LocalFft {
     for (int a : d.out.order)
       if (!trig[a]) howmany_.push_back({src.box.extent(a), m * is[a], m * os[a]});
     if (!d.real) howmany_.push_back({2, 1, 1});
-    plan_ = make(d.effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE);
+    plan_ = make(planner_flags(d));
     if (!plan_) fail_call("fftw_plan_guru64_r2r", -1, "FFTW could not plan an r2r transform of rank ", dims_.size());
     align_in_ = Fftw<T>::alignment(scratch_in_);
     align_out_ = Fftw<T>::alignment(scratch_out_);
   }
   ~FftwR2r() override {
-    std::lock_guard<std::mutex> lock(g_fftw_planner);
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     if (plan_) Fftw<T>::destroy(plan_);
     if (unaligned_) Fftw<T>::destroy(unaligned_);
   }
@@ -212,7 +209,7 @@ class FftwR2r final : public LocalFft {
 
  private:
   typename Fftw<T>::plan make(unsigned flags) {
-    std::lock_guard<std::mutex> lock(g_fftw_planner);
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     return Fftw<T>::r2r(static_cast<int>(dims_.size()), dims_.data(),
                         static_cast<int>(howmany_.size()), howmany_.data(), scratch_in_,
                         scratch_out_, kinds_.data(), flags);

@@ -1,0 +1,38 @@
+// FFTW wisdom kept on disk, one file per machine and precision (Options::fftw_wisdom), so that
+// FFTW_MEASURE planning of a size already seen costs milliseconds instead of seconds.
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "dfft/types.hpp"
+
+namespace dfft::detail {
+
+/// FFTW's planner shares wisdom and trigonometric tables between plans and is not thread-safe
+/// (FFTW manual, "Thread safety": only the execute functions are): planning, destroying plans
+/// and importing or exporting wisdom take this lock.
+std::mutex& fftw_planner_mutex();
+
+/// The wisdom file a plan with these options uses; empty when none (estimate, switched off, not
+/// the CPU backend, or no directory known).
+std::string fftw_wisdom_path(const Options& opt, bool is_double);
+
+/// Imports the file at construction; save() merges what planning added since into the file.
+/// Every failure (no file, unreadable, corrupt or foreign, directory not writable) only means
+/// no wisdom: never an error.
+class FftwWisdomFile {
+ public:
+  FftwWisdomFile(std::string path, bool is_double);
+  void save();
+
+ private:
+  std::string export_text() const;
+  bool import_text(const std::string& text) const;
+
+  std::string path_;
+  bool is_double_;
+  std::string before_;  // in-memory wisdom after the import
+};
+
+}  // namespace dfft::detail
