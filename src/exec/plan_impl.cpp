@@ -6,6 +6,7 @@
 #include <sstream>
 #include <utility>
 
+#include "backend/cpu/work_pool.hpp"
 #include "codec/codec.hpp"
 #include "exec/gather.hpp"
 #include "plan/geometry.hpp"
@@ -48,7 +49,11 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
       sub_.push_back(s);
       DFFT_MPI(MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN));
     }
-    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device) : make_cpu_device();
+    // Every rank agreed on backend and threads above: a refusal here is the same on all of them.
+    if (opt.backend == Backend::cuda && opt.threads != 1)
+      fail("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 1, got ", opt.threads);
+    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device)
+                                        : make_cpu_device(resolve_threads(opt.threads, comm_));
     build_steps();
   } catch (...) {
     for (auto& s : sub_) MPI_Comm_free(&s);
@@ -99,7 +104,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
   for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
                          std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
-                         std::int64_t{opt_.in_flight}, std::int64_t{taper_},
+                         std::int64_t{opt_.in_flight}, std::int64_t{opt_.threads}, std::int64_t{taper_},
                          std::int64_t{chunk_taper_}, std::int64_t{queue_}})
     mine.push_back(v);
   mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));
