@@ -10,7 +10,9 @@
 A suite is a test-case file benchmarks/cases/SUITE.json (docs/cases.md); its optional "runner"
 object names the job sizes ("ranks_per_job"), the peer libraries timed beside dfft ("peers"),
 dfft bench options the case format has no key for ("bench_args", e.g. ["--codec", "none,fp32"]) and
-the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread).
+the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread), or the cores
+each job shares among its ranks as threads ("cores_per_job": 16 runs P ranks of 16/P threads each,
+bound with --map-by slot:PE=16/P and passed --threads 16/P: the ranks x threads splits; docs/threads.md).
 A machine is a profile benchmarks/machines/NAME.json (launcher, MPI prefix, cores, GPUs,
 environment, build, time budget). Every job is one mpirun; its JSON lines are appended to
 RESULTS/NAME/SUITE.jsonl (dfft) or RESULTS/NAME/SUITE.peers.jsonl (peers), each record tagged
@@ -99,7 +101,7 @@ def load_suite(name):
     path = find_file(name, os.path.join("benchmarks", "cases"), "suite")
     s = load_json(path, "suite")
     runner = s.get("runner", {})
-    allowed = {"ranks_per_job", "peers", "bench_args", "cores_per_rank", "comment"}
+    allowed = {"ranks_per_job", "peers", "bench_args", "cores_per_rank", "cores_per_job", "comment"}
     if set(runner) - allowed:
         die("%s: runner: unknown keys %s; allowed: %s" % (path, sorted(set(runner) - allowed), ", ".join(sorted(allowed))))
     peers = [p if isinstance(p, dict) else {"name": p} for p in runner.get("peers", [])]
@@ -110,7 +112,18 @@ def load_suite(name):
     return {"path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
             "peers": peers, "backend": s.get("global", {}).get("backend", "cpu"),
             "bench_args": [str(a) for a in runner.get("bench_args", [])],
-            "cores_per_rank": int(runner.get("cores_per_rank", 1))}
+            "cores_per_rank": int(runner.get("cores_per_rank", 1)),
+            "cores_per_job": int(runner.get("cores_per_job", 0))}
+
+
+def threads_per_rank(suite, ranks):
+    """Threads of each rank in a job of `ranks` ranks: cores_per_job / ranks (1 without the key)."""
+    cores = suite["cores_per_job"]
+    if not cores:
+        return 1
+    if cores % ranks:
+        die("%s: runner.cores_per_job %d is not a multiple of %d ranks" % (suite["path"], cores, ranks))
+    return cores // ranks
 
 
 def run_env(profile):
@@ -128,9 +141,9 @@ def run_env(profile):
 def mpirun(profile, prefix, suite, ranks):
     exe = os.path.join(prefix, "bin", "mpirun") if prefix else "mpirun"
     args = [exe] + list(profile["launcher_args"]) + list(profile["backend_args"].get(suite["backend"], []))
-    pe = suite["cores_per_rank"]
+    pe = suite["cores_per_rank"] * threads_per_rank(suite, ranks)
     if pe > 1 and ranks * pe <= profile["cores"]:
-        args += ["--map-by", "slot:PE=%d" % pe]  # a free core for the communication thread of overlap
+        args += ["--map-by", "slot:PE=%d" % pe]  # the rank's threads, or a core for the overlap thread
     if ranks * pe > profile["cores"] and "--oversubscribe" not in args:
         args.append("--oversubscribe")
     return args + ["-np", str(ranks)]
@@ -192,10 +205,12 @@ def plan_jobs(profile, suite, args, env, prefix):
     for r in ranks:
         launch = mpirun(profile, prefix, suite, r)
         cmd = launch + [dfft, "bench", "--cases", rel(suite["path"]), "--no-progress"] + suite["bench_args"]
+        threads = ["--threads", str(threads_per_rank(suite, r))] if suite["cores_per_job"] else []
+        cmd += threads
         jobs.append({"label": "dfft %s" % suite["name"], "ranks": r, "kind": "dfft", "cmd": cmd})
         for peer in suite["peers"]:
             for label, pcmd in peer_jobs(peer, sizes, suite["doc"].get("global", {}), args.build, launch):
-                jobs.append({"label": label, "ranks": r, "kind": "peer", "cmd": pcmd})
+                jobs.append({"label": label, "ranks": r, "kind": "peer", "cmd": pcmd + threads})
     return jobs, refused
 
 

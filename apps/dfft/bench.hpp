@@ -33,6 +33,7 @@ struct BenchArgs {
   int chunks = 4;                      // onesided, p2p-pipelined, nccl: pieces per peer block
   int in_flight = 2;                   // p2p-pipelined: ring steps outstanding
   std::vector<int> overlaps;           // FFT/exchange overlap slices to sweep (default 1)
+  std::vector<int> threads;            // threads per rank to sweep (default 1; 0: affinity mask)
   bool adapt = false;                  // online tuning of slices, chunks, steps in flight
   std::string cases, csv;              // --cases FILE, --csv FILE
   std::vector<std::string> report;     // --report FILE...: print tables, run nothing

@@ -120,6 +120,9 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--overlap", a.overlaps, "FFT/exchange overlap: slices (list to sweep; 1 = none; "
                                          "docs/overlap.md)")
       ->delimiter(',')->check(at_least(1, "an integer >= 1"));
+  c->add_option("--threads", a.threads, "CPU backend: threads per rank (list to sweep; 1 = one; 0 = "
+                                        "the CPUs of the rank's affinity mask; docs/threads.md)")
+      ->delimiter(',')->check(at_least(0, "an integer >= 0"));
   c->add_flag("--adapt", a.adapt, "Online tuning of overlap slices, chunks and steps in flight "
                                   "(settles during the warm-up, before timing)");
   add_suite_options(c, a);
@@ -174,7 +177,7 @@ const std::vector<std::string> kOverridable{"--size", "--decomp", "--variant", "
                                             "--effort", "--norm", "--backend", "--staging",
                                             "--max-message-bytes", "--codec", "--tolerance",
                                             "--onesided-sync", "--chunks", "--in-flight",
-                                            "--overlap", "--adapt"};
+                                            "--overlap", "--threads", "--adapt"};
 
 template <class E>
 std::vector<E> names_to(const std::vector<std::string>& v, E (*parse)(const std::string&)) {
@@ -249,6 +252,7 @@ std::vector<Config> expand(const BenchArgs& a) {
             for (const auto& g : a.grids)
               for (const auto& ms : method_sets(a, d))
               for (int slices : a.overlaps.empty() ? std::vector<int>{1} : a.overlaps)
+              for (int threads : a.threads.empty() ? std::vector<int>{1} : a.threads)
               for (const auto& codec : a.codecs.empty() ? std::vector<std::string>{"none"} : a.codecs) {
                 Config c;
                 c.shape = shape;
@@ -270,6 +274,7 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.opt.chunks = a.chunks;
                 c.opt.in_flight = a.in_flight;
                 c.opt.overlap = slices;
+                c.opt.threads = threads;
                 c.opt.adapt = a.adapt;
                 c.opt.tune = dfft::parse_tune(a.tune);
                 c.opt.wisdom_file = a.wisdom;

@@ -111,6 +111,7 @@ nlohmann::json to_json(const Record& r) {
   j["variant"] = r.variant;
   j["methods"] = r.methods;
   j["codec"] = r.codec;
+  j["threads"] = r.threads;
   j["overlap"] = r.overlap;
   j["chunks"] = r.chunks;
   j["in_flight"] = r.in_flight;

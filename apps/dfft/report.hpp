@@ -41,6 +41,7 @@ struct Record {
   std::vector<std::array<double, 4>> rank_phases;  // per rank: fft, pack, comm, unpack medians (ms)
   std::string staging, test;                       // staging mode; test name of a cases file
   std::string codec = "none";                      // wire format of the exchanges
+  int threads = 1;                                  // Options::threads (per rank)
   int overlap = 1, chunks = 0, in_flight = 0;      // overlap slices, pipelining (docs/overlap.md)
   bool adapt = false;                              // chosen by online tuning
   const nlohmann::json* machine = nullptr;         // machine_description(), shared by all records

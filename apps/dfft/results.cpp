@@ -25,7 +25,7 @@ const std::vector<CsvColumn>& columns() {
   static const std::vector<CsvColumn> c{
       {"decomposition", "/decomposition", ';'}, {"variant", "/variant", ';'},
       {"methods", "/methods", ';'},             {"codec", "/codec", ';'},
-      {"overlap", "/overlap", ';'},
+      {"overlap", "/overlap", ';'},             {"threads", "/threads", ';'},
       {"precision", "/precision", ';'},
       {"transform", "/transform", ';'},         {"size", "/size", 'x'},
       {"ranks", "/ranks", ';'},                 {"grid", "/grid", 'x'},

@@ -28,6 +28,7 @@ struct TuneArgs {
   double budget = 0;
   dfft::TuneSettings settings;
   int top = 0;
+  std::vector<int> threads{1};  // threads per rank; one tuning (and wisdom entry) per value
 };
 
 const char* kFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
@@ -70,6 +71,9 @@ void add_options(CLI::App* c, TuneArgs& a) {
       ->check(at_least(0, "an integer >= 0"))->capture_default_str();
   c->add_option("--final-reps", a.settings.final_reps, "At most this many more repetitions per finalist")
       ->check(at_least(1, "an integer >= 1"))->capture_default_str();
+  c->add_option("--threads", a.threads, "CPU backend: threads per rank, a list tunes each in turn "
+                                        "(0: the affinity mask; docs/threads.md)")
+      ->delimiter(',')->check(at_least(0, "an integer >= 0"))->capture_default_str();
   c->add_option("--top", a.top, "Print only the N best candidates (0: all)")->check(at_least(0, "an integer >= 0"));
   c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
 }
@@ -154,10 +158,10 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
   APP_MPI(MPI_Comm_rank(comm, &rank));
   APP_MPI(MPI_Comm_size(comm, &size));
   if (rank == 0) {
-    std::printf("dfft tune: %s %s %s on %d rank%s, backend %s, mode %s, warmup %d, reps %d, cut %gx, "
-                "finalists %d, up to %d more reps%s\n",
+    std::printf("dfft tune: %s %s %s on %d rank%s x %d thread%s, backend %s, mode %s, warmup %d, reps %d, "
+                "cut %gx, finalists %d, up to %d more reps%s\n",
                 shape_str(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size,
-                size == 1 ? "" : "s", a.backend.c_str(), a.mode.c_str(), a.settings.warmup, a.settings.reps,
+                size == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s", a.backend.c_str(), a.mode.c_str(), a.settings.warmup, a.settings.reps,
                 a.settings.cut_factor, a.settings.finalists, a.settings.final_reps,
                 a.budget > 0 ? (", budget " + std::to_string(a.budget) + " s").c_str() : "");
     std::printf("times in ms per forward+inverse pair: max over ranks of each rank's median\n");
@@ -201,7 +205,12 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
   o.tune_budget_s = a.budget;
   o.wisdom_file = a.no_wisdom ? std::string() : a.wisdom;
   a.settings.reuse_wisdom = a.reuse;
-  return a.precision == "double" ? run_typed<double>(a, shape, o, comm) : run_typed<float>(a, shape, o, comm);
+  for (int t : a.threads) {
+    o.threads = t;
+    const int rc = a.precision == "double" ? run_typed<double>(a, shape, o, comm) : run_typed<float>(a, shape, o, comm);
+    if (rc != 0) return rc;
+  }
+  return 0;
 }
 
 }  // namespace

@@ -112,6 +112,7 @@ struct WisdomKey {
   int batch = 1;
   bool in_place = false;
   std::vector<std::string> r2r;
+  int threads = 1;  // Options::threads: a ranks x threads split is its own problem
   bool operator==(const WisdomKey& o) const;
 };
 

@@ -175,6 +175,11 @@ struct Options {
   /// Online tuning (docs/overlap.md): the first executions of the plan try overlap slices,
   /// chunks and steps in flight; later executions use the fastest (max over ranks).
   bool adapt = false;
+  /// CPU backend: threads per rank (hybrid MPI + threads; docs/threads.md). FFTW's threaded
+  /// plans run the local FFTs, a team of as many threads packs, unpacks and codes the blocks.
+  /// 1: one thread (no team). 0: the CPUs of this rank's affinity mask (shared among the node's
+  /// ranks when they are not bound). Every rank of a plan must pass the same value.
+  int threads = 1;
   /// Largest MPI message in bytes; larger blocks are split (tests set it small).
   std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
   /// CUDA backend: device to use; -1 = local rank modulo visible devices.

@@ -90,7 +90,8 @@ class Device {
   virtual std::unique_ptr<LaneScope> comm_lane() { return nullptr; }
 };
 
-std::unique_ptr<Device> make_cpu_device();
+/// `threads` (>= 1, Options::threads resolved): FFTW threads and copy/codec team per plan.
+std::unique_ptr<Device> make_cpu_device(int threads = 1);
 
 /// RAII buffer from a device.
 class Buffer {

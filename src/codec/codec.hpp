@@ -35,11 +35,16 @@ std::uint16_t half_from_double(double x);
 /// The value of IEEE binary16 bits `h` (exact).
 double double_from_half(std::uint16_t h);
 
+class WorkPool;  // backend/cpu/work_pool.hpp
+
 /// Host encode of `box` read from `src` (layout sl) in `wire_order`; writes header + values.
+/// With a pool, large blocks are cut along the slowest wire axis and coded by the team.
 void host_encode_box(const void* src, const Layout& sl, const Box& box,
-                     const std::vector<int>& wire_order, void* dst, Codec c, bool is_double);
+                     const std::vector<int>& wire_order, void* dst, Codec c, bool is_double,
+                     WorkPool* pool = nullptr);
 /// Host decode of a coded block (in `wire_order`) into `dst` (layout dl).
 void host_decode_box(const void* src, const std::vector<int>& wire_order, void* dst,
-                     const Layout& dl, const Box& box, Codec c, bool is_double);
+                     const Layout& dl, const Box& box, Codec c, bool is_double,
+                     WorkPool* pool = nullptr);
 
 }  // namespace dfft::detail

@@ -3,8 +3,10 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include "backend/cpu/copy_box.hpp"
+#include "backend/cpu/work_pool.hpp"
 #include "codec/codec.hpp"
 #include "util/check.hpp"
 
@@ -129,6 +131,21 @@ void for_each_tile(const Box& box, const std::vector<int>& order, F&& f) {
   }
 }
 
+// Calls f(part, wire values before it) for parts of `box` cut along its slowest wire axis, on
+// `pool` (each part's wire values are one contiguous range, so parts write disjoint memory).
+template <class F>
+void for_each_part(WorkPool* pool, const Box& box, const std::vector<int>& order,
+                   std::int64_t value_bytes, F&& f) {
+  const int a = slowest_moving(order, box);
+  const int parts = a < 0 ? 1 : parts_for(pool, box.extent(a), box.count() * value_bytes);
+  if (parts <= 1) return f(box, std::int64_t{0});
+  const std::int64_t row = box.count() / box.extent(a);
+  pool->run(parts, [&](int p) {
+    const Box b = box_part(box, a, parts, p);
+    f(b, (b.lo[a] - box.lo[a]) * row);
+  });
+}
+
 template <class R, class W, class Enc>
 void encode(const R* src, const Layout& l, const Box& box, const std::vector<int>& order, W* out,
             Enc enc) {
@@ -181,27 +198,38 @@ void decode(const W* in, const Layout& l, const Box& box, const std::vector<int>
 
 template <class R>
 void encode_as(const R* src, const Layout& sl, const Box& box, const std::vector<int>& order,
-               char* dst, Codec c) {
+               char* dst, Codec c, WorkPool* pool) {
   double scale = 1;
+  const std::int64_t vb = 2 * sizeof(R);
   if (c == Codec::fp16) {
     // Power-of-two scale: the largest magnitude lands in [2^14, 2^15), below half's 65504.
-    double m = block_max(src, sl, box, order);
+    double m = 0;
+    std::mutex mm;
+    for_each_part(pool, box, order, vb, [&](const Box& b, std::int64_t) {
+      const double bm = block_max(src, sl, b, order);
+      std::lock_guard<std::mutex> l(mm);
+      m = std::max(m, bm);  // block_max skips NaN: bm is a number or inf
+    });
     if (m > 0 && std::isfinite(m)) scale = std::ldexp(1.0, std::ilogb(m) - 14);
   }
   std::memcpy(dst, &scale, sizeof scale);
   std::memset(dst + sizeof scale, 0, kCodecHeader - sizeof scale);
   char* body = dst + kCodecHeader;
   const double inv = 1 / scale;
+  auto parts = [&](auto* out, auto enc) {
+    for_each_part(pool, box, order, vb, [&](const Box& b, std::int64_t before) {
+      encode(src, sl, b, order, out + 2 * before, enc);
+    });
+  };
   switch (c) {
     case Codec::fp32:
-      return encode(src, sl, box, order, reinterpret_cast<float*>(body),
-                    [](R v) { return static_cast<float>(v); });
+      return parts(reinterpret_cast<float*>(body), [](R v) { return static_cast<float>(v); });
     case Codec::fp16:
-      return encode(src, sl, box, order, reinterpret_cast<std::uint16_t*>(body),
-                    [inv](R v) { return half_bits(static_cast<double>(v) * inv); });
+      return parts(reinterpret_cast<std::uint16_t*>(body),
+                   [inv](R v) { return half_bits(static_cast<double>(v) * inv); });
     case Codec::bf16:
-      return encode(src, sl, box, order, reinterpret_cast<std::uint16_t*>(body),
-                    [](R v) { return to_bf16(static_cast<float>(v)); });
+      return parts(reinterpret_cast<std::uint16_t*>(body),
+                   [](R v) { return to_bf16(static_cast<float>(v)); });
     case Codec::none: break;
   }
   fail("codec none has no encoder");
@@ -209,20 +237,24 @@ void encode_as(const R* src, const Layout& sl, const Box& box, const std::vector
 
 template <class R>
 void decode_as(const char* src, const std::vector<int>& order, R* dst, const Layout& dl,
-               const Box& box, Codec c) {
+               const Box& box, Codec c, WorkPool* pool) {
   double scale;
   std::memcpy(&scale, src, sizeof scale);
   const char* body = src + kCodecHeader;
+  auto parts = [&](const auto* in, auto dec) {
+    for_each_part(pool, box, order, 2 * sizeof(R), [&](const Box& b, std::int64_t before) {
+      decode(in + 2 * before, dl, b, order, dst, dec);
+    });
+  };
   switch (c) {
     case Codec::fp32:
-      return decode(reinterpret_cast<const float*>(body), dl, box, order, dst,
-                    [](float v) { return v; });
+      return parts(reinterpret_cast<const float*>(body), [](float v) { return v; });
     case Codec::fp16:
-      return decode(reinterpret_cast<const std::uint16_t*>(body), dl, box, order, dst,
-                    [scale](std::uint16_t v) { return half_value(v) * scale; });
+      return parts(reinterpret_cast<const std::uint16_t*>(body),
+                   [scale](std::uint16_t v) { return half_value(v) * scale; });
     case Codec::bf16:
-      return decode(reinterpret_cast<const std::uint16_t*>(body), dl, box, order, dst,
-                    [](std::uint16_t v) { return from_bf16(v); });
+      return parts(reinterpret_cast<const std::uint16_t*>(body),
+                   [](std::uint16_t v) { return from_bf16(v); });
     case Codec::none: break;
   }
   fail("codec none has no decoder");
@@ -263,17 +295,17 @@ Codec codec_for_tolerance(double tol, int exchanges, bool is_double) {
 }
 
 void host_encode_box(const void* src, const Layout& sl, const Box& box,
-                     const std::vector<int>& order, void* dst, Codec c, bool is_double) {
+                     const std::vector<int>& order, void* dst, Codec c, bool is_double, WorkPool* pool) {
   if (box.empty()) return;
-  if (is_double) encode_as(static_cast<const double*>(src), sl, box, order, static_cast<char*>(dst), c);
-  else encode_as(static_cast<const float*>(src), sl, box, order, static_cast<char*>(dst), c);
+  if (is_double) encode_as(static_cast<const double*>(src), sl, box, order, static_cast<char*>(dst), c, pool);
+  else encode_as(static_cast<const float*>(src), sl, box, order, static_cast<char*>(dst), c, pool);
 }
 
 void host_decode_box(const void* src, const std::vector<int>& order, void* dst, const Layout& dl,
-                     const Box& box, Codec c, bool is_double) {
+                     const Box& box, Codec c, bool is_double, WorkPool* pool) {
   if (box.empty()) return;
-  if (is_double) decode_as(static_cast<const char*>(src), order, static_cast<double*>(dst), dl, box, c);
-  else decode_as(static_cast<const char*>(src), order, static_cast<float*>(dst), dl, box, c);
+  if (is_double) decode_as(static_cast<const char*>(src), order, static_cast<double*>(dst), dl, box, c, pool);
+  else decode_as(static_cast<const char*>(src), order, static_cast<float*>(dst), dl, box, c, pool);
 }
 
 }  // namespace dfft::detail

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "backend/cpu/fftw_wisdom.hpp"
+#include "backend/cpu/work_pool.hpp"
 #include "codec/codec.hpp"
 #include "exec/gather.hpp"
 #include "plan/geometry.hpp"
@@ -58,7 +59,11 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
       }
       sub_node_.push_back(topo_.restrict_to(parent).node);
     }
-    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device) : make_cpu_device();
+    // Every rank agreed on backend and threads above: a refusal here is the same on all of them.
+    if (opt.backend == Backend::cuda && opt.threads != 1)
+      fail("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 1, got ", opt.threads);
+    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device)
+                                        : make_cpu_device(resolve_threads(opt.threads, comm_));
     find_devices_per_node();
     FftwWisdomFile wisdom(fftw_wisdom_path(opt_, is_double_), is_double_);
     build_steps();
@@ -112,7 +117,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
   for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
                          std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
-                         std::int64_t{opt_.in_flight}, std::int64_t{taper_},
+                         std::int64_t{opt_.in_flight}, std::int64_t{opt_.threads}, std::int64_t{taper_},
                          std::int64_t{chunk_taper_}, std::int64_t{queue_}})
     mine.push_back(v);
   mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));

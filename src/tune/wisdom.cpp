@@ -37,7 +37,8 @@ nlohmann::json key_json(const WisdomKey& k) {
   return {{"shape", k.shape},       {"ranks", k.ranks},         {"grid", k.grid},
           {"precision", k.precision}, {"transform", k.transform}, {"backend", k.backend},
           {"device", k.device},     {"effort", k.effort},       {"codec", k.codec},
-          {"batch", k.batch},       {"in_place", k.in_place},   {"r2r", k.r2r}};
+          {"batch", k.batch},       {"in_place", k.in_place},   {"r2r", k.r2r},
+          {"threads", k.threads}};
 }
 
 WisdomKey key_from(const nlohmann::json& v) {
@@ -58,6 +59,8 @@ WisdomKey key_from(const nlohmann::json& v) {
   k.in_place = json::boolean(v, "in_place");
   k.r2r = json::strings(v, "r2r", 16);
   for (const auto& s : k.r2r) name_to(s, parse_r2r, "r2r kind");
+  // Files written before Options::threads have no field: one thread per rank.
+  if (v.contains("threads")) k.threads = static_cast<int>(json::integer(v, "threads", 0, 1 << 16));
   return k;
 }
 
@@ -102,7 +105,7 @@ bool WisdomKey::operator==(const WisdomKey& o) const {
   return shape == o.shape && ranks == o.ranks && grid == o.grid && precision == o.precision &&
          transform == o.transform && backend == o.backend && device == o.device &&
          effort == o.effort && codec == o.codec && batch == o.batch && in_place == o.in_place &&
-         r2r == o.r2r;
+         r2r == o.r2r && threads == o.threads;
 }
 
 Wisdom parse_wisdom(const std::string& text) {

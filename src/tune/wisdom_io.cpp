@@ -150,6 +150,7 @@ WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   k.batch = opt.batch;
   k.in_place = opt.in_place;
   for (auto r : opt.r2r) k.r2r.push_back(to_string(r));
+  k.threads = opt.threads;
   return k;
 }
 

@@ -6,6 +6,8 @@
 #include "layout_util.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <stdexcept>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -75,8 +77,9 @@ Scenario random_scenario(std::mt19937& rng, int it) {
   return s;
 }
 
-template <std::size_t N>
-void run_random_copies(unsigned seed) {
+// copy(src, dst, scenario, rng) does the copy under test.
+template <std::size_t N, class Copy>
+void run_random_copies(unsigned seed, Copy&& copy) {
   std::mt19937 rng(seed);
   for (int it = 0; it < 500; ++it) {
     Scenario s = random_scenario(rng, it);
@@ -89,14 +92,67 @@ void run_random_copies(unsigned seed) {
       std::memcpy(&want[static_cast<std::size_t>(offset(s.dst, idx)) * N],
                   &src[static_cast<std::size_t>(offset(s.src, idx)) * N], N);
     });
-    dfft::detail::host_copy_box(src.data(), s.src, dst.data(), s.dst, s.box, N);
+    copy(src.data(), dst.data(), s, rng);
     ASSERT_EQ(dst, want) << "iteration " << it << " elem " << N << " dims " << s.box.dims();
   }
+}
+
+template <std::size_t N>
+void run_random_copies(unsigned seed) {
+  run_random_copies<N>(seed, [](const void* src, void* dst, const Scenario& s, std::mt19937&) {
+    dfft::detail::host_copy_box(src, s.src, dst, s.dst, s.box, N);
+  });
 }
 
 TEST(CopyBox, Random4ByteElements) { run_random_copies<4>(1); }
 TEST(CopyBox, Random8ByteElements) { run_random_copies<8>(2); }
 TEST(CopyBox, Random16ByteElements) { run_random_copies<16>(3); }
+
+// Threads inside a rank: the same copies cut into 2-7 uneven parts along a random axis and run
+// by a team of 3 (more parts than threads, parts of one row more than others, empty parts when
+// the axis is shorter than the part count).
+template <std::size_t N>
+void run_split_copies(unsigned seed) {
+  dfft::detail::WorkPool pool(3);
+  run_random_copies<N>(seed, [&](const void* src, void* dst, const Scenario& s, std::mt19937& rng) {
+    const int axis = static_cast<int>(rng() % static_cast<unsigned>(s.box.dims()));
+    const int parts = 2 + static_cast<int>(rng() % 6);
+    dfft::detail::host_copy_box_split(src, s.src, dst, s.dst, s.box, N, &pool, axis, parts);
+  });
+}
+
+TEST(CopyBox, SplitAmongThreads4ByteElements) { run_split_copies<4>(4); }
+TEST(CopyBox, SplitAmongThreads16ByteElements) { run_split_copies<16>(5); }
+
+// The parts of a split, run on a team, visit every element of the box exactly once: a split
+// that drops a row leaves a zero, one that repeats a row (or a team that runs a part twice)
+// leaves a two. A copy alone would not see repeats.
+TEST(CopyBox, SplitPartsTileTheBoxOnce) {
+  dfft::detail::WorkPool pool(3);
+  const Box box{{2, 0, 1}, {19, 12, 11}};  // 17 x 12 x 10
+  for (int axis = 0; axis < 3; ++axis)
+    for (int parts = 1; parts <= 19; ++parts) {
+      std::vector<std::atomic<int>> seen(17 * 12 * 10);
+      pool.run(parts, [&](int p) {
+        for_each(dfft::detail::box_part(box, axis, parts, p), [&](const V& i) {
+          ++seen[static_cast<std::size_t>(((i[0] - 2) * 12 + i[1]) * 10 + (i[2] - 1))];
+        });
+      });
+      for (std::size_t k = 0; k < seen.size(); ++k)
+        ASSERT_EQ(seen[k].load(), 1) << "axis " << axis << " parts " << parts << " element " << k;
+    }
+}
+
+// The first exception of a part reaches the caller, after the whole team has finished.
+TEST(CopyBox, TeamRethrowsAPartsException) {
+  dfft::detail::WorkPool pool(3);
+  std::atomic<int> ran{0};
+  EXPECT_THROW(pool.run(8, [&](int p) {
+    ++ran;
+    if (p == 5) throw std::runtime_error("part 5");
+  }), std::runtime_error);
+  EXPECT_EQ(ran.load(), 8);
+}
 
 TEST(CopyBox, EmptyBoxCopiesNothing) {
   Layout l{{{0, 0}, {3, 3}}, {0, 1}, {}};

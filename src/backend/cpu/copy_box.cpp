@@ -124,15 +124,35 @@ void copy_typed(const void* src, const Layout& sl, void* dst, const Layout& dl, 
 
 }  // namespace
 
-void host_copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
-                   std::size_t elem_bytes) {
-  if (box.empty()) return;
+namespace {
+void copy_serial(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
+                 std::size_t elem_bytes) {
   switch (elem_bytes) {
     case 4: return copy_typed<4>(src, sl, dst, dl, box);
     case 8: return copy_typed<8>(src, sl, dst, dl, box);
     case 16: return copy_typed<16>(src, sl, dst, dl, box);
     default: fail("unsupported element size ", elem_bytes, " in copy_box");
   }
+}
+}  // namespace
+
+void host_copy_box_split(const void* src, const Layout& sl, void* dst, const Layout& dl,
+                         const Box& box, std::size_t elem_bytes, WorkPool* pool, int axis, int parts) {
+  if (box.empty()) return;
+  if (!pool || parts <= 1) return copy_serial(src, sl, dst, dl, box, elem_bytes);
+  pool->run(parts, [&](int p) {
+    const Box b = box_part(box, axis, parts, p);
+    if (!b.empty()) copy_serial(src, sl, dst, dl, b, elem_bytes);  // more parts than rows
+  });
+}
+
+void host_copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
+                   std::size_t elem_bytes, WorkPool* pool) {
+  if (box.empty()) return;
+  // Cut along the destination's slowest moving axis: each thread writes its own contiguous range.
+  const int a = slowest_moving(dl.order, box);
+  const int parts = a < 0 ? 1 : parts_for(pool, box.extent(a), box.count() * static_cast<std::int64_t>(elem_bytes));
+  host_copy_box_split(src, sl, dst, dl, box, elem_bytes, pool, a, parts);
 }
 
 }  // namespace dfft::detail

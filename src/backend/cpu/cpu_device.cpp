@@ -19,6 +19,21 @@ namespace {
 
 unsigned planner_flags(const FftDesc& d) { return d.effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE; }
 
+// Threaded FFTW plans (Options::threads); the caller holds fftw_planner_mutex(). The planner's thread
+// count is a global setting of FFTW's, so it is set together with the planning call it is for.
+// Until a plan asks for threads, FFTW's threads stay uninitialised, as without the option.
+void fftw_plan_threads(int n) {
+  static bool ready = false;
+  if (n <= 1 && !ready) return;
+  if (!ready) {
+    if (!fftw_init_threads()) fail_call("fftw_init_threads", 0, "FFTW could not initialise its threads");
+    if (!fftwf_init_threads()) fail_call("fftwf_init_threads", 0, "FFTW could not initialise its threads");
+    ready = true;
+  }
+  fftw_plan_with_nthreads(n);
+  fftwf_plan_with_nthreads(n);
+}
+
 // One set of FFTW entry points per precision.
 template <class T>
 struct Fftw;
@@ -84,7 +99,8 @@ struct Fftw<float> {
 template <class T>
 class FftwLocal final : public LocalFft {
  public:
-  FftwLocal(const FftDesc& d, void* si, void* so) : desc_(d), scratch_in_(si), scratch_out_(so) {
+  FftwLocal(const FftDesc& d, void* si, void* so, int threads)
+      : desc_(d), scratch_in_(si), scratch_out_(so), threads_(threads) {
     const auto& in = d.in;
     for (int a = 0; a < in.box.dims(); ++a)
       if (in.box.extent(a) == 0 || d.out.box.extent(a) == 0) return;  // nothing local to do
@@ -125,6 +141,7 @@ class FftwLocal final : public LocalFft {
  private:
   typename Fftw<T>::plan make(unsigned flags, void* i, void* o) {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    fftw_plan_threads(threads_);
     const int r = static_cast<int>(dims_.size()), h = static_cast<int>(howmany_.size());
     switch (desc_.kind) {
       case FftDesc::Kind::r2c: return Fftw<T>::r2c(r, dims_.data(), h, howmany_.data(), i, o, flags);
@@ -145,6 +162,7 @@ class FftwLocal final : public LocalFft {
 
   FftDesc desc_;
   void *scratch_in_, *scratch_out_;
+  int threads_;
   std::vector<fftw_iodim64> dims_, howmany_;
   typename Fftw<T>::plan plan_ = nullptr, unaligned_ = nullptr;
   int align_in_ = 0, align_out_ = 0;
@@ -157,7 +175,7 @@ class FftwLocal final : public LocalFft {
 template <class T>
 class FftwR2r final : public LocalFft {
  public:
-  FftwR2r(const FftDesc& d, void* si, void* so) : scratch_out_(so) {
+  FftwR2r(const FftDesc& d, void* si, void* so, int threads) : scratch_out_(so), threads_(threads) {
     for (int a = 0; a < d.in.box.dims(); ++a)
       if (d.in.box.extent(a) == 0) return;  // nothing local to do
     FftDesc periodic = d;
@@ -167,7 +185,7 @@ class FftwR2r final : public LocalFft {
       if (d.r2r[a] == R2R::none) periodic.axes.push_back(a);
       else trig[a] = true;
     }
-    if (!periodic.axes.empty()) first_ = std::make_unique<FftwLocal<T>>(periodic, si, so);
+    if (!periodic.axes.empty()) first_ = std::make_unique<FftwLocal<T>>(periodic, si, so, threads);
     const Layout& src = first_ ? d.out : d.in;
     scratch_in_ = first_ ? so : si;
     const std::int64_t m = d.real ? 1 : 2;  // reals per element
@@ -210,6 +228,7 @@ class FftwR2r final : public LocalFft {
  private:
   typename Fftw<T>::plan make(unsigned flags) {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    fftw_plan_threads(threads_);
     return Fftw<T>::r2r(static_cast<int>(dims_.size()), dims_.data(),
                         static_cast<int>(howmany_.size()), howmany_.data(), scratch_in_,
                         scratch_out_, kinds_.data(), flags);
@@ -217,6 +236,7 @@ class FftwR2r final : public LocalFft {
 
   std::unique_ptr<FftwLocal<T>> first_;
   void *scratch_in_ = nullptr, *scratch_out_;
+  int threads_;
   std::vector<fftw_iodim64> dims_, howmany_;
   std::vector<fftw_r2r_kind> kinds_;
   typename Fftw<T>::plan plan_ = nullptr, unaligned_ = nullptr;
@@ -229,8 +249,12 @@ bool has_r2r_axis(const FftDesc& d) {
   return false;
 }
 
+// Options::threads: FFTW's threads for the local FFTs, and a team of the same size for copies
+// and codecs (none for one thread: the serial code, unchanged).
 class CpuDevice final : public Device {
  public:
+  explicit CpuDevice(int threads)
+      : threads_(threads), pool_(threads > 1 ? std::make_unique<WorkPool>(threads) : nullptr) {}
   std::string name() const override { return "cpu"; }
   bool on_device() const override { return false; }
   void* alloc(std::size_t bytes) override {
@@ -241,23 +265,23 @@ class CpuDevice final : public Device {
   void release(void* p) noexcept override { fftw_free(p); }
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* si, void* so) override {
     if (has_r2r_axis(d)) {
-      if (d.is_double) return std::make_unique<FftwR2r<double>>(d, si, so);
-      return std::make_unique<FftwR2r<float>>(d, si, so);
+      if (d.is_double) return std::make_unique<FftwR2r<double>>(d, si, so, threads_);
+      return std::make_unique<FftwR2r<float>>(d, si, so, threads_);
     }
-    if (d.is_double) return std::make_unique<FftwLocal<double>>(d, si, so);
-    return std::make_unique<FftwLocal<float>>(d, si, so);
+    if (d.is_double) return std::make_unique<FftwLocal<double>>(d, si, so, threads_);
+    return std::make_unique<FftwLocal<float>>(d, si, so, threads_);
   }
   void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
                 std::size_t elem) override {
-    host_copy_box(src, sl, dst, dl, box, elem);
+    host_copy_box(src, sl, dst, dl, box, elem, pool_.get());
   }
   void encode_box(const void* src, const Layout& sl, const Box& box, const std::vector<int>& order,
                   void* dst, Codec c, bool is_double) override {
-    host_encode_box(src, sl, box, order, dst, c, is_double);
+    host_encode_box(src, sl, box, order, dst, c, is_double, pool_.get());
   }
   void decode_box(const void* src, const std::vector<int>& order, void* dst, const Layout& dl,
                   const Box& box, Codec c, bool is_double) override {
-    host_decode_box(src, order, dst, dl, box, c, is_double);
+    host_decode_box(src, order, dst, dl, box, c, is_double, pool_.get());
   }
   void upload(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
   void download(void* dst, const void* src, std::size_t bytes) override {
@@ -273,6 +297,10 @@ class CpuDevice final : public Device {
       for (std::int64_t i = 0; i < n; ++i) p[i] *= ff;
     }
   }
+
+ private:
+  int threads_;
+  std::unique_ptr<WorkPool> pool_;
 };
 
 }  // namespace
@@ -306,6 +334,6 @@ class HostMarks final : public Marks {
 
 std::unique_ptr<Marks> Device::make_marks(int n) { return std::make_unique<HostMarks>(n); }
 
-std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }
+std::unique_ptr<Device> make_cpu_device(int threads) { return std::make_unique<CpuDevice>(threads); }
 
 }  // namespace dfft::detail

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// Threads inside a rank (Options::threads): threaded FFTW plans and the copy/codec team give the
+// serial reference's results on odd sizes, slab and pencil, r2c and c2c, with and without a
+// codec and beside the overlap executor's communication thread.
+#include "support/sweep.hpp"
+
+namespace dfft_test {
+namespace {
+
+struct ThreadCase {
+  Decomposition dec;
+  Transform tr;
+  int threads;
+  dfft::Codec codec;
+  int overlap;
+};
+
+void PrintTo(const ThreadCase& c, std::ostream* os) {
+  *os << to_string(c.dec) << " " << to_string(c.tr) << " threads=" << c.threads << " "
+      << to_string(c.codec) << " overlap=" << c.overlap;
+}
+
+std::vector<ThreadCase> thread_cases() {
+  std::vector<ThreadCase> v;
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::pencil})
+    for (auto tr : {Transform::r2c, Transform::c2c})
+      for (int t : {2, 3}) {
+        v.push_back({dec, tr, t, dfft::Codec::none, 1});
+        v.push_back({dec, tr, t, dfft::Codec::fp32, 1});
+      }
+  v.push_back({Decomposition::pencil, Transform::c2c, 3, dfft::Codec::bf16, 2});
+  v.push_back({Decomposition::slab_2d1d, Transform::r2c, 2, dfft::Codec::none, 3});
+  return v;
+}
+
+bool overlap_supported() {
+  int p = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&p);
+  return p >= MPI_THREAD_SERIALIZED || world_size() == 1;
+}
+
+class Threads : public ::testing::TestWithParam<ThreadCase> {};
+
+// 17x12x10 is the odd size of the other suites; 33x26x21 gives blocks of several kMinPartBytes
+// on 3 ranks, so the team splits the exchanges' packs, unpacks and codecs there too.
+TEST_P(Threads, MatchesSerialReference) {
+  const auto& c = GetParam();
+  if (c.overlap > 1 && !overlap_supported()) GTEST_SKIP() << "MPI without MPI_THREAD_SERIALIZED";
+  dfft::Options o;
+  o.decomposition = c.dec;
+  o.transform = c.tr;
+  o.threads = c.threads;
+  o.codec = c.codec;
+  o.overlap = c.overlap;
+  o.methods = {Method::p2p_sync};
+  // Wire rounding: a few unit round-offs per exchange (docs/compression.md).
+  const double tol = c.codec == dfft::Codec::none ? 1e-12 : 8 * dfft::unit_roundoff(c.codec);
+  for (const Shape& shape : {Shape{17, 12, 10}, Shape{33, 26, 21}}) {
+    dfft::Plan<double> plan(MPI_COMM_WORLD, shape, o);
+    EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), tol)
+        << shape[0] << "x" << shape[1] << "x" << shape[2];
+    EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD)), tol);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Opt, Threads, ::testing::ValuesIn(thread_cases()),
+                         [](const ::testing::TestParamInfo<ThreadCase>& i) {
+                           std::string s = to_string(i.param.dec) + "_" + to_string(i.param.tr) + "_t" +
+                                           std::to_string(i.param.threads) + "_" +
+                                           to_string(i.param.codec) + "_o" + std::to_string(i.param.overlap);
+                           for (auto& ch : s)
+                             if (ch == '-') ch = '_';
+                           return s;
+                         });
+
+// Float plans (8-byte elements, fftwf's threads) and threads = 0 (the affinity mask).
+TEST(ThreadsFloat, AffinityThreadsMatchReference) {
+  dfft::Options o;
+  o.decomposition = Decomposition::pencil;
+  o.transform = Transform::c2c;
+  o.threads = 0;
+  dfft::Plan<float> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
+  EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), 1e-5);
+}
+
+// r2r (FFTW's threaded r2r plans beside a threaded periodic axis): the same output as the
+// one-thread plan, which the r2r suite checks against FFTW's serial r2r.
+TEST(ThreadsR2r, MatchesOneThreadPlan) {
+  dfft::Options o;
+  o.decomposition = Decomposition::pencil;
+  o.transform = Transform::c2c;
+  o.r2r = {dfft::R2R::dct2, dfft::R2R::none, dfft::R2R::dst2};
+  auto forward = [&](int threads) {
+    o.threads = threads;
+    dfft::Plan<double> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
+    std::vector<cd> in(static_cast<std::size_t>(plan.input_count())), out(static_cast<std::size_t>(plan.output_count()));
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const auto g = static_cast<std::int64_t>(i) + 97 * world_rank();
+      in[i] = cd(signal(g, 5), signal(g, 6));
+    }
+    plan.forward(in.data(), out.data());
+    return out;
+  };
+  const auto one = forward(1), three = forward(3);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    num = std::max(num, std::abs(three[i] - one[i]));
+    den = std::max(den, std::abs(one[i]));
+  }
+  EXPECT_LE(max_over_ranks(num), 1e-12 * max_over_ranks(den));
+}
+
+TEST(ThreadsRefused, NegativeIsRefusedOnEveryRank) {
+  dfft::Options o;
+  o.threads = -1;
+  auto r = run_collective([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {8, 6, 5}, o); });
+  EXPECT_EQ(r.ranks_with_error, world_size());
+  EXPECT_THAT(r.what, ::testing::HasSubstr("threads must be at least 1"));
+}
+
+}  // namespace
+}  // namespace dfft_test
