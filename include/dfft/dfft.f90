@@ -21,8 +21,15 @@ module dfft
   implicit none
 
   integer(c_int), parameter :: DFFT_MAX_DIMS = 8
-  integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INPUT = 1, DFFT_ERROR_MPI = 2, &
-                               DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_MEMORY = 4, DFFT_ERROR_INTERNAL = 5
+  integer(c_int), parameter :: DFFT_MAX_EXCHANGES = DFFT_MAX_DIMS - 1
+  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 2
+  ! Statuses (dfft_status in dfft.h).
+  integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INVALID_ARGUMENT = 1, DFFT_ERROR_MPI = 2, &
+                               DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_OUT_OF_MEMORY = 4, &
+                               DFFT_ERROR_INTERNAL = 5, DFFT_ERROR_UNSUPPORTED = 6, &
+                               DFFT_ERROR_OPTIONS_VERSION = 7
+  integer(c_int), parameter :: DFFT_ERROR_INPUT = DFFT_ERROR_INVALID_ARGUMENT, &
+                               DFFT_ERROR_MEMORY = DFFT_ERROR_OUT_OF_MEMORY
   integer(c_int), parameter :: DFFT_DOUBLE = 0, DFFT_FLOAT = 1
   integer(c_int), parameter :: DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2
   integer(c_int), parameter :: DFFT_DEFAULT = 0, DFFT_REALIGNED = 1
@@ -42,14 +49,16 @@ module dfft
 
   ! Same fields, order and types as struct dfft_options in dfft.h.
   type, bind(c) :: dfft_options
+    integer(c_int64_t) :: size
+    integer(c_int) :: version
     integer(c_int) :: decomposition, variant, transform, backend, effort, normalize, codec
     integer(c_int) :: onesided_sync, staging, tune, n_methods
-    integer(c_int) :: methods(2)
+    integer(c_int) :: methods(DFFT_MAX_EXCHANGES)
     integer(c_int) :: grid_dims
     integer(c_int) :: grid(DFFT_MAX_DIMS - 1)
     integer(c_int) :: r2r(DFFT_MAX_DIMS)
     integer(c_int) :: chunks, in_flight, overlap, adapt, device, batch, in_place
-    integer(c_int64_t) :: max_message_bytes
+    integer(c_int64_t) :: max_message_bytes, memory_limit_bytes
     real(c_double) :: tolerance, tune_budget_s
     type(c_ptr) :: wisdom_file
   end type dfft_options

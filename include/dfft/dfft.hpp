@@ -92,6 +92,12 @@ class Plan {
   std::vector<std::int64_t> exchange_bytes() const;
   /// Wire format of the exchanges actually used (forced, or chosen by Options::tolerance).
   Codec codec() const;
+  /// Host and GPU bytes this plan holds on this rank (work buffers, staging buffers, MPI
+  /// windows; batched plans included), computed before allocating: a plan that would not fit
+  /// in Options::memory_limit_bytes or the available memory is refused with OutOfMemory.
+  /// Not counted: FFTW's and cuFFT's own work areas, and with overlap > 1 the sliced
+  /// exchanges' staging (docs/design.md, "Plan API").
+  Memory memory() const;
   /// CUDA backend: the device ordinal in use (-1 on CPU).
   int device() const;
   /// Overlap slices, chunks and steps in flight in use; with Options::adapt these change over

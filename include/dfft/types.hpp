@@ -5,25 +5,94 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dfft {
 
-/// Thrown for every failed MPI/FFTW/CUDA/cuFFT/NCCL call and for every bad input.
-/// `call` names the failing call (or "plan" for input validation), `code` is the library's
-/// return code (0 for input errors), `rank` the world rank that raised it.
+/// What kind of failure an Error is; the C interface's dfft_status has the same values.
+enum class Status {
+  success = 0,
+  invalid_argument = 1,  // InvalidArgument
+  mpi_error = 2,         // MpiError
+  library_error = 3,     // LibraryError
+  out_of_memory = 4,     // OutOfMemory
+  internal = 5,          // an Error of no more specific class: a defect in dfft
+  unsupported = 6,       // Unsupported
+};
+
+/// Base of every exception dfft throws: for every failed MPI/FFTW/CUDA/cuFFT/NCCL call and for
+/// every bad input. `call` names the failing call (or "plan" for input validation), `code` is
+/// the library's return code (0 for input errors), `rank` the world rank that raised it. Catch
+/// the derived classes to tell the kinds apart; status() names the kind as a value.
 class Error : public std::runtime_error {
  public:
-  Error(std::string call, long code, int rank, const std::string& what);
+  Error(std::string call, long code, int rank, const std::string& what,
+        Status status = Status::internal);
   const std::string& call() const { return call_; }
   long code() const { return code_; }
   int rank() const { return rank_; }
+  Status status() const { return status_; }
 
  private:
   std::string call_;
   long code_;
   int rank_;
+  Status status_;
 };
+
+/// Bad input refused at plan time (a size, option, layout or name that is not allowed; ranks
+/// that disagree on the plan's arguments). The message says what is allowed.
+class InvalidArgument : public Error {
+ public:
+  InvalidArgument(std::string call, int rank, const std::string& what)
+      : Error(std::move(call), 0, rank, what, Status::invalid_argument) {}
+};
+
+/// Valid input that this build, backend, method combination or MPI library cannot run (a method
+/// that needs CUDA on the CPU backend, a GPU build without NCCL, a thread level MPI lacks).
+class Unsupported : public Error {
+ public:
+  Unsupported(std::string call, int rank, const std::string& what)
+      : Error(std::move(call), 0, rank, what, Status::unsupported) {}
+};
+
+/// A host or device allocation failed, or the plan needs more memory than is available (or than
+/// Options::memory_limit_bytes): needed_bytes() and available_bytes() say how much (0: unknown).
+class OutOfMemory : public Error {
+ public:
+  OutOfMemory(std::string call, long code, int rank, const std::string& what,
+              std::int64_t needed = 0, std::int64_t available = 0)
+      : Error(std::move(call), code, rank, what, Status::out_of_memory),
+        needed_(needed), available_(available) {}
+  std::int64_t needed_bytes() const { return needed_; }
+  std::int64_t available_bytes() const { return available_; }
+
+ private:
+  std::int64_t needed_, available_;
+};
+
+/// An MPI call returned an error code (code() is the MPI error code).
+class MpiError : public Error {
+ public:
+  MpiError(std::string call, long code, int rank, const std::string& what)
+      : Error(std::move(call), code, rank, what, Status::mpi_error) {}
+};
+
+/// FFTW, CUDA runtime, cuFFT or NCCL failed; library() says which, code() is its return code.
+class LibraryError : public Error {
+ public:
+  enum class Library { fftw, cuda, cufft, nccl };
+  LibraryError(Library lib, std::string call, long code, int rank, const std::string& what)
+      : Error(std::move(call), code, rank, what, Status::library_error), lib_(lib) {}
+  Library library() const { return lib_; }
+
+ private:
+  Library lib_;
+};
+
+std::string to_string(LibraryError::Library);
+std::string to_string(Status);
 
 /// Half-open box [lo, hi) of the global index space; axis 0 is the slowest axis of the natural
 /// (C, row-major) order, axis d-1 the fastest ("x, y, z" for d = 3).
@@ -177,6 +246,24 @@ struct Options {
   std::string wisdom_file;
   /// `measure`: stop timing further candidates after this many seconds (0: no limit).
   double tune_budget_s = 0;
+  /// Most bytes of host memory, and of GPU memory, the plan may hold on a rank (Plan::memory());
+  /// a plan needing more is refused with OutOfMemory on every rank before anything is
+  /// allocated. 0: the memory available when the plan is made (host: MemAvailable in
+  /// /proc/meminfo; GPU: cudaMemGetInfo's free bytes).
+  std::int64_t memory_limit_bytes = 0;
+};
+
+/// Memory a plan holds on this rank, by kind (Plan::memory()). FFTW's own work areas are not
+/// known to dfft and not counted; cuFFT's are.
+struct Memory {
+  struct Item {
+    std::string what;  // e.g. "work buffers", "exchange0[a2a-sync] staging", "cuFFT work areas"
+    std::int64_t host_bytes = 0, device_bytes = 0;
+  };
+  std::int64_t host_bytes = 0;    // host memory: plan buffers on the CPU backend, staging, windows
+  std::int64_t device_bytes = 0;  // GPU memory (CUDA backend)
+  std::vector<Item> items;
+  void add(std::string what, std::int64_t host, std::int64_t device);
 };
 
 /// Time spent per phase in one stage of the last executed transform, seconds, this rank.

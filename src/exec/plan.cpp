@@ -179,6 +179,15 @@ template <class T>
 int Plan<T>::device() const {
   return impl_->device();
 }
+template <class T>
+Memory Plan<T>::memory() const {
+  Memory m = impl_->memory();
+  for (const auto& b : batched_) {
+    const Memory& bm = b->memory();
+    m.add("batch " + std::to_string(b->options().batch), bm.host_bytes, bm.device_bytes);
+  }
+  return m;
+}
 
 template <class T>
 void* Plan<T>::allocate(std::size_t bytes) const {

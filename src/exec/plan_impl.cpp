@@ -146,8 +146,6 @@ void PlanImpl::build_steps() {
     }
   }
   work_bytes_ = static_cast<std::size_t>(bytes);
-  a_ = Buffer(*dev_, work_bytes_);
-  b_ = Buffer(*dev_, work_bytes_);
   std::size_t nx = 0;
   for (const Step& st : path_.steps) nx += st.kind == Step::Kind::exchange && st.exchange.grid_dim >= 0;
   if (opt_.methods.size() != 1 && opt_.methods.size() != nx)
@@ -166,25 +164,31 @@ void PlanImpl::build_steps() {
   std::size_t xi = 0;
   for (std::size_t k = 0; k < nsteps; ++k) {
     const Step& st = path_.steps[k];
-    auto& ex = exec_[k];
     std::ostringstream name;
     if (st.kind == Step::Kind::fft) {
-      ex.fwd_fft = dev_->make_fft(fft_desc(st, false), a_.get(), b_.get());
-      ex.inv_fft = dev_->make_fft(fft_desc(st, true), a_.get(), b_.get());
       name << "fft(";
       for (std::size_t i = 0; i < st.fft.axes.size(); ++i) name << (i ? "," : "") << st.fft.axes[i];
       name << ")";
     } else {
       // Reshapes to/from user boxes use the first exchange's method.
       const bool reshape = st.exchange.grid_dim < 0;
-      ex.method = opt_.methods.size() == 1 || reshape ? opt_.methods[0] : opt_.methods[xi];
-      step_method_[k] = ex.method;
+      exec_[k].method = opt_.methods.size() == 1 || reshape ? opt_.methods[0] : opt_.methods[xi];
+      step_method_[k] = exec_[k].method;
       xi += !reshape;
-      if (reshape) name << "reshape[" << to_string(ex.method) << "]";
-      else name << "exchange" << st.exchange.grid_dim << "[" << to_string(ex.method) << "]";
+      if (reshape) name << "reshape[" << to_string(exec_[k].method) << "]";
+      else name << "exchange" << st.exchange.grid_dim << "[" << to_string(exec_[k].method) << "]";
     }
     names_[k] = name.str();
   }
+  memory_ = predict_memory();
+  check_memory();
+  a_ = Buffer(*dev_, work_bytes_);
+  b_ = Buffer(*dev_, work_bytes_);
+  for (std::size_t k = 0; k < nsteps; ++k)
+    if (path_.steps[k].kind == Step::Kind::fft) {
+      exec_[k].fwd_fft = dev_->make_fft(fft_desc(path_.steps[k], false), a_.get(), b_.get());
+      exec_[k].inv_fft = dev_->make_fft(fft_desc(path_.steps[k], true), a_.get(), b_.get());
+    }
   tuning_ = Tuning{opt_.overlap, opt_.chunks, opt_.in_flight};
   build_transports();
   build_direction(false);
@@ -199,7 +203,7 @@ void PlanImpl::check_overlap_options() const {
     int provided = MPI_THREAD_SINGLE;
     DFFT_MPI(MPI_Query_thread(&provided));
     if (provided < MPI_THREAD_SERIALIZED)
-      fail("overlap and adapt run exchanges on a communication thread: initialise MPI with "
+      unsupported("overlap and adapt run exchanges on a communication thread: initialise MPI with "
            "MPI_Init_thread(..., MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE, ...) (this MPI "
            "provides level ", provided, "), or use overlap = 1");
   }

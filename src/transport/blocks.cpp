@@ -49,7 +49,7 @@ std::vector<int> ring_peers(int me, int n) {
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                           Device& dev, const TransportTuning& tuning) {
   if (spec.codec != Codec::none && (m == Method::a2a_type || m == Method::p2p_type))
-    fail("codec ", to_string(spec.codec), " needs a method that packs (a2a-sync, p2p-sync, ",
+    unsupported("codec ", to_string(spec.codec), " needs a method that packs (a2a-sync, p2p-sync, ",
          "onesided, nccl); ", to_string(m), " sends in place with MPI datatypes");
   if (m == Method::onesided) return make_onesided(comm, tuning.parent, spec, dev, tuning.onesided_sync, tuning.chunks);
   if (dev.on_device()) return make_device_transport(m, comm, spec, dev, tuning);
@@ -64,7 +64,7 @@ std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const Exchang
     case Method::p2p_streams:
     case Method::nccl:
     case Method::cuda_ipc:
-      fail("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
+      unsupported("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
            "has a2a-sync, a2a-type, p2p-sync, p2p-type, p2p-pipelined, onesided");
   }
   fail("unknown method");

@@ -27,10 +27,10 @@ int visible_devices() {
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    fail("the CUDA backend found no usable GPU: cudaGetDeviceCount failed (",
+    unsupported("the CUDA backend found no usable GPU: cudaGetDeviceCount failed (",
          cudaGetErrorString(e), "); use --backend cpu");
   }
-  if (n == 0) fail("the CUDA backend found no GPU (cudaGetDeviceCount = 0); use --backend cpu");
+  if (n == 0) unsupported("the CUDA backend found no GPU (cudaGetDeviceCount = 0); use --backend cpu");
   return n;
 }
 
@@ -93,6 +93,13 @@ void CudaDevice::release(void* p) noexcept {
   live_released(Live::device_buffer, cudaFree(p));
 }
 
+std::int64_t CudaDevice::available_bytes() const {
+  activate();
+  std::size_t free_b = 0, total_b = 0;
+  DFFT_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  return static_cast<std::int64_t>(free_b);
+}
+
 void* CudaDevice::alloc_host(std::size_t bytes) {
   activate();
   void* p = nullptr;
@@ -149,7 +156,7 @@ cuda::CopyGeom make_copy_geom(const Layout& sl, const Layout& dl, const Box& box
   }
   std::reverse(m.begin(), m.end());
   if (static_cast<int>(m.size()) > cuda::kMaxDims)
-    fail("box copies handle at most ", cuda::kMaxDims, " non-mergeable axes, got ", m.size());
+    unsupported("box copies handle at most ", cuda::kMaxDims, " non-mergeable axes, got ", m.size());
   cuda::CopyGeom g;
   g.dims = static_cast<int>(m.size());
   g.count = 1;
@@ -174,7 +181,7 @@ void CudaDevice::copy_box_async(const void* src, const Layout& sl, void* dst, co
   const auto g = make_copy_geom(sl, dl, box);
   const auto* sp = static_cast<const char*>(src) + sl.offset_of(box.lo) * static_cast<std::int64_t>(elem);
   auto* dp = static_cast<char*>(dst) + dl.offset_of(box.lo) * static_cast<std::int64_t>(elem);
-  if (elem != 4 && elem != 8 && elem != 16) fail("unsupported element size ", elem, " in copy_box");
+  if (elem != 4 && elem != 8 && elem != 16) fail_internal("unsupported element size ", elem, " in copy_box");
   DFFT_CUDA(cuda::launch_copy(sp, dp, g, static_cast<int>(elem), s));
 }
 
@@ -312,7 +319,7 @@ std::unique_ptr<LaneScope> CudaDevice::comm_lane() { return std::make_unique<Com
 
 CudaDevice& as_cuda(Device& d) {
   auto* c = dynamic_cast<CudaDevice*>(&d);
-  if (!c) fail("internal: a device transport was given a non-CUDA device");
+  if (!c) fail_internal("a device transport was given a non-CUDA device");
   return *c;
 }
 

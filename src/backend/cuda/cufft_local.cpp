@@ -41,11 +41,11 @@ struct DevMem {
 class CufftLocal final : public LocalFft {
  public:
   CufftLocal(const FftDesc& d, CudaDevice& dev) : d_(d), dev_(dev) {
-    if (d.real || has_r2r_axis(d)) fail("internal: a DCT/DST step reached the cuFFT step");
+    if (d.real || has_r2r_axis(d)) fail_internal("a DCT/DST step reached the cuFFT step");
     for (int a = 0; a < d.in.box.dims(); ++a)
       if (d.in.box.extent(a) == 0 || d.out.box.extent(a) == 0) return;  // nothing local
     if (d.axes.size() > 3)
-      fail("cuFFT transforms at most 3 axes at once; this step transforms ", d.axes.size());
+      unsupported("cuFFT transforms at most 3 axes at once; this step transforms ", d.axes.size());
     const std::size_t cplx = d.is_double ? 16 : 8;
     in_elem_ = d.kind == FftDesc::Kind::r2c ? cplx / 2 : cplx;
     out_elem_ = d.kind == FftDesc::Kind::c2r ? cplx / 2 : cplx;
@@ -112,7 +112,7 @@ class CufftLocal final : public LocalFft {
         tmp_out_.p = dev_.alloc(static_cast<std::size_t>(d_.out.box.count()) * out_elem_);
       return;
     }
-    fail("internal: no cuFFT layout for this step");
+    fail_internal("no cuFFT layout for this step");
   }
 
   void run(std::size_t p, void* in, void* out, std::pair<std::int64_t, std::int64_t> off) {

@@ -32,7 +32,7 @@ r2r::LineGeom make_line_geom(const Layout& src, const Layout& dst, int axis, boo
   for (int a : src.order) {  // slowest first: the fastest batch axis varies fastest over lines
     if (a == axis || src.box.extent(a) == 1) continue;
     if (g.dims == r2r::kMaxLineDims)
-      fail("DCT/DST on the CUDA backend: more than ", r2r::kMaxLineDims, " batch axes");
+      unsupported("DCT/DST on the CUDA backend: more than ", r2r::kMaxLineDims, " batch axes");
     g.ext[g.dims] = src.box.extent(a);
     g.is[g.dims] = m * ss[a];
     g.os[g.dims] = m * ds[a];
@@ -49,10 +49,10 @@ R2rSchedule schedule_r2r(const FftDesc& d) {
   for (int a = 0; a < d.in.box.dims(); ++a)
     if (d.in.box.extent(a) == 0 || d.out.box.extent(a) == 0) return s;  // nothing local
   if (d.kind != FftDesc::Kind::forward && d.kind != FftDesc::Kind::backward)
-    fail("internal: a DCT/DST step must be forward or backward, not r2c/c2r");
+    fail_internal("a DCT/DST step must be forward or backward, not r2c/c2r");
   for (int a : d.axes)
     if (d.r2r[a] == R2R::none) s.periodic.push_back(a);
-  if (d.real && !s.periodic.empty()) fail("internal: periodic axes in a real-data DCT/DST step");
+  if (d.real && !s.periodic.empty()) fail_internal("periodic axes in a real-data DCT/DST step");
   bool from_in = s.periodic.empty();
   for (int a : d.axes) {
     if (d.r2r[a] == R2R::none) continue;
