@@ -67,6 +67,10 @@ module dfft
     real(c_double) :: fft, pack, comm, unpack, total
   end type dfft_timings
 
+  type, bind(c) :: dfft_memory
+    integer(c_int64_t) :: host_bytes, device_bytes
+  end type dfft_memory
+
   interface
     subroutine dfft_options_init(options) bind(c, name="dfft_options_init")
       import :: dfft_options
@@ -160,6 +164,12 @@ module dfft
       import :: c_int, c_ptr
       type(c_ptr), value :: plan
       integer(c_int), intent(out) :: grid(*)
+    end function
+
+    integer(c_int) function dfft_plan_memory(plan, memory) bind(c, name="dfft_plan_memory")
+      import :: c_int, c_ptr, dfft_memory
+      type(c_ptr), value :: plan
+      type(dfft_memory), intent(out) :: memory
     end function
 
     integer(c_int) function dfft_plan_timings(plan, timings) bind(c, name="dfft_plan_timings")
