@@ -166,6 +166,12 @@ module dfft
       integer(c_int), intent(out) :: grid(*)
     end function
 
+    integer(c_int) function dfft_plan_prepare_batch(plan, batch) bind(c, name="dfft_plan_prepare_batch")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int), value :: batch
+    end function
+
     integer(c_int) function dfft_plan_memory(plan, memory) bind(c, name="dfft_plan_memory")
       import :: c_int, c_ptr, dfft_memory
       type(c_ptr), value :: plan

@@ -147,7 +147,10 @@ int dfft_plan_destroy(dfft_plan* plan);
  * r2c with in_place and for r2r. */
 int dfft_forward(dfft_plan plan, const void* in, void* out);
 int dfft_inverse(dfft_plan plan, const void* in, void* out);
-/* `batch` arrays stored one after another (each of input_count / output_count elements). */
+/* `batch` arrays stored one after another (each of input_count / output_count elements), with
+ * the batched plan made beforehand by dfft_plan_prepare_batch (collective; DFFT_ERROR_INVALID_ARGUMENT
+ * otherwise): executing never sets anything up. */
+int dfft_plan_prepare_batch(dfft_plan plan, int batch);
 int dfft_forward_batch(dfft_plan plan, int batch, const void* in, void* out);
 int dfft_inverse_batch(dfft_plan plan, int batch, const void* in, void* out);
 

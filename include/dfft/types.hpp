@@ -231,7 +231,8 @@ struct Options {
   /// CUDA backend: host staging or CUDA-aware MPI for the MPI methods.
   Staging staging = Staging::automatic;
   /// Number of independent arrays transformed together (stored one after another); the batch
-  /// travels in the same messages. Plan::forward(batch, ...) sets it for you.
+  /// travels in the same messages. Plan::forward(batch, ...) runs a batched plan made for you
+  /// (Options::batches, Plan::prepare_batch()).
   int batch = 1;
   /// r2c in place: the real input uses FFTW's padded layout (last axis allocated as
   /// 2*(n/2+1) reals) so that forward(p, p) and inverse(p, p) work on one buffer of
@@ -251,6 +252,9 @@ struct Options {
   /// allocated. 0: the memory available when the plan is made (host: MemAvailable in
   /// /proc/meminfo; GPU: cudaMemGetInfo's free bytes).
   std::int64_t memory_limit_bytes = 0;
+  /// Batch sizes whose batched plans the constructor makes as well (for forward(batch, ...));
+  /// others need Plan::prepare_batch() first.
+  std::vector<int> batches;
 };
 
 /// Memory a plan holds on this rank, by kind (Plan::memory()). FFTW's own work areas are not

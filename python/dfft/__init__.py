@@ -209,6 +209,11 @@ class Plan:
         return np.ascontiguousarray(np.transpose(global_array[self.output_slices], self._out.order))
 
     # Execution ----------------------------------------------------------------------------
+    def prepare_batch(self, batch):
+        """Make (collectively) the batched plan that forward/inverse of a (batch,) + shape array
+        run; without it they raise InvalidArgument."""
+        self._impl.prepare_batch(int(batch))
+
     def forward(self, a, out=None):
         """Forward transform of this rank's input block; returns the output block (new array,
         or `out`). A leading extra axis is a batch: (batch,) + input_shape."""

@@ -86,6 +86,11 @@ class PyPlan {
     std::visit([&](auto& p) { run(*p, forward, in, out, batch); }, plan_);
   }
 
+  void prepare_batch(int batch) {
+    py::gil_scoped_release unlocked;  // collective
+    std::visit([&](auto& p) { p->prepare_batch(batch); }, plan_);
+  }
+
   template <class F>
   auto with(F&& f) const {
     return std::visit([&](const auto& p) { return f(*p); }, plan_);
@@ -313,6 +318,7 @@ PYBIND11_MODULE(_dfft, m) {
            py::arg("memory_limit_bytes"))
       .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
            py::arg("batch"))
+      .def("prepare_batch", &PyPlan::prepare_batch, py::arg("batch"))
       .def("allocate", &PyPlan::allocate, py::arg("bytes"))
       .def("deallocate", &PyPlan::deallocate, py::arg("ptr"))
       .def("upload", &PyPlan::upload, py::arg("dst"), py::arg("host_src"), py::arg("bytes"))

@@ -480,6 +480,16 @@ int dfft_plan_download(dfft_plan plan, void* host_dst, const void* src, size_t b
   });
 }
 
+int dfft_plan_prepare_batch(dfft_plan plan, int batch) {
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
+  return guarded([&] {
+    with_plan(plan, [&](auto& p) {
+      p.prepare_batch(batch);
+      return 0;
+    });
+  });
+}
+
 int dfft_plan_memory(dfft_plan plan, dfft_memory* m) {
   if (!plan || !m) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan or memory is NULL");
   return guarded([&] {

@@ -311,6 +311,10 @@ static void batch(MPI_Comm comm) {
   double* out = b.out;
   fill_input(p, 1, 0, in, 1.0);
   fill_input(p, 1, 0, in + ni, 2.0);
+  check(dfft_forward_batch(p, 2, b.din, b.dout) == DFFT_ERROR_INVALID_ARGUMENT &&
+            strstr(dfft_error_message(), "prepare_batch") != NULL,
+        "an unprepared batch size refused", "batch");
+  check(dfft_plan_prepare_batch(p, 2) == DFFT_SUCCESS, "dfft_plan_prepare_batch", "batch");
   forward(p, &b, 2, "batch");
   const double e1 = output_error(p, comm, 1, 1, out, 1.0), e2 = output_error(p, comm, 1, 1, out + no, 2.0);
   if (!(e1 <= 1e-12 && e2 <= 1e-12)) {
