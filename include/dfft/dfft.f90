@@ -61,6 +61,7 @@ module dfft
     integer(c_int64_t) :: max_message_bytes, memory_limit_bytes
     real(c_double) :: tolerance, tune_budget_s
     type(c_ptr) :: wisdom_file
+    type(c_ptr) :: stream
   end type dfft_options
 
   type, bind(c) :: dfft_timings

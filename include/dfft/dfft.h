@@ -109,6 +109,7 @@ typedef struct dfft_options {
   double tolerance;           /* 0: codec as given */
   double tune_budget_s;       /* 0: no limit */
   const char* wisdom_file;    /* NULL: none */
+  void* stream;               /* DFFT_CUDA: the cudaStream_t all device work is queued on; NULL: the plan's own */
 } dfft_options;
 
 typedef struct dfft_plan_s* dfft_plan;

@@ -255,6 +255,11 @@ struct Options {
   /// Batch sizes whose batched plans the constructor makes as well (for forward(batch, ...));
   /// others need Plan::prepare_batch() first.
   std::vector<int> batches;
+  /// CUDA backend: a cudaStream_t (as void*) of the plan's GPU on which the plan queues all its
+  /// device work, ordered after what the caller queued there before; forward() and inverse()
+  /// return after synchronising this stream (never the whole device). nullptr: a stream of the
+  /// plan's own, ordered after the legacy default stream. The stream must outlive the plan.
+  void* stream = nullptr;
 };
 
 /// Memory a plan holds on this rank, by kind (Plan::memory()). FFTW's own work areas are not

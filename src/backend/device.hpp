@@ -136,5 +136,6 @@ class Buffer {
 
 namespace dfft::detail {
 /// The CUDA backend (src/backend/cuda); throws dfft::Error when dfft was built without CUDA.
-std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device);
+/// `stream`: the caller's cudaStream_t for all device work (nullptr: a stream of the device's own).
+std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device, void* stream = nullptr);
 }  // namespace dfft::detail

@@ -6,7 +6,7 @@
 
 namespace dfft::detail {
 
-std::unique_ptr<Device> make_cuda_device(MPI_Comm, int) {
+std::unique_ptr<Device> make_cuda_device(MPI_Comm, int, void*) {
   unsupported("this dfft was built without the CUDA backend (configure with -DDFFT_CUDA=ON on a machine "
        "with the CUDA toolkit); use --backend cpu");
 }

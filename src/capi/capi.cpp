@@ -16,7 +16,7 @@
 // 8-byte fields with no padding between. A field added to one must be added to the other, and
 // DFFT_OPTIONS_VERSION raised.
 static_assert(sizeof(dfft_options) ==
-                  sizeof(int64_t) + 42 * sizeof(int) + 2 * sizeof(int64_t) + 2 * sizeof(double) + sizeof(void*),
+                  sizeof(int64_t) + 42 * sizeof(int) + 2 * sizeof(int64_t) + 2 * sizeof(double) + 2 * sizeof(void*),
               "dfft_options layout changed: update include/dfft/dfft.f90 and DFFT_OPTIONS_VERSION");
 // dfft_status and dfft::Status are the same codes.
 static_assert(DFFT_ERROR_INVALID_ARGUMENT == static_cast<int>(dfft::Status::invalid_argument) &&
@@ -129,6 +129,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.tolerance = o->tolerance;
   r.tune_budget_s = o->tune_budget_s;
   r.wisdom_file = o->wisdom_file ? o->wisdom_file : "";
+  r.stream = o->stream;
   return r;
 }
 

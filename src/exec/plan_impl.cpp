@@ -47,7 +47,7 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
       sub_.push_back(s);
       DFFT_MPI(MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN));
     }
-    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device) : make_cpu_device();
+    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device, opt.stream) : make_cpu_device();
     build_steps();
   } catch (...) {
     for (auto& s : sub_) MPI_Comm_free(&s);

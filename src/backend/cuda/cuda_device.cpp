@@ -36,13 +36,18 @@ int visible_devices() {
 
 }  // namespace
 
-CudaDevice::CudaDevice(MPI_Comm comm, int requested) : comm_(comm) {
+CudaDevice::CudaDevice(MPI_Comm comm, int requested, cudaStream_t user_stream) : comm_(comm) {
   const int n = visible_devices();
   const int local = local_rank(comm);
   if (requested >= n)
     fail("device ", requested, " requested but this rank sees ", n, " GPU(s) (0..", n - 1, ")");
   ordinal_ = requested >= 0 ? requested : local % n;
   activate();
+  if (user_stream) {
+    stream_ = user_stream;
+    own_stream_ = false;
+    return;
+  }
   // A blocking stream: ordered after work the caller queued on the legacy default stream
   // (cudaMemcpy, cudaMemset, kernels), so forward() never reads input still being written.
   DFFT_LIVE(Live::stream,
@@ -64,7 +69,7 @@ CudaDevice::~CudaDevice() {
   for (auto s : comm_side_)
     if (s) live_released(Live::stream, cudaStreamDestroy(s));
   if (comm_stream_) live_released(Live::stream, cudaStreamDestroy(comm_stream_));
-  if (stream_) live_released(Live::stream, cudaStreamDestroy(stream_));
+  if (stream_ && own_stream_) live_released(Live::stream, cudaStreamDestroy(stream_));
 }
 
 std::string CudaDevice::name() const {
@@ -323,8 +328,8 @@ CudaDevice& as_cuda(Device& d) {
   return *c;
 }
 
-std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device) {
-  return std::make_unique<CudaDevice>(comm, requested_device);
+std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device, void* stream) {
+  return std::make_unique<CudaDevice>(comm, requested_device, static_cast<cudaStream_t>(stream));
 }
 
 }  // namespace dfft::detail

@@ -24,7 +24,8 @@ namespace dfft::detail {
 
 class CudaDevice final : public Device {
  public:
-  CudaDevice(MPI_Comm comm, int requested);
+  /// `user_stream`: the caller's stream as the main stream (not destroyed here); nullptr: own.
+  CudaDevice(MPI_Comm comm, int requested, cudaStream_t user_stream = nullptr);
   ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
@@ -101,6 +102,7 @@ class CudaDevice final : public Device {
   MPI_Comm comm_;
   int ordinal_ = 0;
   cudaStream_t stream_ = nullptr;
+  bool own_stream_ = true;
   cudaStream_t comm_stream_ = nullptr;  // created with the first CommLane
   std::vector<cudaStream_t> side_, comm_side_;
   bool on_comm_lane() const;
