@@ -104,8 +104,9 @@ class Plan {
   /// Host and GPU bytes this plan holds on this rank (work buffers, staging buffers, MPI
   /// windows; batched plans included), computed before allocating: a plan that would not fit
   /// in Options::memory_limit_bytes or the available memory is refused with OutOfMemory.
-  /// Not counted: FFTW's and cuFFT's own work areas, and with overlap > 1 the sliced
-  /// exchanges' staging (docs/design.md, "Plan API").
+  /// cuFFT's work areas are added once planned (reported, not checked). Not counted: FFTW's
+  /// own work areas, and with overlap > 1 the sliced exchanges' staging (docs/design.md,
+  /// "Plan API").
   Memory memory() const;
   /// CUDA backend: the device ordinal in use (-1 on CPU).
   int device() const;

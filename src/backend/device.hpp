@@ -32,6 +32,9 @@ class LocalFft {
   virtual ~LocalFft() = default;
   /// `in` may be overwritten by c2r (as FFTW's multi-dimensional c2r does).
   virtual void execute(void* in, void* out) = 0;
+  /// Bytes of work area the FFT library allocated for this FFT: cuFFT reports them; FFTW does
+  /// not (0).
+  virtual std::int64_t work_bytes() const { return 0; }
 };
 
 /// Ordering and timing marks for overlapped execution (src/exec/overlap.cpp). A mark is

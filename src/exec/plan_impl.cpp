@@ -188,6 +188,8 @@ void PlanImpl::build_steps() {
     if (path_.steps[k].kind == Step::Kind::fft) {
       exec_[k].fwd_fft = dev_->make_fft(fft_desc(path_.steps[k], false), a_.get(), b_.get());
       exec_[k].inv_fft = dev_->make_fft(fft_desc(path_.steps[k], true), a_.get(), b_.get());
+      // Known only once the FFT library has planned: not part of the check above.
+      memory_.add(names_[k] + " FFT work areas", 0, exec_[k].fwd_fft->work_bytes() + exec_[k].inv_fft->work_bytes());
     }
   tuning_ = Tuning{opt_.overlap, opt_.chunks, opt_.in_flight};
   build_transports();

@@ -104,7 +104,10 @@ class CudaR2r final : public LocalFft {
     real_.dev = cplx_.dev = &dev_;
     if (rbytes > 0) real_.p = dev_.alloc(static_cast<std::size_t>(rbytes));
     if (cbytes > 0) cplx_.p = dev_.alloc(static_cast<std::size_t>(cbytes));
+    work_ += rbytes + cbytes;
   }
+
+  std::int64_t work_bytes() const override { return work_ + (first_ ? first_->work_bytes() : 0); }
 
   void execute(void* in, void* out) override {
     if (axes_.empty()) return;
@@ -144,6 +147,7 @@ class CudaR2r final : public LocalFft {
     else
       DFFT_CUFFT(cufftMakePlanMany64(h, 1, n, cembed, w.cstride, w.cdist, rembed, w.rstride,
                                      w.rdist, type, g.lines, &work));
+    work_ += static_cast<std::int64_t>(work);
     return static_cast<int>(plans_.v.size()) - 1;
   }
 
@@ -181,6 +185,7 @@ class CudaR2r final : public LocalFft {
   std::unique_ptr<LocalFft> first_;
   std::vector<Axis> axes_;
   Plans plans_;
+  std::int64_t work_ = 0;  // cuFFT work areas and the line buffers, bytes
   Work real_, cplx_;
 };
 
