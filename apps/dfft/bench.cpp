@@ -91,6 +91,8 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
   if (r.methods.size() == 1 && nx > 1) r.methods.assign(nx, r.methods.front());
   r.exchange_bytes = m.exchange_bytes;
   r.traffic = m.traffic;
+  r.memory_host_bytes = m.memory_host_bytes;
+  r.memory_device_bytes = m.memory_device_bytes;
   r.overlap = m.slices;
   r.chunks = m.chunks;
   r.in_flight = m.in_flight;

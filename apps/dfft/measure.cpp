@@ -158,6 +158,11 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
   m.exchange_bytes.resize(bytes.size());
   APP_MPI(MPI_Allreduce(bytes.data(), m.exchange_bytes.data(), static_cast<int>(bytes.size()),
                         MPI_INT64_T, MPI_MAX, comm));
+  const dfft::Memory mem = plan->memory();
+  std::int64_t mine[2] = {mem.host_bytes, mem.device_bytes}, most[2] = {0, 0};
+  APP_MPI(MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, comm));
+  m.memory_host_bytes = most[0];
+  m.memory_device_bytes = most[1];
   m.reference_error = m.roundtrip_error = m.laplacian_error = dfft::validate::not_run;
   if (s.validate) {
     m.reference_error = dfft::validate::reference_error(*plan, comm);

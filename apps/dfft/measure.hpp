@@ -32,6 +32,7 @@ struct Measurement {
   std::vector<int> grid;                     // the grid the plan uses
   std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
   dfft::NodeTraffic traffic;                 // per transform, summed over ranks (docs/nodes.md)
+  std::int64_t memory_host_bytes = 0, memory_device_bytes = 0;  // Plan::memory(), max over ranks
   double reference_error, roundtrip_error, laplacian_error;  // NaN when not run
   std::string description;                   // plan.describe() on rank 0 when asked
   dfft::Options used;                        // the plan's options (the tuner's choice with --tune)

@@ -146,6 +146,8 @@ nlohmann::json to_json(const Record& r) {
   j["warmup"] = r.warmup;
   j["reps"] = r.reps;
   j["exchange_bytes"] = r.exchange_bytes;
+  j["memory_host_bytes"] = r.memory_host_bytes;
+  j["memory_device_bytes"] = r.memory_device_bytes;
   j["max_message_bytes"] = r.max_message_bytes;
   j["intra_node_messages"] = r.traffic.intra_node_messages;
   j["intra_node_bytes"] = r.traffic.intra_node_bytes;

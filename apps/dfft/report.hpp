@@ -34,6 +34,7 @@ struct Record {
   int warmup = 0, reps = 0;
   std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
   dfft::NodeTraffic traffic;  // messages and bytes per transform inside / across nodes, all ranks
+  std::int64_t memory_host_bytes = 0, memory_device_bytes = 0;  // Plan::memory(), max over ranks
   std::int64_t max_message_bytes = 0;
   std::string timestamp, host;
   // Result-file fields (results.cpp, docs/results-format.md).

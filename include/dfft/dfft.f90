@@ -22,8 +22,15 @@ module dfft
   implicit none
 
   integer(c_int), parameter :: DFFT_MAX_DIMS = 8
-  integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INPUT = 1, DFFT_ERROR_MPI = 2, &
-                               DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_MEMORY = 4, DFFT_ERROR_INTERNAL = 5
+  integer(c_int), parameter :: DFFT_MAX_EXCHANGES = DFFT_MAX_DIMS - 1
+  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 2
+  ! Statuses (dfft_status in dfft.h).
+  integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INVALID_ARGUMENT = 1, DFFT_ERROR_MPI = 2, &
+                               DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_OUT_OF_MEMORY = 4, &
+                               DFFT_ERROR_INTERNAL = 5, DFFT_ERROR_UNSUPPORTED = 6, &
+                               DFFT_ERROR_OPTIONS_VERSION = 7
+  integer(c_int), parameter :: DFFT_ERROR_INPUT = DFFT_ERROR_INVALID_ARGUMENT, &
+                               DFFT_ERROR_MEMORY = DFFT_ERROR_OUT_OF_MEMORY
   integer(c_int), parameter :: DFFT_DOUBLE = 0, DFFT_FLOAT = 1
   integer(c_int), parameter :: DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2
   integer(c_int), parameter :: DFFT_DEFAULT = 0, DFFT_REALIGNED = 1
@@ -45,22 +52,29 @@ module dfft
 
   ! Same fields, order and types as struct dfft_options in dfft.h.
   type, bind(c) :: dfft_options
+    integer(c_int64_t) :: size
+    integer(c_int) :: version
     integer(c_int) :: decomposition, variant, transform, backend, effort, norm, codec
     integer(c_int) :: onesided_sync, staging, tune, n_methods
-    integer(c_int) :: methods(2)
+    integer(c_int) :: methods(DFFT_MAX_EXCHANGES)
     integer(c_int) :: grid_dims
     integer(c_int) :: grid(DFFT_MAX_DIMS - 1)
     integer(c_int) :: r2r(DFFT_MAX_DIMS)
     integer(c_int) :: chunks, in_flight, overlap, adapt, device, batch, in_place
-    integer(c_int64_t) :: max_message_bytes
+    integer(c_int) :: fftw_wisdom, threads
+    integer(c_int64_t) :: max_message_bytes, memory_limit_bytes
     real(c_double) :: tolerance, tune_budget_s
     type(c_ptr) :: wisdom_file, fftw_wisdom_dir
-    integer(c_int) :: fftw_wisdom
+    type(c_ptr) :: stream
   end type dfft_options
 
   type, bind(c) :: dfft_timings
     real(c_double) :: fft, pack, comm, unpack, total
   end type dfft_timings
+
+  type, bind(c) :: dfft_memory
+    integer(c_int64_t) :: host_bytes, device_bytes
+  end type dfft_memory
 
   interface
     subroutine dfft_options_init(options) bind(c, name="dfft_options_init")
@@ -155,6 +169,18 @@ module dfft
       import :: c_int, c_ptr
       type(c_ptr), value :: plan
       integer(c_int), intent(out) :: grid(*)
+    end function
+
+    integer(c_int) function dfft_plan_prepare_batch(plan, batch) bind(c, name="dfft_plan_prepare_batch")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int), value :: batch
+    end function
+
+    integer(c_int) function dfft_plan_memory(plan, memory) bind(c, name="dfft_plan_memory")
+      import :: c_int, c_ptr, dfft_memory
+      type(c_ptr), value :: plan
+      type(dfft_memory), intent(out) :: memory
     end function
 
     integer(c_int) function dfft_plan_timings(plan, timings) bind(c, name="dfft_plan_timings")

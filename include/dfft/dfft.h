@@ -19,8 +19,8 @@
  * Index convention: axis 0 is the slowest axis of the natural (C, row-major) order; a Fortran
  * array u(n3, n2, n1) is the C shape {n1, n2, n3}. Complex values are two reals, real part
  * first (C99 complex, std::complex, Fortran complex). Functions that return a status return
- * DFFT_SUCCESS or an error status and never throw or abort; dfft_error_message() then says what
- * failed (call, code and rank). Plan creation and execution are collective over the
+ * DFFT_SUCCESS or an error status (dfft_status) and never throw or abort; dfft_error_message()
+ * then says what failed (call, code and rank). Plan creation and execution are collective over the
  * communicator; the creation functions agree on their argument checks across ranks, so a
  * refusal on one rank is a refusal (not a hang) on all. Undefined, as in MPI: an invalid
  * communicator handle, NULL or too small arrays passed to a transform. */
@@ -37,13 +37,19 @@ extern "C" {
 
 #define DFFT_MAX_DIMS 8
 
+/* The kind of a failure; the values of dfft::Status (C++), each with its exception class. */
 typedef enum {
   DFFT_SUCCESS = 0,
-  DFFT_ERROR_INPUT = 1,    /* refused by dfft's checks: bad argument or option, no usable GPU */
-  DFFT_ERROR_MPI = 2,      /* an MPI call failed */
-  DFFT_ERROR_LIBRARY = 3,  /* FFTW, CUDA, cuFFT or NCCL failed */
-  DFFT_ERROR_MEMORY = 4,   /* host allocation failed */
-  DFFT_ERROR_INTERNAL = 5  /* anything else */
+  DFFT_ERROR_INVALID_ARGUMENT = 1, /* refused by dfft's checks: bad argument or option (InvalidArgument) */
+  DFFT_ERROR_MPI = 2,              /* an MPI call failed (MpiError) */
+  DFFT_ERROR_LIBRARY = 3,          /* FFTW, CUDA, cuFFT or NCCL failed (LibraryError) */
+  DFFT_ERROR_OUT_OF_MEMORY = 4,    /* an allocation failed or the plan does not fit (OutOfMemory) */
+  DFFT_ERROR_INTERNAL = 5,         /* a defect in dfft */
+  DFFT_ERROR_UNSUPPORTED = 6,      /* valid, but not with this build, backend or method (Unsupported) */
+  DFFT_ERROR_OPTIONS_VERSION = 7,  /* dfft_options of a size or version this library does not know */
+  /* Earlier names of the same codes. */
+  DFFT_ERROR_INPUT = DFFT_ERROR_INVALID_ARGUMENT,
+  DFFT_ERROR_MEMORY = DFFT_ERROR_OUT_OF_MEMORY
 } dfft_status;
 
 /* Enumerations; the option fields below are plain ints holding these values. */
@@ -65,10 +71,18 @@ enum { DFFT_FENCE = 0, DFFT_FLUSH = 1 };
 enum { DFFT_STAGING_AUTO = 0, DFFT_STAGING_HOST = 1, DFFT_STAGING_CUDA_AWARE = 2 };
 enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
 
+/* Layout version of dfft_options: a library refuses (DFFT_ERROR_OPTIONS_VERSION) a struct whose
+ * `size` or `version` it does not know, instead of reading fields that are not there. */
+#define DFFT_OPTIONS_VERSION 2
+/* Most exchanges a plan has (a pencil grid of DFFT_MAX_DIMS - 1 dimensions). */
+#define DFFT_MAX_EXCHANGES (DFFT_MAX_DIMS - 1)
+
 /* Plan options: the fields of dfft::Options (dfft/types.hpp documents each). Always start from
- * dfft_options_init(). Only int, int64_t, double and pointer fields, so that Fortran's
- * bind(C) type dfft_options (dfft.f90) has the same layout. */
+ * dfft_options_init(), which also sets `size` and `version`. Only int, int64_t, double and
+ * pointer fields, so that Fortran's bind(C) type dfft_options (dfft.f90) has the same layout. */
 typedef struct dfft_options {
+  int64_t size;               /* sizeof(dfft_options) of the caller's dfft.h */
+  int version;                /* DFFT_OPTIONS_VERSION of the caller's dfft.h */
   int decomposition;          /* DFFT_SLAB_2D1D */
   int variant;                /* DFFT_DEFAULT */
   int transform;              /* DFFT_R2C */
@@ -79,8 +93,9 @@ typedef struct dfft_options {
   int onesided_sync;          /* DFFT_FENCE */
   int staging;                /* DFFT_STAGING_AUTO */
   int tune;                   /* DFFT_TUNE_NONE */
-  int n_methods;              /* 1: methods[0] for every exchange; 2: one per exchange */
-  int methods[2];             /* DFFT_A2A_SYNC */
+  int n_methods;              /* 1: methods[0] for every exchange; else one per exchange, in path
+                                 order (up to DFFT_MAX_EXCHANGES) */
+  int methods[DFFT_MAX_EXCHANGES]; /* DFFT_A2A_SYNC */
   int grid_dims;              /* 0: grid chosen automatically; else grid[0..grid_dims) */
   int grid[DFFT_MAX_DIMS - 1];
   int r2r[DFFT_MAX_DIMS];     /* per axis, DFFT_R2R_NONE = periodic; read for the first ndims axes
@@ -92,12 +107,15 @@ typedef struct dfft_options {
   int device;                 /* -1: local rank modulo visible GPUs */
   int batch;                  /* must be 1: dfft_forward_batch / dfft_inverse_batch take the count */
   int in_place;               /* 0 */
+  int fftw_wisdom;            /* 1: FFTW wisdom kept on disk (DFFT_MEASURE) */
+  int threads;                /* DFFT_CPU: threads per rank (1; 0: the rank's CPU affinity) */
   int64_t max_message_bytes;  /* 2^31 - 4096 */
+  int64_t memory_limit_bytes; /* 0: the available memory; else refuse plans needing more */
   double tolerance;           /* 0: codec as given */
   double tune_budget_s;       /* 0: no limit */
   const char* wisdom_file;    /* NULL: none */
   const char* fftw_wisdom_dir; /* NULL: the default directory */
-  int fftw_wisdom;            /* 1: FFTW wisdom kept on disk (DFFT_MEASURE) */
+  void* stream;               /* DFFT_CUDA: the cudaStream_t all device work is queued on; NULL: the plan's own */
 } dfft_options;
 
 typedef struct dfft_plan_s* dfft_plan;
@@ -136,7 +154,10 @@ int dfft_plan_destroy(dfft_plan* plan);
  * r2c with in_place and for r2r. */
 int dfft_forward(dfft_plan plan, const void* in, void* out);
 int dfft_inverse(dfft_plan plan, const void* in, void* out);
-/* `batch` arrays stored one after another (each of input_count / output_count elements). */
+/* `batch` arrays stored one after another (each of input_count / output_count elements), with
+ * the batched plan made beforehand by dfft_plan_prepare_batch (collective; DFFT_ERROR_INVALID_ARGUMENT
+ * otherwise): executing never sets anything up. */
+int dfft_plan_prepare_batch(dfft_plan plan, int batch);
 int dfft_forward_batch(dfft_plan plan, int batch, const void* in, void* out);
 int dfft_inverse_batch(dfft_plan plan, int batch, const void* in, void* out);
 
@@ -160,6 +181,13 @@ int dfft_plan_deallocate(dfft_plan plan, void* pointer);
 /* Copies between host memory and such memory (plain copies on the CPU backend). */
 int dfft_plan_upload(dfft_plan plan, void* dst, const void* host_src, size_t bytes);
 int dfft_plan_download(dfft_plan plan, void* host_dst, const void* src, size_t bytes);
+
+/* Bytes of host and device memory the plan holds (buffers, workspaces, staging, cuFFT work areas;
+ * FFTW's own work areas are not known and not counted). */
+typedef struct dfft_memory {
+  int64_t host_bytes, device_bytes;
+} dfft_memory;
+int dfft_plan_memory(dfft_plan plan, dfft_memory* memory);
 
 /* The message of this thread's last failure ("" if none); a call that returns DFFT_SUCCESS clears
  * it. The pointer stays valid until the thread's next dfft call. */

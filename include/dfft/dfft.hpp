@@ -8,8 +8,12 @@
 //   plan.forward(in.data(), out.data());   // r2c
 //   plan.inverse(out.data(), in.data());   // c2r, scaled by 1/N (opt.norm, as numpy.fft)
 //
-// A plan is immutable after construction and can be executed any number of times. Plan
-// construction is collective over the communicator; so are forward() and inverse().
+// A plan's configuration is fixed at construction and it can be executed any number of times:
+// forward() and inverse() are const and do no collective set-up of their own (batched plans are
+// made by the constructor or by prepare_batch()). Plan construction is collective over the
+// communicator; so are forward(), inverse() and prepare_batch(). Executions of one plan must
+// not overlap in time (they share the plan's work buffers, timings and adapt state); use one
+// plan per thread.
 #pragma once
 
 #include <mpi.h>
@@ -47,28 +51,33 @@ class Plan {
   Plan& operator=(const Plan&) = delete;
 
   /// r2c forward: real input box -> complex output box.
-  void forward(const T* in, complex_type* out);
+  void forward(const T* in, complex_type* out) const;
   /// c2c forward.
-  void forward(const complex_type* in, complex_type* out);
+  void forward(const complex_type* in, complex_type* out) const;
   /// c2r inverse: complex output-layout data -> real input-layout data.
-  void inverse(const complex_type* in, T* out);
+  void inverse(const complex_type* in, T* out) const;
   /// c2c inverse.
-  void inverse(const complex_type* in, complex_type* out);
+  void inverse(const complex_type* in, complex_type* out) const;
 
   /// Batched: `batch` independent arrays, each in this plan's layout, one after another. The
   /// batch moves in the same messages (one exchange per stage for all of it). The batched plan
-  /// is made on first use (collectively) and kept.
-  void forward(int batch, const T* in, complex_type* out);
-  void forward(int batch, const complex_type* in, complex_type* out);
-  void inverse(int batch, const complex_type* in, T* out);
-  void inverse(int batch, const complex_type* in, complex_type* out);
+  /// must exist: made by the constructor (Options::batches) or by prepare_batch(batch);
+  /// otherwise InvalidArgument.
+  void forward(int batch, const T* in, complex_type* out) const;
+  void forward(int batch, const complex_type* in, complex_type* out) const;
+  void inverse(int batch, const complex_type* in, T* out) const;
+  void inverse(int batch, const complex_type* in, complex_type* out) const;
+
+  /// Makes (collectively) the batched plan for `batch` arrays, unless it exists. Its memory
+  /// counts in memory() and is checked against the limit like the plan's own.
+  void prepare_batch(int batch);
 
   /// r2r (Options::transform = Transform::r2r, a DCT/DST kind on every axis): real -> real.
   /// forward applies the type-II transforms, inverse the type-III ones (docs/r2r.md).
-  void forward(const T* in, T* out);
-  void inverse(const T* in, T* out);
-  void forward(int batch, const T* in, T* out);
-  void inverse(int batch, const T* in, T* out);
+  void forward(const T* in, T* out) const;
+  void inverse(const T* in, T* out) const;
+  void forward(int batch, const T* in, T* out) const;
+  void inverse(int batch, const T* in, T* out) const;
 
   /// Global real-space shape, and the complex shape of the spectral side (last axis n/2+1 for r2c).
   const std::vector<std::int64_t>& shape() const;
@@ -96,6 +105,13 @@ class Plan {
   NodeTraffic node_traffic() const;
   /// Wire format of the exchanges actually used (forced, or chosen by Options::tolerance).
   Codec codec() const;
+  /// Host and GPU bytes this plan holds on this rank (work buffers, staging buffers, MPI
+  /// windows; batched plans included), computed before allocating: a plan that would not fit
+  /// in Options::memory_limit_bytes or the available memory is refused with OutOfMemory.
+  /// cuFFT's work areas are added once planned (reported, not checked). Not counted: FFTW's
+  /// own work areas, and with overlap > 1 the sliced exchanges' staging (docs/design.md,
+  /// "Plan API").
+  Memory memory() const;
   /// CUDA backend: the device ordinal in use (-1 on CPU).
   int device() const;
   /// Overlap slices, chunks and steps in flight in use; with Options::adapt these change over
@@ -116,12 +132,14 @@ class Plan {
   void download(void* host_dst, const void* src, std::size_t bytes) const;
 
  private:
-  PlanImpl& batched(int batch);
+  PlanImpl& batched(int batch) const;
   std::unique_ptr<PlanImpl> impl_;
   std::vector<std::unique_ptr<PlanImpl>> batched_;
   MPI_Comm comm_;
   std::unique_ptr<Layout> user_in_, user_out_;
-  PlanImpl* last_ = nullptr;  // the plan (single or batched) that ran last, for timings()
+  // The plan (single or batched) that ran last, for timings(): per-execution state, written by
+  // the const forward()/inverse() (not thread-safe, like the plans' own timings).
+  mutable PlanImpl* last_ = nullptr;
   std::shared_ptr<const TuneReport> tune_;
 };
 

@@ -6,25 +6,94 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dfft {
 
-/// Thrown for every failed MPI/FFTW/CUDA/cuFFT/NCCL call and for every bad input.
-/// `call` names the failing call (or "plan" for input validation), `code` is the library's
-/// return code (0 for input errors), `rank` the world rank that raised it.
+/// What kind of failure an Error is; the C interface's dfft_status has the same values.
+enum class Status {
+  success = 0,
+  invalid_argument = 1,  // InvalidArgument
+  mpi_error = 2,         // MpiError
+  library_error = 3,     // LibraryError
+  out_of_memory = 4,     // OutOfMemory
+  internal = 5,          // an Error of no more specific class: a defect in dfft
+  unsupported = 6,       // Unsupported
+};
+
+/// Base of every exception dfft throws: for every failed MPI/FFTW/CUDA/cuFFT/NCCL call and for
+/// every bad input. `call` names the failing call (or "plan" for input validation), `code` is
+/// the library's return code (0 for input errors), `rank` the world rank that raised it. Catch
+/// the derived classes to tell the kinds apart; status() names the kind as a value.
 class Error : public std::runtime_error {
  public:
-  Error(std::string call, long code, int rank, const std::string& what);
+  Error(std::string call, long code, int rank, const std::string& what,
+        Status status = Status::internal);
   const std::string& call() const { return call_; }
   long code() const { return code_; }
   int rank() const { return rank_; }
+  Status status() const { return status_; }
 
  private:
   std::string call_;
   long code_;
   int rank_;
+  Status status_;
 };
+
+/// Bad input refused at plan time (a size, option, layout or name that is not allowed; ranks
+/// that disagree on the plan's arguments). The message says what is allowed.
+class InvalidArgument : public Error {
+ public:
+  InvalidArgument(std::string call, int rank, const std::string& what)
+      : Error(std::move(call), 0, rank, what, Status::invalid_argument) {}
+};
+
+/// Valid input that this build, backend, method combination or MPI library cannot run (a method
+/// that needs CUDA on the CPU backend, a GPU build without NCCL, a thread level MPI lacks).
+class Unsupported : public Error {
+ public:
+  Unsupported(std::string call, int rank, const std::string& what)
+      : Error(std::move(call), 0, rank, what, Status::unsupported) {}
+};
+
+/// A host or device allocation failed, or the plan needs more memory than is available (or than
+/// Options::memory_limit_bytes): needed_bytes() and available_bytes() say how much (0: unknown).
+class OutOfMemory : public Error {
+ public:
+  OutOfMemory(std::string call, long code, int rank, const std::string& what,
+              std::int64_t needed = 0, std::int64_t available = 0)
+      : Error(std::move(call), code, rank, what, Status::out_of_memory),
+        needed_(needed), available_(available) {}
+  std::int64_t needed_bytes() const { return needed_; }
+  std::int64_t available_bytes() const { return available_; }
+
+ private:
+  std::int64_t needed_, available_;
+};
+
+/// An MPI call returned an error code (code() is the MPI error code).
+class MpiError : public Error {
+ public:
+  MpiError(std::string call, long code, int rank, const std::string& what)
+      : Error(std::move(call), code, rank, what, Status::mpi_error) {}
+};
+
+/// FFTW, CUDA runtime, cuFFT or NCCL failed; library() says which, code() is its return code.
+class LibraryError : public Error {
+ public:
+  enum class Library { fftw, cuda, cufft, nccl };
+  LibraryError(Library lib, std::string call, long code, int rank, const std::string& what)
+      : Error(std::move(call), code, rank, what, Status::library_error), lib_(lib) {}
+  Library library() const { return lib_; }
+
+ private:
+  Library lib_;
+};
+
+std::string to_string(LibraryError::Library);
+std::string to_string(Status);
 
 /// Half-open box [lo, hi) of the global index space; axis 0 is the slowest axis of the natural
 /// (C, row-major) order, axis d-1 the fastest ("x, y, z" for d = 3).
@@ -187,7 +256,8 @@ struct Options {
   /// CUDA backend: host staging or CUDA-aware MPI for the MPI methods.
   Staging staging = Staging::automatic;
   /// Number of independent arrays transformed together (stored one after another); the batch
-  /// travels in the same messages. Plan::forward(batch, ...) sets it for you.
+  /// travels in the same messages. Plan::forward(batch, ...) runs a batched plan made for you
+  /// (Options::batches, Plan::prepare_batch()).
   int batch = 1;
   /// r2c in place: the real input uses FFTW's padded layout (last axis allocated as
   /// 2*(n/2+1) reals) so that forward(p, p) and inverse(p, p) work on one buffer of
@@ -207,6 +277,32 @@ struct Options {
   /// "3,1"). {k}: nodes of k consecutive ranks (k divides the rank count); {a, b, ...}: nodes
   /// of a, b, ... consecutive ranks (summing to the rank count). Emulates several nodes on one.
   std::vector<int> ranks_per_node;
+  /// Most bytes of host memory, and of GPU memory, the plan may hold on a rank (Plan::memory());
+  /// a plan needing more is refused with OutOfMemory on every rank before anything is
+  /// allocated. 0: the memory available when the plan is made (host: MemAvailable in
+  /// /proc/meminfo; GPU: cudaMemGetInfo's free bytes).
+  std::int64_t memory_limit_bytes = 0;
+  /// Batch sizes whose batched plans the constructor makes as well (for forward(batch, ...));
+  /// others need Plan::prepare_batch() first.
+  std::vector<int> batches;
+  /// CUDA backend: a cudaStream_t (as void*) of the plan's GPU on which the plan queues all its
+  /// device work, ordered after what the caller queued there before; forward() and inverse()
+  /// return after synchronising this stream (never the whole device). nullptr: a stream of the
+  /// plan's own, ordered after the legacy default stream. The stream must outlive the plan.
+  void* stream = nullptr;
+};
+
+/// Memory a plan holds on this rank, by kind (Plan::memory()). FFTW's own work areas are not
+/// known to dfft and not counted; cuFFT's are.
+struct Memory {
+  struct Item {
+    std::string what;  // e.g. "work buffers", "exchange0[a2a-sync] staging", "cuFFT work areas"
+    std::int64_t host_bytes = 0, device_bytes = 0;
+  };
+  std::int64_t host_bytes = 0;    // host memory: plan buffers on the CPU backend, staging, windows
+  std::int64_t device_bytes = 0;  // GPU memory (CUDA backend)
+  std::vector<Item> items;
+  void add(std::string what, std::int64_t host, std::int64_t device);
 };
 
 /// Messages and bytes of one transform's exchanges (forward; the inverse sends the same),

@@ -45,10 +45,12 @@ def _preload_mpi():
 
 _preload_mpi()
 
-from ._dfft import Error, _Plan, has_cuda  # noqa: E402
+from ._dfft import (Error, InvalidArgument, LibraryError, MpiError, OutOfMemory,  # noqa: E402
+                    Unsupported, _Plan, has_cuda)
 from . import _dfft  # noqa: E402
 
-__all__ = ["Plan", "Error", "has_cuda"]
+__all__ = ["Plan", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "MpiError",
+           "LibraryError", "has_cuda"]
 
 _REAL = {"double": np.dtype(np.float64), "float": np.dtype(np.float32)}
 _COMPLEX = {"double": np.dtype(np.complex128), "float": np.dtype(np.complex64)}
@@ -94,13 +96,19 @@ class Plan:
     ('dct2', 'dst2', or 'none'/None for a periodic axis of a c2c plan); input_layout and
     output_layout: this rank's (lo, hi) or (lo, hi, order) boxes (the box API: any tiling, empty
     boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays
-    such as cupy's, on the plan's GPU; numpy arrays are copied to the GPU and back).
+    such as cupy's, on the plan's GPU; numpy arrays are copied to the GPU and back);
+    memory_limit_bytes: refuse (OutOfMemory) a plan needing more host or GPU memory per rank
+    (0: the available memory).
+
+    Failures raise dfft.Error or one of its subclasses: InvalidArgument (bad argument),
+    Unsupported (not possible with this build, backend or method), OutOfMemory, MpiError and
+    LibraryError (FFTW, CUDA, cuFFT, NCCL).
     """
 
     def __init__(self, comm, shape, decomposition="slab-2d1d", variant="default",
                  methods="a2a-sync", transform="r2c", precision="double", grid=None,
                  norm="backward", r2r=None, input_layout=None, output_layout=None,
-                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1):
+                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0):
         if isinstance(methods, str):
             methods = [methods]
         kinds = [("none" if k is None else str(k)) for k in (r2r or [])]
@@ -112,7 +120,7 @@ class Plan:
                            None if fftw_wisdom is False else ("" if fftw_wisdom is True else str(fftw_wisdom)),
                            int(device),
                            _layout_arg(input_layout, "input_layout"),
-                           _layout_arg(output_layout, "output_layout"))
+                           _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes))
         self.transform = transform
         self.precision = precision
         self.backend = backend
@@ -121,6 +129,12 @@ class Plan:
         out_dtype = real if transform == "r2r" else cplx
         self._in = _Side(self._impl.input_layout(), in_dtype)
         self._out = _Side(self._impl.output_layout(), out_dtype)
+
+    @property
+    def memory(self):
+        """(host_bytes, device_bytes) this plan holds on this rank (FFT libraries' own work
+        areas not counted)."""
+        return tuple(self._impl.memory())
 
     # Geometry -----------------------------------------------------------------------------
     @property
@@ -202,6 +216,11 @@ class Plan:
         return np.ascontiguousarray(np.transpose(global_array[self.output_slices], self._out.order))
 
     # Execution ----------------------------------------------------------------------------
+    def prepare_batch(self, batch):
+        """Make (collectively) the batched plan that forward/inverse of a (batch,) + shape array
+        run; without it they raise InvalidArgument."""
+        self._impl.prepare_batch(int(batch))
+
     def forward(self, a, out=None):
         """Forward transform of this rank's input block; returns the output block (new array,
         or `out`). A leading extra axis is a batch: (batch,) + input_shape."""

@@ -87,6 +87,11 @@ class PyPlan {
     std::visit([&](auto& p) { run(*p, forward, in, out, batch); }, plan_);
   }
 
+  void prepare_batch(int batch) {
+    py::gil_scoped_release unlocked;  // collective
+    std::visit([&](auto& p) { p->prepare_batch(batch); }, plan_);
+  }
+
   template <class F>
   auto with(F&& f) const {
     return std::visit([&](const auto& p) { return f(*p); }, plan_);
@@ -277,7 +282,14 @@ void import_mpi4py_same_mpi() {
 PYBIND11_MODULE(_dfft, m) {
   m.doc() = "dfft extension module; use the dfft package (dfft.Plan), not this directly";
   import_mpi4py_same_mpi();
-  py::register_exception<dfft::Error>(m, "Error", PyExc_RuntimeError);
+  // dfft.Error and one subclass per dfft::Error class: pybind11 tries the translators last
+  // registered first, so a subclass is raised as itself and anything else as Error.
+  const auto error = py::register_exception<dfft::Error>(m, "Error", PyExc_RuntimeError);
+  py::register_exception<dfft::InvalidArgument>(m, "InvalidArgument", error.ptr());
+  py::register_exception<dfft::Unsupported>(m, "Unsupported", error.ptr());
+  py::register_exception<dfft::OutOfMemory>(m, "OutOfMemory", error.ptr());
+  py::register_exception<dfft::MpiError>(m, "MpiError", error.ptr());
+  py::register_exception<dfft::LibraryError>(m, "LibraryError", error.ptr());
 #if defined(DFFT_HAS_CUDA)
   m.attr("has_cuda") = true;
 #else
@@ -295,20 +307,23 @@ PYBIND11_MODULE(_dfft, m) {
                        const std::vector<std::string>& r2r, const std::string& backend,
                        const std::string& effort, const std::optional<std::string>& fftw_wisdom,
                        int device, const std::optional<PyLayout>& in,
-                       const std::optional<PyLayout>& out) {
+                       const std::optional<PyLayout>& out, std::int64_t memory_limit_bytes) {
              if (precision != "double" && precision != "float")
                throw py::value_error("precision must be 'double' or 'float', got '" + precision +
                                      "'");
              auto o = make_options(decomposition, variant, methods, transform, grid, norm, r2r,
                                    backend, effort, fftw_wisdom, device);
+             o.memory_limit_bytes = memory_limit_bytes;
              return std::make_unique<PyPlan>(comm, shape, o, precision == "double", in, out);
            }),
            py::arg("comm"), py::arg("shape"), py::arg("decomposition"), py::arg("variant"),
            py::arg("methods"), py::arg("transform"), py::arg("precision"), py::arg("grid"),
            py::arg("norm"), py::arg("r2r"), py::arg("backend"), py::arg("effort"),
-           py::arg("fftw_wisdom"), py::arg("device"), py::arg("input_layout"), py::arg("output_layout"))
+           py::arg("fftw_wisdom"), py::arg("device"), py::arg("input_layout"), py::arg("output_layout"),
+           py::arg("memory_limit_bytes"))
       .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
            py::arg("batch"))
+      .def("prepare_batch", &PyPlan::prepare_batch, py::arg("batch"))
       .def("allocate", &PyPlan::allocate, py::arg("bytes"))
       .def("deallocate", &PyPlan::deallocate, py::arg("ptr"))
       .def("upload", &PyPlan::upload, py::arg("dst"), py::arg("host_src"), py::arg("bytes"))
@@ -327,6 +342,13 @@ PYBIND11_MODULE(_dfft, m) {
       .def("grid", [](const PyPlan& p) { return p.with([](auto& q) { return q.grid(); }); })
       .def("describe", [](const PyPlan& p) { return p.with([](auto& q) { return q.describe(); }); })
       .def("device", [](const PyPlan& p) { return p.with([](auto& q) { return q.device(); }); })
+      .def("memory",
+           [](const PyPlan& p) {
+             return p.with([](auto& q) {
+               const dfft::Memory mem = q.memory();
+               return std::pair{mem.host_bytes, mem.device_bytes};
+             });
+           })
       .def("timings", [](const PyPlan& p) {
         return p.with([](auto& q) {
           py::list out;

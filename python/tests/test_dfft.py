@@ -106,6 +106,9 @@ def test_batch_equals_single_transforms():
     shape = (7, 6, 5)
     plan = dfft.Plan(COMM, shape, decomposition="pencil")
     batch = np.stack([plan.local_input(global_array(shape, seed=s)) for s in range(4)])
+    with pytest.raises(dfft.InvalidArgument, match="prepare_batch"):
+        plan.forward(batch)
+    plan.prepare_batch(4)
     got = plan.forward(batch)
     assert got.shape == (4,) + plan.output_shape
     want = np.stack([plan.forward(b) for b in batch])

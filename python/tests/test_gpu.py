@@ -94,6 +94,7 @@ def test_cupy_c2c_out_and_batch(cp):
         assert max_rel(cp.asnumpy(out), plan.local_output(np.fft.fftn(g[0]))) < TOL["double"]
         # A leading batch axis: one exchange per stage for both arrays.
         batch = cp.asarray(np.stack([plan.local_input(x) for x in g]))
+        plan.prepare_batch(2)
         got = cp.asnumpy(plan.forward(batch))
     want = np.stack([plan.local_output(np.fft.fftn(x)) for x in g])
     assert got.shape == (2,) + plan.output_shape
@@ -158,6 +159,7 @@ def test_numpy_through_a_cuda_plan(transform):
     assert isinstance(back, np.ndarray)
     assert max_rel(back / np.prod(shape), plan.local_input(g)) < TOL["double"]
     batch = np.stack([plan.local_input(g)] * 3)
+    plan.prepare_batch(3)
     assert max_rel(plan.forward(batch), np.stack([uk] * 3)) < 1e-12
 
 

@@ -5,7 +5,9 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +33,9 @@ class LocalFft {
   virtual ~LocalFft() = default;
   /// `in` may be overwritten by c2r (as FFTW's multi-dimensional c2r does).
   virtual void execute(void* in, void* out) = 0;
+  /// Bytes of work area the FFT library allocated for this FFT: cuFFT reports them; FFTW does
+  /// not (0).
+  virtual std::int64_t work_bytes() const { return 0; }
 };
 
 /// Ordering and timing marks for overlapped execution (src/exec/overlap.cpp). A mark is
@@ -63,6 +68,10 @@ class Device {
   virtual int ordinal() const { return -1; }
   virtual void* alloc(std::size_t bytes) = 0;
   virtual void release(void* p) noexcept = 0;
+  /// Bytes this backend's alloc() can still hand out: MemAvailable on the CPU, the GPU's free
+  /// memory with CUDA.
+  virtual std::int64_t available_bytes() const = 0;
+
   /// Plan a local FFT; scratch_in/scratch_out are plan-owned buffers large enough for the
   /// layouts that the planner may overwrite while measuring.
   virtual std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in,
@@ -92,14 +101,25 @@ class Device {
 
 /// `threads` (>= 1, Options::threads resolved): FFTW threads and copy/codec team per plan.
 std::unique_ptr<Device> make_cpu_device(int threads = 1);
+/// MemAvailable of /proc/meminfo in bytes (0 where it cannot be read).
+std::int64_t host_available_bytes();
+
+/// Bytes of all live Buffers of this process: what plans really hold (tests compare it with
+/// Plan::memory()).
+inline std::atomic<std::int64_t> live_buffer_bytes{0};
 
 /// RAII buffer from a device.
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(Device& d, std::size_t bytes) : dev_(&d), bytes_(bytes), p_(bytes ? d.alloc(bytes) : nullptr) {}
+  Buffer(Device& d, std::size_t bytes) : dev_(&d), bytes_(bytes), p_(bytes ? d.alloc(bytes) : nullptr) {
+    if (p_) live_buffer_bytes += static_cast<std::int64_t>(bytes_);
+  }
   ~Buffer() {
-    if (p_) dev_->release(p_);
+    if (p_) {
+      live_buffer_bytes -= static_cast<std::int64_t>(bytes_);
+      dev_->release(p_);
+    }
   }
   Buffer(Buffer&& o) noexcept { *this = std::move(o); }
   Buffer& operator=(Buffer&& o) noexcept {
@@ -121,5 +141,6 @@ class Buffer {
 
 namespace dfft::detail {
 /// The CUDA backend (src/backend/cuda); throws dfft::Error when dfft was built without CUDA.
-std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device);
+/// `stream`: the caller's cudaStream_t for all device work (nullptr: a stream of the device's own).
+std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device, void* stream = nullptr);
 }  // namespace dfft::detail

@@ -7,14 +7,14 @@
 
 namespace dfft::detail {
 
-std::unique_ptr<Device> make_cuda_device(MPI_Comm, int) {
-  fail("this dfft was built without the CUDA backend (configure with -DDFFT_CUDA=ON on a machine "
+std::unique_ptr<Device> make_cuda_device(MPI_Comm, int, void*) {
+  unsupported("this dfft was built without the CUDA backend (configure with -DDFFT_CUDA=ON on a machine "
        "with the CUDA toolkit); use --backend cpu");
 }
 
 std::unique_ptr<Transport> make_device_transport(Method, MPI_Comm, const ExchangeSpec&, Device&,
                                                  const TransportTuning&) {
-  fail("device transports need the CUDA backend");
+  unsupported("device transports need the CUDA backend");
 }
 
 }  // namespace dfft::detail

@@ -13,12 +13,20 @@
 #include "dfft/dfft.hpp"
 #include "util/check.hpp"
 
-// include/dfft/dfft.f90 declares the same fields as a bind(c) type: 36 ints, then the 8-byte
-// fields with no padding between, then one int (and the tail padding of an 8-byte aligned
-// struct). A field added to one must be added to the other.
+// include/dfft/dfft.f90 declares the same fields as a bind(c) type: size, 44 ints, then the
+// 8-byte fields with no padding between. A field added to one must be added to the other, and
+// DFFT_OPTIONS_VERSION raised.
 static_assert(sizeof(dfft_options) ==
-                  36 * sizeof(int) + sizeof(int64_t) + 2 * sizeof(double) + 2 * sizeof(void*) + 2 * sizeof(int),
-              "dfft_options layout changed: update include/dfft/dfft.f90");
+                  sizeof(int64_t) + 44 * sizeof(int) + 2 * sizeof(int64_t) + 2 * sizeof(double) + 3 * sizeof(void*),
+              "dfft_options layout changed: update include/dfft/dfft.f90 and DFFT_OPTIONS_VERSION");
+// dfft_status and dfft::Status are the same codes.
+static_assert(DFFT_ERROR_INVALID_ARGUMENT == static_cast<int>(dfft::Status::invalid_argument) &&
+              DFFT_ERROR_MPI == static_cast<int>(dfft::Status::mpi_error) &&
+              DFFT_ERROR_LIBRARY == static_cast<int>(dfft::Status::library_error) &&
+              DFFT_ERROR_OUT_OF_MEMORY == static_cast<int>(dfft::Status::out_of_memory) &&
+              DFFT_ERROR_INTERNAL == static_cast<int>(dfft::Status::internal) &&
+              DFFT_ERROR_UNSUPPORTED == static_cast<int>(dfft::Status::unsupported),
+              "dfft_status and dfft::Status differ");
 
 struct dfft_plan_s {
   std::variant<dfft::Plan<double>, dfft::Plan<float>> plan;
@@ -39,36 +47,36 @@ int fail(int status, const char* what) noexcept {
   return status;
 }
 
-int status_of(const dfft::Error& e) {
-  const std::string& call = e.call();
-  if (call == "plan") return DFFT_ERROR_INPUT;  // refused by dfft's own checks
-  if (call.rfind("MPI_", 0) == 0) return DFFT_ERROR_MPI;
-  if (call == "fftw_malloc" || (call.rfind("cuda", 0) == 0 && e.code() == 2)) return DFFT_ERROR_MEMORY;
-  return DFFT_ERROR_LIBRARY;  // FFTW, CUDA, cuFFT, NCCL
+// The one place where exceptions become statuses: call inside a catch block. Each dfft::Error
+// class carries its status; the standard library's allocation failure is out-of-memory.
+int status_of_current_exception() noexcept {
+  try {
+    throw;
+  } catch (const dfft::Error& e) {
+    return fail(static_cast<int>(e.status()), e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(DFFT_ERROR_OUT_OF_MEMORY, "dfft: host memory allocation failed");
+  } catch (const std::exception& e) {
+    return fail(DFFT_ERROR_INTERNAL, e.what());
+  } catch (...) {
+    return fail(DFFT_ERROR_INTERNAL, "dfft: unknown exception");
+  }
 }
 
 // Runs f, mapping exceptions to statuses; nothing escapes (extern "C" callers).
 template <class F>
 int guarded(F&& f) noexcept {
   try {
-    try {
-      f();
-      last_error.clear();
-      return DFFT_SUCCESS;
-    } catch (const dfft::Error& e) {
-      return fail(status_of(e), e.what());
-    } catch (const std::bad_alloc&) {
-      return fail(DFFT_ERROR_MEMORY, "dfft: host memory allocation failed");
-    } catch (const std::exception& e) {
-      return fail(DFFT_ERROR_INTERNAL, e.what());
-    }
+    f();
+    last_error.clear();
+    return DFFT_SUCCESS;
   } catch (...) {
-    return fail(DFFT_ERROR_INTERNAL, "dfft: unknown exception");
+    return status_of_current_exception();
   }
 }
 
 [[noreturn]] void bad(const std::string& what) {
-  throw dfft::Error("plan", 0, dfft::detail::world_rank(), "dfft C API: " + what);
+  throw dfft::InvalidArgument("plan", dfft::detail::world_rank(), "dfft C API: " + what);
 }
 
 // C enum value -> C++ enum, refusing values outside [0, n).
@@ -95,7 +103,8 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.onesided_sync = pick<dfft::OneSidedSync>(o->onesided_sync, 2, "onesided_sync");
   r.staging = pick<dfft::Staging>(o->staging, 3, "staging");
   r.tune = pick<dfft::Tune>(o->tune, 3, "tune");
-  if (o->n_methods < 1 || o->n_methods > 2) bad("n_methods = " + std::to_string(o->n_methods) + " (1 or 2)");
+  if (o->n_methods < 1 || o->n_methods > DFFT_MAX_EXCHANGES)
+    bad("n_methods = " + std::to_string(o->n_methods) + " (1 to " + std::to_string(DFFT_MAX_EXCHANGES) + ")");
   r.methods.clear();
   for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], 11, "methods[i]"));
   if (o->grid_dims < 0 || o->grid_dims > DFFT_MAX_DIMS - 1)
@@ -117,10 +126,14 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.device = o->device;
   r.batch = 1;
   r.in_place = o->in_place != 0;
+  r.threads = o->threads;
   r.max_message_bytes = o->max_message_bytes;
+  if (o->memory_limit_bytes < 0) bad("memory_limit_bytes must be >= 0 (0: the available memory)");
+  r.memory_limit_bytes = o->memory_limit_bytes;
   r.tolerance = o->tolerance;
   r.tune_budget_s = o->tune_budget_s;
   r.wisdom_file = o->wisdom_file ? o->wisdom_file : "";
+  r.stream = o->stream;
   return r;
 }
 
@@ -153,15 +166,27 @@ int agree(MPI_Comm comm, int local_status) {
   if (rc != MPI_SUCCESS) return fail(DFFT_ERROR_MPI, "dfft C API: MPI_Allreduce failed while checking the arguments");
   if (all) return DFFT_SUCCESS;
   if (local_status != DFFT_SUCCESS) return local_status;
-  return fail(DFFT_ERROR_INPUT, "dfft C API: another rank's arguments were refused (see that rank's message)");
+  return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: another rank's arguments were refused (see that rank's message)");
+}
+
+// A struct from another dfft.h has other fields at other offsets: refuse it before reading any.
+int check_version(const dfft_options* o) {
+  if (!o || (o->size == static_cast<int64_t>(sizeof(dfft_options)) && o->version == DFFT_OPTIONS_VERSION))
+    return DFFT_SUCCESS;
+  const std::string m = "dfft C API: dfft_options has size " + std::to_string(o->size) + " and version " +
+                        std::to_string(o->version) + " but this library's are " +
+                        std::to_string(sizeof(dfft_options)) + " and " + std::to_string(DFFT_OPTIONS_VERSION) +
+                        ": compile against this library's dfft.h and start from dfft_options_init()";
+  return fail(DFFT_ERROR_OPTIONS_VERSION, m.c_str());
 }
 
 int create_checked(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const dfft::Layout* in,
                    const dfft::Layout* out, const dfft_options* options, dfft_plan* plan, int local_status) {
   // Without a communicator there is nobody to agree with (MPI would abort on it).
-  if (comm == MPI_COMM_NULL) return fail(DFFT_ERROR_INPUT, "dfft C API: the communicator is MPI_COMM_NULL");
+  if (comm == MPI_COMM_NULL) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: the communicator is MPI_COMM_NULL");
   if (local_status == DFFT_SUCCESS && !plan)
-    local_status = fail(DFFT_ERROR_INPUT, "dfft C API: plan (the output pointer) is NULL");
+    local_status = fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan (the output pointer) is NULL");
+  if (local_status == DFFT_SUCCESS) local_status = check_version(options);
   std::vector<std::int64_t> s;
   dfft::Options o;
   if (local_status == DFFT_SUCCESS) {
@@ -190,7 +215,7 @@ int create(MPI_Comm comm, int ndims, const int64_t* shape, int precision, const 
   try {  // the containers built before the guarded parts allocate
     return create_checked(comm, ndims, shape, precision, in, out, options, plan, local_status);
   } catch (...) {
-    return fail(DFFT_ERROR_MEMORY, "dfft: host memory allocation failed");
+    return status_of_current_exception();
   }
 }
 
@@ -207,13 +232,13 @@ int create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int precision, 
     return create(comm, ndims, shape, precision, &in, &out, options, plan, st);
   } catch (...) {
     if (plan) *plan = nullptr;
-    return fail(DFFT_ERROR_MEMORY, "dfft: host memory allocation failed");
+    return status_of_current_exception();
   }
 }
 
 // forward/inverse with the element types of the plan's transform and precision.
 int execute(dfft_plan plan, bool fwd, int batch, const void* in, void* out) {
-  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
   return guarded([&] {
     if (batch < 1) bad("batch = " + std::to_string(batch) + " (>= 1)");
     std::visit(
@@ -254,7 +279,7 @@ auto with_plan(dfft_plan plan, F&& f) {
 }
 
 int box_of(dfft_plan plan, bool input, int64_t* lo, int64_t* hi, int* order, int64_t* strides) {
-  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
   return guarded([&] {
     with_plan(plan, [&](auto& p) {
       const dfft::Layout& l = input ? p.input_layout() : p.output_layout();
@@ -277,6 +302,8 @@ extern "C" {
 void dfft_options_init(dfft_options* o) {
   if (!o) return;
   std::memset(o, 0, sizeof *o);
+  o->size = static_cast<int64_t>(sizeof *o);
+  o->version = DFFT_OPTIONS_VERSION;
   const dfft::Options d;
   o->decomposition = static_cast<int>(d.decomposition);
   o->variant = static_cast<int>(d.variant);
@@ -290,7 +317,7 @@ void dfft_options_init(dfft_options* o) {
   o->staging = static_cast<int>(d.staging);
   o->tune = static_cast<int>(d.tune);
   o->n_methods = static_cast<int>(d.methods.size());
-  for (int i = 0; i < o->n_methods && i < 2; ++i) o->methods[i] = static_cast<int>(d.methods[i]);
+  for (int i = 0; i < o->n_methods && i < DFFT_MAX_EXCHANGES; ++i) o->methods[i] = static_cast<int>(d.methods[i]);
   o->chunks = d.chunks;
   o->in_flight = d.in_flight;
   o->overlap = d.overlap;
@@ -298,7 +325,9 @@ void dfft_options_init(dfft_options* o) {
   o->device = d.device;
   o->batch = d.batch;
   o->in_place = d.in_place;
+  o->threads = d.threads;
   o->max_message_bytes = d.max_message_bytes;
+  o->memory_limit_bytes = d.memory_limit_bytes;
   o->tolerance = d.tolerance;
   o->tune_budget_s = d.tune_budget_s;
   o->wisdom_file = nullptr;
@@ -363,7 +392,7 @@ int64_t dfft_plan_output_count(dfft_plan plan) {
 }
 
 int dfft_plan_spectral_shape(dfft_plan plan, int64_t* shape) {
-  if (!plan || !shape) return fail(DFFT_ERROR_INPUT, "dfft C API: plan or shape is NULL");
+  if (!plan || !shape) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan or shape is NULL");
   return guarded([&] {
     with_plan(plan, [&](auto& p) {
       const auto s = p.spectral_shape();
@@ -394,7 +423,7 @@ int dfft_plan_grid(dfft_plan plan, int* grid) {
 }
 
 int dfft_plan_timings(dfft_plan plan, dfft_timings* t) {
-  if (!plan || !t) return fail(DFFT_ERROR_INPUT, "dfft C API: plan or timings is NULL");
+  if (!plan || !t) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan or timings is NULL");
   return guarded([&] {
     *t = dfft_timings{0, 0, 0, 0, 0};
     with_plan(plan, [&](auto& p) {
@@ -423,13 +452,13 @@ size_t dfft_plan_describe(dfft_plan plan, char* buffer, size_t size) {
 }
 
 int dfft_plan_allocate(dfft_plan plan, size_t bytes, void** pointer) {
-  if (!plan || !pointer) return fail(DFFT_ERROR_INPUT, "dfft C API: plan or pointer is NULL");
+  if (!plan || !pointer) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan or pointer is NULL");
   *pointer = nullptr;
   return guarded([&] { *pointer = with_plan(plan, [&](auto& p) { return p.allocate(bytes); }); });
 }
 
 int dfft_plan_deallocate(dfft_plan plan, void* pointer) {
-  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
   return guarded([&] {
     with_plan(plan, [&](auto& p) {
       p.deallocate(pointer);
@@ -439,7 +468,7 @@ int dfft_plan_deallocate(dfft_plan plan, void* pointer) {
 }
 
 int dfft_plan_upload(dfft_plan plan, void* dst, const void* host_src, size_t bytes) {
-  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
   return guarded([&] {
     with_plan(plan, [&](auto& p) {
       p.upload(dst, host_src, bytes);
@@ -449,12 +478,30 @@ int dfft_plan_upload(dfft_plan plan, void* dst, const void* host_src, size_t byt
 }
 
 int dfft_plan_download(dfft_plan plan, void* host_dst, const void* src, size_t bytes) {
-  if (!plan) return fail(DFFT_ERROR_INPUT, "dfft C API: plan is NULL");
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
   return guarded([&] {
     with_plan(plan, [&](auto& p) {
       p.download(host_dst, src, bytes);
       return 0;
     });
+  });
+}
+
+int dfft_plan_prepare_batch(dfft_plan plan, int batch) {
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
+  return guarded([&] {
+    with_plan(plan, [&](auto& p) {
+      p.prepare_batch(batch);
+      return 0;
+    });
+  });
+}
+
+int dfft_plan_memory(dfft_plan plan, dfft_memory* m) {
+  if (!plan || !m) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan or memory is NULL");
+  return guarded([&] {
+    const dfft::Memory mem = with_plan(plan, [](auto& p) { return p.memory(); });
+    *m = dfft_memory{mem.host_bytes, mem.device_bytes};
   });
 }
 

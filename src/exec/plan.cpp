@@ -13,6 +13,7 @@ template <class T>
 Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options)
     : comm_(comm) {
   impl_ = detail::make_plan_impl(comm, shape, options, std::is_same_v<T, double>, nullptr, nullptr, tune_);
+  for (int b : options.batches) prepare_batch(b);
 }
 
 template <class T>
@@ -20,18 +21,28 @@ Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Layou
               const Layout& out, const Options& options)
     : comm_(comm), user_in_(std::make_unique<Layout>(in)), user_out_(std::make_unique<Layout>(out)) {
   impl_ = detail::make_plan_impl(comm, shape, options, std::is_same_v<T, double>, &in, &out, tune_);
+  for (int b : options.batches) prepare_batch(b);
 }
 
 template <class T>
-PlanImpl& Plan<T>::batched(int batch) {
+PlanImpl& Plan<T>::batched(int batch) const {
   if (batch == impl_->options().batch) return *impl_;
   for (auto& b : batched_)
     if (b->options().batch == batch) return *b;
+  detail::fail("no batched plan for batch = ", batch, ": make it with prepare_batch(", batch,
+               ") (collective) or list it in Options::batches before executing it");
+}
+
+template <class T>
+void Plan<T>::prepare_batch(int batch) {
+  if (batch < 1) detail::fail("batch must be at least 1, got ", batch);
+  if (batch == impl_->options().batch) return;
+  for (auto& b : batched_)
+    if (b->options().batch == batch) return;
   Options o = impl_->options();
   o.batch = batch;
   batched_.push_back(std::make_unique<PlanImpl>(comm_, impl_->shape(), o, std::is_same_v<T, double>,
                                                 user_in_.get(), user_out_.get()));
-  return *batched_.back();
 }
 
 template <class T>
@@ -50,64 +61,64 @@ void need(const PlanImpl& p, Transform t, const char* call) {
 }  // namespace
 
 template <class T>
-void Plan<T>::forward(const T* in, complex_type* out) {
+void Plan<T>::forward(const T* in, complex_type* out) const {
   need(*impl_, Transform::r2c, "forward(real*, complex*)");
   (last_ = impl_.get())->forward(in, out);
 }
 template <class T>
-void Plan<T>::forward(const complex_type* in, complex_type* out) {
+void Plan<T>::forward(const complex_type* in, complex_type* out) const {
   need(*impl_, Transform::c2c, "forward(complex*, complex*)");
   (last_ = impl_.get())->forward(in, out);
 }
 template <class T>
-void Plan<T>::inverse(const complex_type* in, T* out) {
+void Plan<T>::inverse(const complex_type* in, T* out) const {
   need(*impl_, Transform::r2c, "inverse(complex*, real*)");
   (last_ = impl_.get())->inverse(in, out);
 }
 template <class T>
-void Plan<T>::inverse(const complex_type* in, complex_type* out) {
+void Plan<T>::inverse(const complex_type* in, complex_type* out) const {
   need(*impl_, Transform::c2c, "inverse(complex*, complex*)");
   (last_ = impl_.get())->inverse(in, out);
 }
 
 template <class T>
-void Plan<T>::forward(int batch, const T* in, complex_type* out) {
+void Plan<T>::forward(int batch, const T* in, complex_type* out) const {
   need(*impl_, Transform::r2c, "forward(batch, real*, complex*)");
   (last_ = &batched(batch))->forward(in, out);
 }
 template <class T>
-void Plan<T>::forward(int batch, const complex_type* in, complex_type* out) {
+void Plan<T>::forward(int batch, const complex_type* in, complex_type* out) const {
   need(*impl_, Transform::c2c, "forward(batch, complex*, complex*)");
   (last_ = &batched(batch))->forward(in, out);
 }
 template <class T>
-void Plan<T>::inverse(int batch, const complex_type* in, T* out) {
+void Plan<T>::inverse(int batch, const complex_type* in, T* out) const {
   need(*impl_, Transform::r2c, "inverse(batch, complex*, real*)");
   (last_ = &batched(batch))->inverse(in, out);
 }
 template <class T>
-void Plan<T>::inverse(int batch, const complex_type* in, complex_type* out) {
+void Plan<T>::inverse(int batch, const complex_type* in, complex_type* out) const {
   need(*impl_, Transform::c2c, "inverse(batch, complex*, complex*)");
   (last_ = &batched(batch))->inverse(in, out);
 }
 
 template <class T>
-void Plan<T>::forward(const T* in, T* out) {
+void Plan<T>::forward(const T* in, T* out) const {
   need(*impl_, Transform::r2r, "forward(real*, real*)");
   (last_ = impl_.get())->forward(in, out);
 }
 template <class T>
-void Plan<T>::inverse(const T* in, T* out) {
+void Plan<T>::inverse(const T* in, T* out) const {
   need(*impl_, Transform::r2r, "inverse(real*, real*)");
   (last_ = impl_.get())->inverse(in, out);
 }
 template <class T>
-void Plan<T>::forward(int batch, const T* in, T* out) {
+void Plan<T>::forward(int batch, const T* in, T* out) const {
   need(*impl_, Transform::r2r, "forward(batch, real*, real*)");
   (last_ = &batched(batch))->forward(in, out);
 }
 template <class T>
-void Plan<T>::inverse(int batch, const T* in, T* out) {
+void Plan<T>::inverse(int batch, const T* in, T* out) const {
   need(*impl_, Transform::r2r, "inverse(batch, real*, real*)");
   (last_ = &batched(batch))->inverse(in, out);
 }
@@ -183,6 +194,15 @@ Codec Plan<T>::codec() const {
 template <class T>
 int Plan<T>::device() const {
   return impl_->device();
+}
+template <class T>
+Memory Plan<T>::memory() const {
+  Memory m = impl_->memory();
+  for (const auto& b : batched_) {
+    const Memory& bm = b->memory();
+    m.add("batch " + std::to_string(b->options().batch), bm.host_bytes, bm.device_bytes);
+  }
+  return m;
 }
 
 template <class T>

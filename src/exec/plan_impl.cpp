@@ -61,8 +61,8 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     }
     // Every rank agreed on backend and threads above: a refusal here is the same on all of them.
     if (opt.backend == Backend::cuda && opt.threads != 1)
-      fail("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 1, got ", opt.threads);
-    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device)
+      unsupported("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 1, got ", opt.threads);
+    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device, opt.stream)
                                         : make_cpu_device(resolve_threads(opt.threads, comm_));
     find_devices_per_node();
     FftwWisdomFile wisdom(fftw_wisdom_path(opt_, is_double_), is_double_);
@@ -165,8 +165,6 @@ void PlanImpl::build_steps() {
     }
   }
   work_bytes_ = static_cast<std::size_t>(bytes);
-  a_ = Buffer(*dev_, work_bytes_);
-  b_ = Buffer(*dev_, work_bytes_);
   const auto nx = static_cast<std::size_t>(path_.exchanges);
   if (opt_.methods.size() != 1 && opt_.methods.size() != nx)
     fail("give one method or one per exchange (", nx, " for ", to_string(opt_.decomposition),
@@ -184,26 +182,34 @@ void PlanImpl::build_steps() {
   for (Method m : opt_.methods) check_method(m, codec_, dev_->on_device());
   for (std::size_t k = 0; k < nsteps; ++k) {
     const Step& st = path_.steps[k];
-    auto& ex = exec_[k];
     std::ostringstream name;
     if (st.kind == Step::Kind::fft) {
-      ex.fwd_fft = dev_->make_fft(fft_desc(st, false), a_.get(), b_.get());
-      ex.inv_fft = dev_->make_fft(fft_desc(st, true), a_.get(), b_.get());
       name << "fft(";
       for (std::size_t i = 0; i < st.fft.axes.size(); ++i) name << (i ? "," : "") << st.fft.axes[i];
       name << ")";
     } else {
       // Reshapes to/from user boxes use the first exchange's method.
       const bool reshape = st.exchange.grid_dim < 0;
-      ex.method = opt_.methods.size() == 1 || reshape
-                      ? opt_.methods[0]
-                      : opt_.methods[static_cast<std::size_t>(st.exchange.index)];
-      step_method_[k] = ex.method;
-      if (reshape) name << "reshape[" << to_string(ex.method) << "]";
-      else name << "exchange" << st.exchange.grid_dim << "[" << to_string(ex.method) << "]";
+      exec_[k].method = opt_.methods.size() == 1 || reshape
+                            ? opt_.methods[0]
+                            : opt_.methods[static_cast<std::size_t>(st.exchange.index)];
+      step_method_[k] = exec_[k].method;
+      if (reshape) name << "reshape[" << to_string(exec_[k].method) << "]";
+      else name << "exchange" << st.exchange.grid_dim << "[" << to_string(exec_[k].method) << "]";
     }
     names_[k] = name.str();
   }
+  memory_ = predict_memory();
+  check_memory();
+  a_ = Buffer(*dev_, work_bytes_);
+  b_ = Buffer(*dev_, work_bytes_);
+  for (std::size_t k = 0; k < nsteps; ++k)
+    if (path_.steps[k].kind == Step::Kind::fft) {
+      exec_[k].fwd_fft = dev_->make_fft(fft_desc(path_.steps[k], false), a_.get(), b_.get());
+      exec_[k].inv_fft = dev_->make_fft(fft_desc(path_.steps[k], true), a_.get(), b_.get());
+      // Known only once the FFT library has planned: not part of the check above.
+      memory_.add(names_[k] + " FFT work areas", 0, exec_[k].fwd_fft->work_bytes() + exec_[k].inv_fft->work_bytes());
+    }
   tuning_ = Tuning{opt_.overlap, opt_.chunks, opt_.in_flight};
   build_transports();
   build_direction(false);
@@ -218,7 +224,7 @@ void PlanImpl::check_overlap_options() const {
     int provided = MPI_THREAD_SINGLE;
     DFFT_MPI(MPI_Query_thread(&provided));
     if (provided < MPI_THREAD_SERIALIZED)
-      fail("overlap and adapt run exchanges on a communication thread: initialise MPI with "
+      unsupported("overlap and adapt run exchanges on a communication thread: initialise MPI with "
            "MPI_Init_thread(..., MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE, ...) (this MPI "
            "provides level ", provided, "), or use overlap = 1");
   }

@@ -47,6 +47,8 @@ class PlanImpl {
   Codec codec() const { return codec_; }
   bool is_double() const { return is_double_; }
   detail::Device& dev() const { return *dev_; }
+  /// Memory the plan holds, as computed before it allocated (src/exec/plan_memory.cpp).
+  const Memory& memory() const { return memory_; }
 
  private:
   struct StepExec {
@@ -79,6 +81,10 @@ class PlanImpl {
   std::vector<Layout> allgather_layout(const Layout& l, int d) const;
   void check_same_everywhere(const std::vector<std::int64_t>& shape) const;
   void build_steps();
+  Memory predict_memory() const;
+  /// Throws OutOfMemory on every rank when memory_ exceeds the limit or the available memory
+  /// on any rank. Collective.
+  void check_memory() const;
   detail::FftDesc fft_desc(const detail::Step& st, bool inverse) const;
   detail::ExchangeSpec exchange_spec(const detail::Step& st, bool inverse) const;
   MPI_Comm exchange_comm(const detail::Step& st) const;
@@ -108,6 +114,7 @@ class PlanImpl {
   std::unique_ptr<detail::Device> dev_;
   detail::Buffer a_, b_, c_;
   std::size_t work_bytes_ = 0;
+  Memory memory_;
   std::vector<StepExec> exec_;
   std::vector<Method> step_method_;  // per step (exchanges)
   Tuning tuning_;

@@ -184,7 +184,7 @@ Link Calibration::link(int size) const {
 
 Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape, const Options& opt,
                    int ranks, bool is_double) {
-  if (ranks < 1) throw Error("plan", 0, -1, "predict: ranks must be at least 1");
+  if (ranks < 1) throw InvalidArgument("plan", -1, "predict: ranks must be at least 1");
   Prediction pred;
   pred.grid = choose_grid(opt.decomposition, opt.grid, ranks, static_cast<int>(shape.size()));
   std::vector<int> which;

@@ -74,7 +74,7 @@ void check_r2r(const Options& opt, int d) {
          "and DCT/DST axes mixed) or r2r (real data, DCT/DST on every axis)");
   // The codecs code complex elements; r2r exchanges move reals.
   if (opt.transform == Transform::r2r && (opt.codec != Codec::none || opt.tolerance > 0))
-    fail("compressed exchanges (codec, tolerance) are not implemented for transform r2r");
+    unsupported("compressed exchanges (codec, tolerance) are not implemented for transform r2r");
 }
 
 template <class T>

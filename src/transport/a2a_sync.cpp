@@ -27,7 +27,7 @@ class A2aSync final : public Transport {
       auto hi = std::max({b_.src_offset[k], b_.dst_offset[k], b_.stage_send_off[k],
                           b_.stage_recv_off[k]}) / b_.unit;
       if (hi + chunk_ / b_.unit > INT_MAX)
-        fail("a2a-sync addresses at most 2^31 elements per rank (MPI_Alltoallv displacements); "
+        unsupported("a2a-sync addresses at most 2^31 elements per rank (MPI_Alltoallv displacements); "
              "use p2p-sync or p2p-type for this size");
     }
   }

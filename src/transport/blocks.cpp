@@ -49,13 +49,13 @@ std::vector<int> ring_peers(int me, int n) {
 
 void check_method(Method m, Codec c, bool on_device) {
   if (c != Codec::none && (m == Method::a2a_type || m == Method::p2p_type))
-    fail("codec ", to_string(c), " needs a method that packs (a2a-sync, p2p-sync, ",
+    unsupported("codec ", to_string(c), " needs a method that packs (a2a-sync, p2p-sync, ",
          "onesided, nccl, node-ring, hierarchical); ", to_string(m), " sends in place with MPI datatypes");
   if (!on_device && (m == Method::p2p_streams || m == Method::nccl || m == Method::cuda_ipc))
-    fail("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
+    unsupported("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
          "has a2a-sync, a2a-type, p2p-sync, p2p-type, p2p-pipelined, onesided, node-ring, hierarchical");
   if (on_device && (m == Method::node_ring || m == Method::hierarchical))
-    fail(to_string(m), ": CPU backend only (the CUDA backend has a2a-sync, p2p-sync, p2p-pipelined, nccl, ...)");
+    unsupported(to_string(m), ": CPU backend only (the CUDA backend has a2a-sync, p2p-sync, p2p-pipelined, nccl, ...)");
 }
 
 std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,

@@ -50,7 +50,7 @@ class P2pPipelined final : public Transport {
         PhaseTimer pt(t.comm);
         reqs.complete(true, done);
       }
-      if (done.empty()) fail("internal: p2p-pipelined waits with nothing outstanding");
+      if (done.empty()) fail_internal("p2p-pipelined waits with nothing outstanding");
       for (const auto& l : done) {
         Step& s = ring[l.step];
         if (!l.recv) {

@@ -112,6 +112,10 @@ std::unique_ptr<Transport> make_onesided(MPI_Comm comm, MPI_Comm parent, const E
 /// memory; the CUDA backend has its own host-staged variant behind make_device_transport).
 std::unique_ptr<Transport> make_p2p_pipelined(MPI_Comm, const ExchangeSpec&, Device&, int chunks,
                                               int in_flight);
+/// Host and device bytes a transport of method `m` for `spec` allocates (staging buffers, MPI
+/// windows); computed without building it, so that plans are checked before they allocate.
+Memory transport_memory(Method m, const ExchangeSpec& spec, bool on_device);
+
 /// Transports of the CUDA backend (src/backend/cuda); throw when it is not built.
 std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                                  Device& dev, const TransportTuning& tuning);

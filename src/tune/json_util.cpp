@@ -7,7 +7,7 @@
 
 namespace dfft::detail::json {
 
-void bad(const std::string& what) { throw Error("wisdom", 0, world_rank(), what); }
+void bad(const std::string& what) { throw InvalidArgument("wisdom", world_rank(), what); }
 
 json parse_checked(const std::string& text, int max_depth) {
   int depth = 0;

@@ -1,10 +1,35 @@
 // SPDX-License-Identifier: MIT
 #include "util/check.hpp"
 
+#include <new>
+
 namespace dfft {
 
-Error::Error(std::string call, long code, int rank, const std::string& what)
-    : std::runtime_error(what), call_(std::move(call)), code_(code), rank_(rank) {}
+Error::Error(std::string call, long code, int rank, const std::string& what, Status status)
+    : std::runtime_error(what), call_(std::move(call)), code_(code), rank_(rank), status_(status) {}
+
+std::string to_string(LibraryError::Library l) {
+  switch (l) {
+    case LibraryError::Library::fftw: return "FFTW";
+    case LibraryError::Library::cuda: return "CUDA";
+    case LibraryError::Library::cufft: return "cuFFT";
+    case LibraryError::Library::nccl: return "NCCL";
+  }
+  return "?";
+}
+
+std::string to_string(Status s) {
+  switch (s) {
+    case Status::success: return "success";
+    case Status::invalid_argument: return "invalid argument";
+    case Status::mpi_error: return "MPI error";
+    case Status::library_error: return "library error";
+    case Status::out_of_memory: return "out of memory";
+    case Status::internal: return "internal error";
+    case Status::unsupported: return "unsupported";
+  }
+  return "?";
+}
 
 namespace detail {
 
@@ -26,12 +51,41 @@ void throw_mpi(const char* call, int code) {
   int r = world_rank();
   s << "dfft: " << call << " failed with code " << code << " (" << std::string(text, len)
     << ") on rank " << r;
-  throw Error(call, code, r, s.str());
+  throw MpiError(call, code, r, s.str());
 }
 
-void throw_input(const std::string& what) {
-  int r = world_rank();
-  throw Error("plan", 0, r, "dfft: " + what);
+void throw_input(const std::string& what) { throw InvalidArgument("plan", world_rank(), "dfft: " + what); }
+
+void throw_unsupported(const std::string& what) { throw Unsupported("plan", world_rank(), "dfft: " + what); }
+
+void throw_internal(const std::string& what) {
+  const int r = world_rank();
+  throw Error("plan", 0, r, "dfft: " + what, Status::internal);
+}
+
+void throw_as(Status status, const std::string& what, LibraryError::Library lib) {
+  const int r = world_rank();
+  const std::string m = "dfft: " + what;
+  switch (status) {
+    case Status::invalid_argument: throw InvalidArgument("plan", r, m);
+    case Status::unsupported: throw Unsupported("plan", r, m);
+    case Status::out_of_memory: throw OutOfMemory("plan", 0, r, m);
+    case Status::mpi_error: throw MpiError("plan", 0, r, m);
+    case Status::library_error: throw LibraryError(lib, "plan", 0, r, m);
+    default: throw Error("plan", 0, r, m, Status::internal);
+  }
+}
+
+Status status_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Error& x) {
+    return x.status();
+  } catch (const std::bad_alloc&) {
+    return Status::out_of_memory;
+  } catch (...) {
+    return Status::internal;
+  }
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include "util/check.hpp"
@@ -47,7 +48,7 @@ ReferenceTiming cpu_reference(const std::vector<int>& n, std::size_t nreal, std:
   const std::size_t in_b = (t == Transform::r2c ? nreal * sizeof(R) : ncplx * sizeof(C));
   auto* a = alloc(std::max(in_b, ncplx * sizeof(C)));
   auto* b = alloc(std::max(in_b, ncplx * sizeof(C)));
-  if (!a || !b) detail::fail("out of memory for the single-device reference");
+  if (!a || !b) detail::fail_alloc("fftw_malloc", ENOMEM, static_cast<std::int64_t>(2 * std::max(in_b, ncplx * sizeof(C))), "out of memory for the single-device reference");
   std::fill_n(static_cast<char*>(a), std::max(in_b, ncplx * sizeof(C)), 0);
   const int d = static_cast<int>(n.size());
   P p;
@@ -57,7 +58,7 @@ ReferenceTiming cpu_reference(const std::vector<int>& n, std::size_t nreal, std:
   else
     p = plan_dft(d, n.data(), static_cast<C*>(a), static_cast<C*>(b),
                  forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
-  if (!p) detail::fail("FFTW could not plan the single-device reference");
+  if (!p) detail::fail_library(LibraryError::Library::fftw, "fftw_plan_dft", -1, "FFTW could not plan the single-device reference");
   auto r = time_it([&] { exec(p); }, warmup, reps);
   destroy(p);
   release(a);

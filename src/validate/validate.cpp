@@ -141,7 +141,7 @@ double reference_error(Plan<T>& plan, MPI_Comm comm, std::int64_t max_serial) {
     p = fftw_plan_dft(static_cast<int>(n.size()), n.data(), reinterpret_cast<fftw_complex*>(cin.data()),
                       reinterpret_cast<fftw_complex*>(ref.data()), FFTW_FORWARD, FFTW_ESTIMATE);
   }
-  if (!p) detail::fail("FFTW could not plan the serial reference");
+  if (!p) detail::fail_library(LibraryError::Library::fftw, "fftw_plan_dft", -1, "FFTW could not plan the serial reference");
   fftw_execute(p);
   fftw_destroy_plan(p);
   const double scale = norm_factor(plan.options(), shape, false);

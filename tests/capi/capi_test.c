@@ -3,10 +3,12 @@
  * method x precision x transform (r2c, c2c) on 17x12x10 through dfft_plan_create, checked
  * against a separable naive DFT written here (no FFTW, no dfft) and by the round trip; user
  * boxes with another memory order (dfft_plan_create_boxes); batches; options refused with
- * DFFT_ERROR_INPUT and a message; and a negative control showing that the check detects one
+ * DFFT_ERROR_INPUT and a message; each other status provoked; and a negative control showing that the check detects one
  * corrupted value. Run on 1-4 ranks (tests/capi/CMakeLists.txt). Prints one line per failure
  * and exits non-zero on any. */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include <dfft/dfft.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,6 +312,10 @@ static void batch(MPI_Comm comm) {
   double* out = b.out;
   fill_input(p, 1, 0, in, 1.0);
   fill_input(p, 1, 0, in + ni, 2.0);
+  check(dfft_forward_batch(p, 2, b.din, b.dout) == DFFT_ERROR_INVALID_ARGUMENT &&
+            strstr(dfft_error_message(), "prepare_batch") != NULL,
+        "an unprepared batch size refused", "batch");
+  check(dfft_plan_prepare_batch(p, 2) == DFFT_SUCCESS, "dfft_plan_prepare_batch", "batch");
   forward(p, &b, 2, "batch");
   const double e1 = output_error(p, comm, 1, 1, out, 1.0), e2 = output_error(p, comm, 1, 1, out + no, 2.0);
   if (!(e1 <= 1e-12 && e2 <= 1e-12)) {
@@ -410,7 +416,7 @@ static void refusals(MPI_Comm comm) {
         "precision 7 refused", "refusals");
   opt.methods[0] = DFFT_A2A_TYPE;
   opt.codec = DFFT_CODEC_FP32;
-  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT && p == NULL &&
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_UNSUPPORTED && p == NULL &&
             strlen(dfft_error_message()) > 0,
         "a codec with a datatype method refused by the library", "refusals");
   dfft_options_init(&opt);
@@ -452,6 +458,70 @@ static void refusals(MPI_Comm comm) {
   dfft_plan_destroy(&p);
 }
 
+/* FFTW failure injection: the library's c2c double planning lands here before libfftw3 (the
+ * prototype is FFTW's, with its types as pointers); armed, it fails as FFTW does. */
+static int fail_fftw_planning;
+void* fftw_plan_guru64_dft(int rank, const void* dims, int hrank, const void* hdims, void* in, void* out, int sign,
+                           unsigned flags) {
+  typedef void* (*fn)(int, const void*, int, const void*, void*, void*, int, unsigned);
+  static fn real;
+  if (fail_fftw_planning) return NULL;
+  if (!real) *(void**)&real = dlsym(RTLD_NEXT, "fftw_plan_guru64_dft");
+  return real(rank, dims, hrank, hdims, in, out, sign, flags);
+}
+
+/* Each status provoked for real (an MPI failure is not: a broken communicator is undefined
+ * behaviour in MPI itself; the C++ tests inject one), and the options struct's versioning. */
+static void statuses(MPI_Comm comm) {
+  const int64_t shape[3] = {N0, N1, N2};
+  dfft_options opt;
+  dfft_plan p = NULL;
+  dfft_options_init(&opt);
+  check(opt.size == (int64_t)sizeof opt && opt.version == DFFT_OPTIONS_VERSION, "init sets size and version",
+        "statuses");
+  opt.version = DFFT_OPTIONS_VERSION + 1;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_OPTIONS_VERSION && p == NULL &&
+            strstr(dfft_error_message(), "version") != NULL,
+        "unknown options version refused", "statuses");
+  dfft_options_init(&opt);
+  opt.size -= 8;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_OPTIONS_VERSION,
+        "unknown options size refused", "statuses");
+  dfft_options_init(&opt);
+  opt.methods[0] = DFFT_NCCL;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_UNSUPPORTED && p == NULL,
+        "nccl on the CPU backend is unsupported", "statuses");
+  dfft_options_init(&opt);
+  opt.memory_limit_bytes = 1000;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_OUT_OF_MEMORY && p == NULL &&
+            strstr(dfft_error_message(), "1000 bytes are available") != NULL,
+        "a plan over memory_limit_bytes refused", "statuses");
+  dfft_options_init(&opt);
+  opt.transform = DFFT_C2C;
+  fail_fftw_planning = 1;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_LIBRARY && p == NULL &&
+            strstr(dfft_error_message(), "FFTW") != NULL,
+        "an FFTW planning failure is a library error", "statuses");
+  fail_fftw_planning = 0;
+  /* More than two methods: a 4-D pencil on a 3-D grid has three exchanges. */
+  const int64_t shape4[4] = {5, 4, 3, 6};
+  dfft_options_init(&opt);
+  opt.decomposition = DFFT_PENCIL;
+  opt.transform = DFFT_C2C;
+  opt.grid_dims = 3;
+  opt.grid[0] = size_;
+  opt.grid[1] = opt.grid[2] = 1;
+  opt.n_methods = 3;
+  opt.methods[0] = DFFT_A2A_SYNC;
+  opt.methods[1] = DFFT_P2P_SYNC;
+  opt.methods[2] = DFFT_A2A_TYPE;
+  dfft_memory mem = {0, 0};
+  check(dfft_plan_create(comm, 4, shape4, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS &&
+            dfft_plan_memory(p, &mem) == DFFT_SUCCESS && mem.host_bytes > 0 && mem.device_bytes == 0,
+        "three methods for three exchanges, and the plan's memory", "statuses");
+  dfft_plan_destroy(&p);
+}
+
 int main(int argc, char** argv) {
   int provided, size;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -467,6 +537,7 @@ int main(int argc, char** argv) {
   batch(MPI_COMM_WORLD);
   r2r(MPI_COMM_WORLD);
   refusals(MPI_COMM_WORLD);
+  statuses(MPI_COMM_WORLD);
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) printf("capi: %s (%d failure(s) over %d rank(s))\n", total ? "FAILED" : "PASSED", total, size);

@@ -2,7 +2,8 @@
 ! The Fortran module (include/dfft/dfft.f90) over the C interface: 3-D c2c double (with the round
 ! trip) and r2c float plans, slab and pencil, and a c2c plan on user boxes
 ! (dfft_plan_create_boxes_f), on a 9x8x7 array checked against a naive DFT written here; the
-! options' defaults as seen from Fortran (the bind(c) type's layout); a refused option. 1-4 ranks (tests/capi/CMakeLists.txt); exits non-zero on any failure.
+! options' defaults as seen from Fortran (the bind(c) type's layout); a refused option and the
+! other status codes (unsupported, out of memory, options version). 1-4 ranks (tests/capi/CMakeLists.txt); exits non-zero on any failure.
 program capi_fortran_test
   use, intrinsic :: iso_c_binding
   use mpi
@@ -22,7 +23,8 @@ program capi_fortran_test
   if (opt%chunks /= 4 .or. opt%in_flight /= 2 .or. opt%device /= -1 .or. opt%n_methods /= 1 .or. &
       opt%overlap /= 1 .or. opt%batch /= 1 .or. opt%max_message_bytes /= 2_c_int64_t**31 - 4096 .or. &
       c_associated(opt%wisdom_file) .or. opt%norm /= DFFT_NORM_BACKWARD .or. &
-      opt%effort /= DFFT_MEASURE .or. opt%fftw_wisdom /= 1 .or. c_associated(opt%fftw_wisdom_dir)) then
+      opt%effort /= DFFT_MEASURE .or. opt%fftw_wisdom /= 1 .or. c_associated(opt%fftw_wisdom_dir) .or. &
+      opt%version /= DFFT_OPTIONS_VERSION .or. opt%memory_limit_bytes /= 0 .or. opt%threads /= 1) then
     print *, 'rank', rank, 'FAIL: dfft_options defaults seen from Fortran'
     failures = failures + 1
   end if
@@ -37,10 +39,17 @@ program capi_fortran_test
   call dfft_options_init(opt)
   opt%methods(1) = 42
   ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
-  if (ierr /= DFFT_ERROR_INPUT .or. c_associated(plan) .or. index(dfft_error_message(), 'methods') == 0) then
+  if (ierr /= DFFT_ERROR_INVALID_ARGUMENT .or. c_associated(plan) .or. &
+      index(dfft_error_message(), 'methods') == 0) then
     print *, 'rank', rank, 'FAIL: method 42 not refused:', ierr, dfft_error_message()
     failures = failures + 1
   end if
+
+  ! The status codes as named parameters: an unsupported method, a memory limit, a struct of
+  ! another version.
+  call expect_status(DFFT_ERROR_UNSUPPORTED, 'nccl on the CPU backend', method=DFFT_NCCL)
+  call expect_status(DFFT_ERROR_OUT_OF_MEMORY, 'memory_limit_bytes = 1000', limit=1000_c_int64_t)
+  call expect_status(DFFT_ERROR_OPTIONS_VERSION, 'options version + 1', version=DFFT_OPTIONS_VERSION + 1)
 
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a)', 'capi fortran: ', total, ' failure(s)'
@@ -48,6 +57,22 @@ program capi_fortran_test
   if (total /= 0) error stop 1
 
 contains
+
+  subroutine expect_status(want, what, method, limit, version)
+    integer(c_int), intent(in) :: want
+    character(*), intent(in) :: what
+    integer(c_int), intent(in), optional :: method, version
+    integer(c_int64_t), intent(in), optional :: limit
+    call dfft_options_init(opt)
+    if (present(method)) opt%methods(1) = method
+    if (present(limit)) opt%memory_limit_bytes = limit
+    if (present(version)) opt%version = version
+    ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
+    if (ierr /= want .or. c_associated(plan)) then
+      print *, 'rank', rank, 'FAIL: ', what, ': status', ierr, dfft_error_message()
+      failures = failures + 1
+    end if
+  end subroutine
 
   complex(c_double_complex) function input(i, j, k)
     integer, intent(in) :: i, j, k   ! 0-based C indices

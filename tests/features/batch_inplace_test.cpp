@@ -72,6 +72,8 @@ void batch_case(const Case& c) {
   std::vector<C> single(nb * no), batched(nb * no);
   for (int b = 0; b < nb; ++b) plan.forward(in.data() + b * ni, single.data() + b * no);
   const auto steps = plan.timings().size();
+  EXPECT_THROW(plan.forward(nb, in.data(), batched.data()), dfft::InvalidArgument) << "batch not prepared";
+  plan.prepare_batch(nb);
   plan.forward(nb, in.data(), batched.data());
   EXPECT_EQ(plan.timings().size(), steps) << "the batch should not add exchanges";
   EXPECT_LE(local_rel(batched, single), round_tol<T>()) << plan.describe();
@@ -166,7 +168,9 @@ TEST(BatchBoxes, BatchWithUserBoxes) {
   spec.back() = spec.back() / 2 + 1;
   const auto uout = random_layouts(spec, g, true);
   const int r = world_rank();
-  dfft::Plan<double> plan(MPI_COMM_WORLD, shape, uin[r], uout[r]);
+  dfft::Options o;
+  o.batches = {3};  // the batched plan made by the constructor
+  dfft::Plan<double> plan(MPI_COMM_WORLD, shape, uin[r], uout[r], o);
   const auto ni = static_cast<std::size_t>(plan.input_count());
   const auto no = static_cast<std::size_t>(plan.output_count());
   std::vector<double> in(3 * ni);

@@ -203,6 +203,7 @@ TEST(R2rMore, BoxesAndBatch) {
   o.transform = Transform::r2r;
   o.r2r = kinds;
   o.decomposition = Decomposition::pencil;
+  o.batches = {2};
   dfft::Plan<double> plan(MPI_COMM_WORLD, shape, uin[r], uout[r], o);
   const auto x = make_local<double>(uin[r], shape, 1, 0.0);
   std::vector<double> y(static_cast<std::size_t>(plan.output_count()));

@@ -320,6 +320,7 @@ void batch_case(const PlanCase& c) {
   DevArray<C> single(std::vector<C>(nb * no)), batched(std::vector<C>(nb * no));
   for (int b = 0; b < nb; ++b) plan->forward(in.get() + b * ni, single.get() + b * no);
   const auto steps = plan->timings().size();
+  plan->prepare_batch(nb);
   plan->forward(nb, in.get(), batched.get());
   EXPECT_EQ(plan->timings().size(), steps) << "the batch should not add exchanges";
   EXPECT_LE(local_rel(batched.host(), single.host()), round_tol<T>()) << plan->describe();
@@ -557,6 +558,7 @@ TEST_F(GpuFeaturesR2rMore, BoxesAndBatch) {
   std::copy(x.begin(), x.end(), xb.begin());
   for (std::size_t i = 0; i < x.size(); ++i) xb[x.size() + i] = -2 * x[i];
   DevArray<double> dxb(xb), dyb(std::vector<double>(2 * y.size()));
+  plan->prepare_batch(2);
   plan->forward(2, dxb.get(), dyb.get());
   const auto yb = dyb.host();
   double err = 0;

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <complex>
 #include <cstdio>
 #include <regex>
@@ -206,9 +207,16 @@ TEST_F(GpuHardening, AllocationFailureIsClearAndClean) {
   o.backend = dfft::Backend::cuda;
   o.transform = dfft::Transform::c2c;
   o.decomposition = dfft::Decomposition::slab_2d1d;
+  // By default the plan is refused before it allocates (Plan::memory() against cudaMemGetInfo).
+  const Outcome early = run_collective([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {n, n, n}, o); });
+  EXPECT_EQ(early.ranks_with_error, world_size());
+  EXPECT_THAT(early.what, ::testing::HasSubstr("cudaMemGetInfo")) << early.what;
+  // A limit above any GPU lets it reach cudaMalloc, whose failure is checked below.
+  o.memory_limit_bytes = std::numeric_limits<std::int64_t>::max();
   std::string call;
   long code = 0;
   int err_rank = -2;
+  dfft::Status status = dfft::Status::success;
   const Outcome r = run_collective([&] {
     try {
       dfft::Plan<double> p(MPI_COMM_WORLD, {n, n, n}, o);
@@ -216,6 +224,7 @@ TEST_F(GpuHardening, AllocationFailureIsClearAndClean) {
       call = e.call();
       code = e.code();
       err_rank = e.rank();
+      status = e.status();
       throw;
     }
   });
@@ -223,6 +232,7 @@ TEST_F(GpuHardening, AllocationFailureIsClearAndClean) {
   if (world_rank() == 0)
     std::printf("[gpu-alloc] %lld^3 c2c double: %s\n", static_cast<long long>(n), r.what.c_str());
   EXPECT_EQ(call, "cudaMalloc");
+  EXPECT_EQ(status, dfft::Status::out_of_memory);
   EXPECT_EQ(code, static_cast<long>(cudaErrorMemoryAllocation));
   EXPECT_EQ(err_rank, world_rank());
   EXPECT_THAT(r.what, ::testing::HasSubstr("on rank " + std::to_string(world_rank())));

@@ -231,6 +231,36 @@ TEST_F(GpuMisc, PencilExplicitGrids) {
   }
 }
 
+// Options::stream: the plan queues its work on the caller's stream (results still exact) and
+// leaves the stream alive when it is destroyed.
+TEST_F(GpuMisc, UserStream) {
+  auto o = cuda_options(dfft::Decomposition::pencil, Method::p2p_sync);
+  const int gpu = dfft::Plan<double>(MPI_COMM_WORLD, {12, 10, 9}, o).device();
+  ASSERT_EQ(cudaSetDevice(gpu), cudaSuccess);
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  o.stream = s;
+  expect_accurate<double>({17, 12, 10}, o);
+  EXPECT_EQ(cudaStreamQuery(s), cudaSuccess) << "the plan destroyed or left work on the caller's stream";
+  EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+}
+
+// Plan::memory() on the GPU: work buffers in device memory; a limit below it is refused on every
+// rank with both numbers.
+TEST_F(GpuMisc, DeviceMemoryAndLimit) {
+  auto o = cuda_options(dfft::Decomposition::slab_2d1d, Method::a2a_sync);
+  const auto m = dfft::Plan<double>(MPI_COMM_WORLD, {17, 12, 10}, o).memory();
+  EXPECT_GT(m.device_bytes, 0);
+  o.memory_limit_bytes = m.device_bytes - 1;
+  int refused = 0;
+  try {
+    dfft::Plan<double> p(MPI_COMM_WORLD, {17, 12, 10}, o);
+  } catch (const dfft::OutOfMemory& e) {
+    refused = std::string(e.what()).find("bytes are available") != std::string::npos;
+  }
+  EXPECT_EQ(max_over_ranks(1.0 - refused), 0.0) << "some rank was not refused";
+}
+
 TEST_F(GpuMisc, SingleGpuReference) {
   const auto r = dfft::single_device_reference(dfft::Backend::cuda, {64, 64, 64}, dfft::Transform::r2c,
                                                false, true, 1, 5);

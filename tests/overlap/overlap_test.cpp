@@ -84,6 +84,10 @@ void compare(const Case& c, const Shape& shape, int slices, int batch) {
     in[i] = value_at<In>(static_cast<std::int64_t>(i), world_rank());
   std::vector<C> want(batch * no), got(batch * no);
   std::vector<In> back_want(batch * ni), back_got(batch * ni);
+  if (batch > 1) {
+    plain.prepare_batch(batch);
+    ov.prepare_batch(batch);
+  }
   if (batch == 1) {
     plain.forward(in.data(), want.data());
     ov.forward(in.data(), got.data());

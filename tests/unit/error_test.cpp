@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
-// dfft::Error carries the failing call, its return code and the rank; names parse both ways.
+// dfft::Error carries the failing call, its return code, the rank and its status (one class per
+// kind); names parse both ways.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
+
+#include <exception>
+#include <new>
+#include <stdexcept>
 
 #include "dfft/types.hpp"
 #include "util/check.hpp"
@@ -31,7 +36,8 @@ TEST(Error, FailedMpiCallNamesCallCodeAndRank) {
   try {
     DFFT_MPI(MPI_ERR_COUNT);  // what the macro sees when a call returns MPI_ERR_COUNT
     FAIL() << "no exception";
-  } catch (const dfft::Error& e) {
+  } catch (const dfft::MpiError& e) {
+    EXPECT_EQ(e.status(), dfft::Status::mpi_error);
     EXPECT_EQ(e.call(), "MPI_ERR_COUNT");
     EXPECT_EQ(e.code(), MPI_ERR_COUNT);
     EXPECT_EQ(e.rank(), rank());
@@ -61,11 +67,37 @@ TEST(Error, InputErrorsAreCalledPlanWithCodeZero) {
   try {
     dfft::parse_method("foo");
     FAIL() << "no exception";
-  } catch (const dfft::Error& e) {
+  } catch (const dfft::InvalidArgument& e) {
+    EXPECT_EQ(e.status(), dfft::Status::invalid_argument);
     EXPECT_EQ(e.call(), "plan");
     EXPECT_EQ(e.code(), 0);
     EXPECT_EQ(e.rank(), rank());
   }
+}
+
+// A rank reporting another rank's failure throws the class of that failure's status.
+template <class E>
+void expect_thrown_as(dfft::Status s) {
+  try {
+    dfft::detail::throw_as(s, "elsewhere");
+    ADD_FAILURE() << "no exception";
+  } catch (const E& e) {
+    EXPECT_EQ(e.status(), s);
+    EXPECT_STREQ(e.what(), "dfft: elsewhere");
+  }
+}
+
+TEST(Error, ThrowAsGivesTheClassOfTheStatus) {
+  expect_thrown_as<dfft::InvalidArgument>(dfft::Status::invalid_argument);
+  expect_thrown_as<dfft::Unsupported>(dfft::Status::unsupported);
+  expect_thrown_as<dfft::OutOfMemory>(dfft::Status::out_of_memory);
+  expect_thrown_as<dfft::MpiError>(dfft::Status::mpi_error);
+  expect_thrown_as<dfft::LibraryError>(dfft::Status::library_error);
+  expect_thrown_as<dfft::Error>(dfft::Status::internal);
+  EXPECT_EQ(dfft::detail::status_of(std::make_exception_ptr(dfft::Unsupported("plan", 0, "x"))),
+            dfft::Status::unsupported);
+  EXPECT_EQ(dfft::detail::status_of(std::make_exception_ptr(std::bad_alloc())), dfft::Status::out_of_memory);
+  EXPECT_EQ(dfft::detail::status_of(std::make_exception_ptr(std::logic_error("x"))), dfft::Status::internal);
 }
 
 template <class F>

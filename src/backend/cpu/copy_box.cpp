@@ -131,7 +131,7 @@ void copy_serial(const void* src, const Layout& sl, void* dst, const Layout& dl,
     case 4: return copy_typed<4>(src, sl, dst, dl, box);
     case 8: return copy_typed<8>(src, sl, dst, dl, box);
     case 16: return copy_typed<16>(src, sl, dst, dl, box);
-    default: fail("unsupported element size ", elem_bytes, " in copy_box");
+    default: fail_internal("unsupported element size ", elem_bytes, " in copy_box");
   }
 }
 }  // namespace

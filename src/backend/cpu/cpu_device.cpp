@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 
 #include "backend/cpu/copy_box.hpp"
@@ -116,7 +117,7 @@ class FftwLocal final : public LocalFft {
     for (int a : d.out.order)
       if (!fft_axis[a]) howmany_.push_back({in.box.extent(a), is[a], os[a]});
     plan_ = make(planner_flags(d), si, so);
-    if (!plan_) fail_call("fftw_plan_guru64", -1, "FFTW could not plan ", describe());
+    if (!plan_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64", -1, "FFTW could not plan ", describe());
     align_in_ = Fftw<T>::alignment(si);
     align_out_ = Fftw<T>::alignment(so);
   }
@@ -132,7 +133,7 @@ class FftwLocal final : public LocalFft {
       // A user array with other alignment: a SIMD-free plan that works at any address. Planned
       // with ESTIMATE, which reads no array: the scratch buffers may hold this step's data.
       if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED, scratch_in_, scratch_out_);
-      if (!unaligned_) fail_call("fftw_plan_guru64", -1, "FFTW could not plan unaligned ", describe());
+      if (!unaligned_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64", -1, "FFTW could not plan unaligned ", describe());
       p = unaligned_;
     }
     Fftw<T>::exec(p, desc_.kind, in, out);
@@ -201,7 +202,7 @@ class FftwR2r final : public LocalFft {
       if (!trig[a]) howmany_.push_back({src.box.extent(a), m * is[a], m * os[a]});
     if (!d.real) howmany_.push_back({2, 1, 1});
     plan_ = make(planner_flags(d));
-    if (!plan_) fail_call("fftw_plan_guru64_r2r", -1, "FFTW could not plan an r2r transform of rank ", dims_.size());
+    if (!plan_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64_r2r", -1, "FFTW could not plan an r2r transform of rank ", dims_.size());
     align_in_ = Fftw<T>::alignment(scratch_in_);
     align_out_ = Fftw<T>::alignment(scratch_out_);
   }
@@ -219,7 +220,7 @@ class FftwR2r final : public LocalFft {
     auto p = plan_;
     if (Fftw<T>::alignment(in) != align_in_ || Fftw<T>::alignment(out) != align_out_) {
       if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED);
-      if (!unaligned_) fail_call("fftw_plan_guru64_r2r", -1, "FFTW could not plan an unaligned r2r transform");
+      if (!unaligned_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64_r2r", -1, "FFTW could not plan an unaligned r2r transform");
       p = unaligned_;
     }
     Fftw<T>::exec_r2r(p, in, out);
@@ -259,10 +260,11 @@ class CpuDevice final : public Device {
   bool on_device() const override { return false; }
   void* alloc(std::size_t bytes) override {
     void* p = fftw_malloc(bytes);
-    if (!p) fail_call("fftw_malloc", ENOMEM, "out of host memory allocating ", bytes, " bytes");
+    if (!p) fail_alloc("fftw_malloc", ENOMEM, static_cast<std::int64_t>(bytes), "out of host memory allocating ", bytes, " bytes");
     return p;
   }
   void release(void* p) noexcept override { fftw_free(p); }
+  std::int64_t available_bytes() const override { return host_available_bytes(); }
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* si, void* so) override {
     if (has_r2r_axis(d)) {
       if (d.is_double) return std::make_unique<FftwR2r<double>>(d, si, so, threads_);
@@ -305,13 +307,24 @@ class CpuDevice final : public Device {
 
 }  // namespace
 
+std::int64_t host_available_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key, unit;
+  std::int64_t kib = 0;
+  while (f >> key >> kib) {
+    std::getline(f, unit);
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
 void Device::encode_box(const void*, const Layout&, const Box&, const std::vector<int>&, void*, Codec c,
                         bool) {
-  fail("codec ", to_string(c), " is not implemented on the ", name(), " backend");
+  unsupported("codec ", to_string(c), " is not implemented on the ", name(), " backend");
 }
 void Device::decode_box(const void*, const std::vector<int>&, void*, const Layout&, const Box&, Codec c,
                         bool) {
-  fail("codec ", to_string(c), " is not implemented on the ", name(), " backend");
+  unsupported("codec ", to_string(c), " is not implemented on the ", name(), " backend");
 }
 
 namespace {

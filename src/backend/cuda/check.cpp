@@ -7,11 +7,14 @@
 namespace dfft::detail {
 
 namespace {
-[[noreturn]] void raise(const char* call, long code, const std::string& text) {
+// Out-of-memory codes become OutOfMemory, the others a LibraryError of `lib`.
+[[noreturn]] void raise(LibraryError::Library lib, const char* call, long code, const std::string& text,
+                        bool out_of_memory) {
   const int r = world_rank();
   std::ostringstream s;
   s << "dfft: " << call << " failed with code " << code << " (" << text << ") on rank " << r;
-  throw Error(call, code, r, s.str());
+  if (out_of_memory) throw OutOfMemory(call, code, r, s.str());
+  throw LibraryError(lib, call, code, r, s.str());
 }
 }  // namespace
 
@@ -25,12 +28,14 @@ void throw_cuda_alloc(const char* call, std::size_t bytes, int gpu, cudaError_t 
     << static_cast<double>(bytes) / (1 << 30) << " GiB) failed with code " << code << " ("
     << cudaGetErrorString(code) << ") on rank " << r << ", GPU " << gpu << " (" << free_b << " of "
     << total_b << " bytes free)";
-  throw Error(call, static_cast<long>(code), r, s.str());
+  throw OutOfMemory(call, static_cast<long>(code), r, s.str(), static_cast<std::int64_t>(bytes),
+                    static_cast<std::int64_t>(free_b));
 }
 
 void throw_cuda(const char* call, cudaError_t code) {
   cudaGetLastError();  // clear a sticky-free error so later calls are not blamed for it
-  raise(call, static_cast<long>(code), cudaGetErrorString(code));
+  raise(LibraryError::Library::cuda, call, static_cast<long>(code), cudaGetErrorString(code),
+        code == cudaErrorMemoryAllocation);
 }
 
 const char* cufft_result_name(cufftResult code) {
@@ -54,7 +59,8 @@ const char* cufft_result_name(cufftResult code) {
 }
 
 void throw_cufft(const char* call, cufftResult code) {
-  raise(call, static_cast<long>(code), cufft_result_name(code));
+  raise(LibraryError::Library::cufft, call, static_cast<long>(code), cufft_result_name(code),
+        code == CUFFT_ALLOC_FAILED);
 }
 
 }  // namespace dfft::detail

@@ -28,22 +28,27 @@ int visible_devices() {
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    fail("the CUDA backend found no usable GPU: cudaGetDeviceCount failed (",
+    unsupported("the CUDA backend found no usable GPU: cudaGetDeviceCount failed (",
          cudaGetErrorString(e), "); use --backend cpu");
   }
-  if (n == 0) fail("the CUDA backend found no GPU (cudaGetDeviceCount = 0); use --backend cpu");
+  if (n == 0) unsupported("the CUDA backend found no GPU (cudaGetDeviceCount = 0); use --backend cpu");
   return n;
 }
 
 }  // namespace
 
-CudaDevice::CudaDevice(MPI_Comm comm, int requested) : comm_(comm) {
+CudaDevice::CudaDevice(MPI_Comm comm, int requested, cudaStream_t user_stream) : comm_(comm) {
   const int n = visible_devices();
   const int local = local_rank(comm);
   if (requested >= n)
     fail("device ", requested, " requested but this rank sees ", n, " GPU(s) (0..", n - 1, ")");
   ordinal_ = requested >= 0 ? requested : local % n;
   activate();
+  if (user_stream) {
+    stream_ = user_stream;
+    own_stream_ = false;
+    return;
+  }
   // A blocking stream: ordered after work the caller queued on the legacy default stream
   // (cudaMemcpy, cudaMemset, kernels), so forward() never reads input still being written.
   DFFT_LIVE(Live::stream,
@@ -65,7 +70,7 @@ CudaDevice::~CudaDevice() {
   for (auto s : comm_side_)
     if (s) live_released(Live::stream, cudaStreamDestroy(s));
   if (comm_stream_) live_released(Live::stream, cudaStreamDestroy(comm_stream_));
-  if (stream_) live_released(Live::stream, cudaStreamDestroy(stream_));
+  if (stream_ && own_stream_) live_released(Live::stream, cudaStreamDestroy(stream_));
 }
 
 std::string CudaDevice::name() const {
@@ -92,6 +97,13 @@ void CudaDevice::release(void* p) noexcept {
   if (!p) return;
   cudaSetDevice(ordinal_);
   live_released(Live::device_buffer, cudaFree(p));
+}
+
+std::int64_t CudaDevice::available_bytes() const {
+  activate();
+  std::size_t free_b = 0, total_b = 0;
+  DFFT_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  return static_cast<std::int64_t>(free_b);
 }
 
 void* CudaDevice::alloc_host(std::size_t bytes) {
@@ -150,7 +162,7 @@ cuda::CopyGeom make_copy_geom(const Layout& sl, const Layout& dl, const Box& box
   }
   std::reverse(m.begin(), m.end());
   if (static_cast<int>(m.size()) > cuda::kMaxDims)
-    fail("box copies handle at most ", cuda::kMaxDims, " non-mergeable axes, got ", m.size());
+    unsupported("box copies handle at most ", cuda::kMaxDims, " non-mergeable axes, got ", m.size());
   cuda::CopyGeom g;
   g.dims = static_cast<int>(m.size());
   g.count = 1;
@@ -175,7 +187,7 @@ void CudaDevice::copy_box_async(const void* src, const Layout& sl, void* dst, co
   const auto g = make_copy_geom(sl, dl, box);
   const auto* sp = static_cast<const char*>(src) + sl.offset_of(box.lo) * static_cast<std::int64_t>(elem);
   auto* dp = static_cast<char*>(dst) + dl.offset_of(box.lo) * static_cast<std::int64_t>(elem);
-  if (elem != 4 && elem != 8 && elem != 16) fail("unsupported element size ", elem, " in copy_box");
+  if (elem != 4 && elem != 8 && elem != 16) fail_internal("unsupported element size ", elem, " in copy_box");
   DFFT_CUDA(cuda::launch_copy(sp, dp, g, static_cast<int>(elem), s));
 }
 
@@ -313,12 +325,12 @@ std::unique_ptr<LaneScope> CudaDevice::comm_lane() { return std::make_unique<Com
 
 CudaDevice& as_cuda(Device& d) {
   auto* c = dynamic_cast<CudaDevice*>(&d);
-  if (!c) fail("internal: a device transport was given a non-CUDA device");
+  if (!c) fail_internal("a device transport was given a non-CUDA device");
   return *c;
 }
 
-std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device) {
-  return std::make_unique<CudaDevice>(comm, requested_device);
+std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device, void* stream) {
+  return std::make_unique<CudaDevice>(comm, requested_device, static_cast<cudaStream_t>(stream));
 }
 
 }  // namespace dfft::detail

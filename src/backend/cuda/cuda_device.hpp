@@ -25,7 +25,8 @@ namespace dfft::detail {
 
 class CudaDevice final : public Device {
  public:
-  CudaDevice(MPI_Comm comm, int requested);
+  /// `user_stream`: the caller's stream as the main stream (not destroyed here); nullptr: own.
+  CudaDevice(MPI_Comm comm, int requested, cudaStream_t user_stream = nullptr);
   ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
@@ -35,6 +36,7 @@ class CudaDevice final : public Device {
   int ordinal() const override { return ordinal_; }
   void* alloc(std::size_t bytes) override;
   void release(void* p) noexcept override;
+  std::int64_t available_bytes() const override;
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in, void* scratch_out) override;
   /// Queues the copy on the main stream and waits for it (callers outside this backend
   /// hand the result to MPI next). Transports of this backend use copy_box_async.
@@ -101,6 +103,7 @@ class CudaDevice final : public Device {
   MPI_Comm comm_;
   int ordinal_ = 0;
   cudaStream_t stream_ = nullptr;
+  bool own_stream_ = true;
   cudaStream_t comm_stream_ = nullptr;  // created with the first CommLane
   std::vector<cudaStream_t> side_, comm_side_;
   bool on_comm_lane() const;

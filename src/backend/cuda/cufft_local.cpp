@@ -42,11 +42,11 @@ struct DevMem {
 class CufftLocal final : public LocalFft {
  public:
   CufftLocal(const FftDesc& d, CudaDevice& dev) : d_(d), dev_(dev) {
-    if (d.real || has_r2r_axis(d)) fail("internal: a DCT/DST step reached the cuFFT step");
+    if (d.real || has_r2r_axis(d)) fail_internal("a DCT/DST step reached the cuFFT step");
     for (int a = 0; a < d.in.box.dims(); ++a)
       if (d.in.box.extent(a) == 0 || d.out.box.extent(a) == 0) return;  // nothing local
     if (d.axes.size() > 3)
-      fail("cuFFT transforms at most 3 axes at once; this step transforms ", d.axes.size());
+      unsupported("cuFFT transforms at most 3 axes at once; this step transforms ", d.axes.size());
     const std::size_t cplx = d.is_double ? 16 : 8;
     in_elem_ = d.kind == FftDesc::Kind::r2c ? cplx / 2 : cplx;
     out_elem_ = d.kind == FftDesc::Kind::c2r ? cplx / 2 : cplx;
@@ -62,6 +62,7 @@ class CufftLocal final : public LocalFft {
                                      map_.inembed.data(), map_.istride, map_.idist,
                                      map_.onembed.data(), map_.ostride, map_.odist,
                                      type_of(d.kind, d.is_double), map_.batch, &work));
+      work_ += static_cast<std::int64_t>(work);
       cudaStream_t s = nplans == 1 ? dev_.stream() : dev_.side_stream(static_cast<int>(i));
       DFFT_CUFFT(cufftSetStream(h, s));
       streams_.push_back(s);
@@ -69,6 +70,8 @@ class CufftLocal final : public LocalFft {
     }
     if (nplans > 1) start_ = std::make_unique<Event>();
   }
+
+  std::int64_t work_bytes() const override { return work_; }
 
   void execute(void* in, void* out) override {
     if (plans_.v.empty()) return;
@@ -107,13 +110,17 @@ class CufftLocal final : public LocalFft {
       fft_in_ = c[0];
       fft_out_ = c[1];
       tmp_in_.dev = tmp_out_.dev = &dev_;
-      if (fft_in_.order != d_.in.order || fft_in_.padded != d_.in.padded)
+      if (fft_in_.order != d_.in.order || fft_in_.padded != d_.in.padded) {
         tmp_in_.p = dev_.alloc(static_cast<std::size_t>(d_.in.box.count()) * in_elem_);
-      if (fft_out_.order != d_.out.order || fft_out_.padded != d_.out.padded)
+        work_ += d_.in.box.count() * static_cast<std::int64_t>(in_elem_);
+      }
+      if (fft_out_.order != d_.out.order || fft_out_.padded != d_.out.padded) {
         tmp_out_.p = dev_.alloc(static_cast<std::size_t>(d_.out.box.count()) * out_elem_);
+        work_ += d_.out.box.count() * static_cast<std::int64_t>(out_elem_);
+      }
       return;
     }
-    fail("internal: no cuFFT layout for this step");
+    fail_internal("no cuFFT layout for this step");
   }
 
   void run(std::size_t p, void* in, void* out, std::pair<std::int64_t, std::int64_t> off) {
@@ -142,6 +149,7 @@ class CufftLocal final : public LocalFft {
   Layout fft_in_, fft_out_;
   DevMem tmp_in_, tmp_out_;
   Handles plans_;
+  std::int64_t work_ = 0;  // cuFFT work areas and the relayout buffers, bytes
   std::vector<cudaStream_t> streams_;
   std::vector<std::unique_ptr<Event>> done_;
   std::unique_ptr<Event> start_;

@@ -60,12 +60,13 @@ namespace {
 void agree(MPI_Comm comm, const std::exception_ptr& err, const char* what) {
   int r = 0;
   DFFT_MPI(MPI_Comm_rank(comm, &r));
-  int mine = err ? r : INT_MAX, first = INT_MAX;
-  DFFT_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
-  if (first == INT_MAX) return;
+  // MPI_MINLOC on (rank, status): the lowest failing rank and the kind of its failure.
+  int mine[2] = {err ? r : INT_MAX, err ? static_cast<int>(status_of(err)) : 0}, first[2] = {0, 0};
+  DFFT_MPI(MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm));
+  if (first[0] == INT_MAX) return;
   if (err) std::rethrow_exception(err);
-  fail("cuda-ipc: ", what, " failed on rank ", first,
-       " of this exchange's communicator (that rank reports why)");
+  throw_as(static_cast<Status>(first[1]), concat("cuda-ipc: ", what, " failed on rank ", first[0],
+           " of this exchange's communicator (that rank reports why)"));
 }
 
 /// Runs local (non-collective) work `f`, then agree().
@@ -309,7 +310,7 @@ void check_one_node(MPI_Comm comm, int n) {
   int mine = nn == n ? 1 : 0, all = 0;
   DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm));
   if (!all)
-    fail("method cuda-ipc maps GPU memory between the processes of one node, but the ", n,
+    unsupported("method cuda-ipc maps GPU memory between the processes of one node, but the ", n,
          " ranks of this exchange span several nodes; use nccl or an MPI method for this exchange ",
          "(Options::methods takes one method per exchange)");
 }
@@ -341,7 +342,7 @@ void check_gpus(int me, const std::vector<cudaUUID_t>& ids, int ordinal) {
   int events = 0;
   DFFT_CUDA(cudaDeviceGetAttribute(&events, cudaDevAttrIpcEventSupport, ordinal));
   if (!events)
-    fail("method cuda-ipc needs interprocess events, which GPU ", ordinal,
+    unsupported("method cuda-ipc needs interprocess events, which GPU ", ordinal,
          " does not support (cudaDevAttrIpcEventSupport = 0); use nccl or an MPI method");
 #endif
   for (std::size_t k = 0; k < ids.size(); ++k) {
@@ -352,7 +353,7 @@ void check_gpus(int me, const std::vector<cudaUUID_t>& ids, int ordinal) {
     int can = 0;
     DFFT_CUDA(cudaDeviceCanAccessPeer(&can, ordinal, j));
     if (!can)
-      fail("method cuda-ipc needs peer access between GPUs ", ordinal, " and ", j,
+      unsupported("method cuda-ipc needs peer access between GPUs ", ordinal, " and ", j,
            " (cudaDeviceCanAccessPeer says no: no NVLink or PCIe peer-to-peer path); use nccl or ",
            "an MPI method");
     const cudaError_t e = cudaDeviceEnablePeerAccess(j, 0);
@@ -378,7 +379,7 @@ class CudaIpc final : public Transport {
         t0_(true),
         t1_(true) {
     if (s.codec != Codec::none)
-      fail("cuda-ipc moves working-precision data; use nccl or an MPI method with a codec (codec ",
+      unsupported("cuda-ipc moves working-precision data; use nccl or an MPI method with a codec (codec ",
            to_string(s.codec), " asked)");
     for (int k = 0; k < n_; ++k) {
       compact_.push_back({s.dst[k].box, s.dst[k].order, {}});
@@ -456,8 +457,8 @@ class CudaIpc final : public Transport {
     for (int k = 0; k < n_; ++k)
       if (all[k].kind == k_error) {
         if (err) std::rethrow_exception(err);
-        fail("cuda-ipc: rank ", k, " of this exchange could not export its output buffer ",
-             "(that rank reports why)");
+        throw_as(Status::library_error, concat("cuda-ipc: rank ", k, " of this exchange could not "
+                 "export its output buffer (that rank reports why)"));
       }
     bool launched = false;
     try {
@@ -549,7 +550,7 @@ class CudaIpc final : public Transport {
     for (int k = 0; k < n_; ++k) {
       if (k == me_ || b_.send[k].empty()) continue;
       if (all[k].kind != k_direct && all[k].kind != k_fallback)
-        fail("internal: cuda-ipc peer ", k, " receives a block but exported no buffer");
+        fail_internal("cuda-ipc peer ", k, " receives a block but exported no buffer");
       where[k] = maps_.get(k, all[k]) + all[k].offset;
     }
     for (int k = 0; k < n_; ++k)

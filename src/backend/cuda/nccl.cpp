@@ -28,7 +28,7 @@ namespace {
   std::ostringstream s;
   s << "dfft: " << call << " failed with code " << static_cast<int>(code) << " ("
     << ncclGetErrorString(code) << ") on rank " << r;
-  throw Error(call, static_cast<long>(code), r, s.str());
+  throw LibraryError(LibraryError::Library::nccl, call, static_cast<long>(code), r, s.str());
 }
 
 #define DFFT_NCCL(call)                                      \
@@ -363,7 +363,7 @@ std::unique_ptr<Transport> make_device_nccl(MPI_Comm c, const ExchangeSpec& s, C
 
 namespace dfft::detail {
 std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&, int, bool) {
-  fail("method nccl: this dfft was built without NCCL (configure with -DDFFT_NCCL=ON where ",
+  unsupported("method nccl: this dfft was built without NCCL (configure with -DDFFT_NCCL=ON where ",
        "nccl.h and libnccl are installed); use an MPI method");
 }
 }  // namespace dfft::detail

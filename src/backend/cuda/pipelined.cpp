@@ -214,7 +214,7 @@ class DevicePipelined final : public Transport {
       PhaseTimer pt(t.comm);
       post_ready(r);
       const bool block = r.sends.empty();
-      if (block && r.reqs.empty()) fail("internal: p2p-pipelined waits with nothing outstanding");
+      if (block && r.reqs.empty()) fail_internal("p2p-pipelined waits with nothing outstanding");
       r.reqs.complete(block, r.done);
     }
     const auto& b = st_.blocks();

@@ -33,7 +33,7 @@ r2r::LineGeom make_line_geom(const Layout& src, const Layout& dst, int axis, boo
   for (int a : src.order) {  // slowest first: the fastest batch axis varies fastest over lines
     if (a == axis || src.box.extent(a) == 1) continue;
     if (g.dims == r2r::kMaxLineDims)
-      fail("DCT/DST on the CUDA backend: more than ", r2r::kMaxLineDims, " batch axes");
+      unsupported("DCT/DST on the CUDA backend: more than ", r2r::kMaxLineDims, " batch axes");
     g.ext[g.dims] = src.box.extent(a);
     g.is[g.dims] = m * ss[a];
     g.os[g.dims] = m * ds[a];
@@ -50,10 +50,10 @@ R2rSchedule schedule_r2r(const FftDesc& d) {
   for (int a = 0; a < d.in.box.dims(); ++a)
     if (d.in.box.extent(a) == 0 || d.out.box.extent(a) == 0) return s;  // nothing local
   if (d.kind != FftDesc::Kind::forward && d.kind != FftDesc::Kind::backward)
-    fail("internal: a DCT/DST step must be forward or backward, not r2c/c2r");
+    fail_internal("a DCT/DST step must be forward or backward, not r2c/c2r");
   for (int a : d.axes)
     if (d.r2r[a] == R2R::none) s.periodic.push_back(a);
-  if (d.real && !s.periodic.empty()) fail("internal: periodic axes in a real-data DCT/DST step");
+  if (d.real && !s.periodic.empty()) fail_internal("periodic axes in a real-data DCT/DST step");
   bool from_in = s.periodic.empty();
   for (int a : d.axes) {
     if (d.r2r[a] == R2R::none) continue;
@@ -105,7 +105,10 @@ class CudaR2r final : public LocalFft {
     real_.dev = cplx_.dev = &dev_;
     if (rbytes > 0) real_.p = dev_.alloc(static_cast<std::size_t>(rbytes));
     if (cbytes > 0) cplx_.p = dev_.alloc(static_cast<std::size_t>(cbytes));
+    work_ += rbytes + cbytes;
   }
+
+  std::int64_t work_bytes() const override { return work_ + (first_ ? first_->work_bytes() : 0); }
 
   void execute(void* in, void* out) override {
     if (axes_.empty()) return;
@@ -145,6 +148,7 @@ class CudaR2r final : public LocalFft {
     else
       DFFT_CUFFT(cufftMakePlanMany64(h, 1, n, cembed, w.cstride, w.cdist, rembed, w.rstride,
                                      w.rdist, type, g.lines, &work));
+    work_ += static_cast<std::int64_t>(work);
     return static_cast<int>(plans_.v.size()) - 1;
   }
 
@@ -182,6 +186,7 @@ class CudaR2r final : public LocalFft {
   std::unique_ptr<LocalFft> first_;
   std::vector<Axis> axes_;
   Plans plans_;
+  std::int64_t work_ = 0;  // cuFFT work areas and the line buffers, bytes
   Work real_, cplx_;
 };
 

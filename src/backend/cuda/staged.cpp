@@ -23,7 +23,7 @@ class DeviceA2aSync final : public Transport {
     // MPI_Alltoallv displacements are ints (elements) relative to one base pointer per side.
     for (int k = 0; k < n; ++k)
       if (k != s.me && (std::max(disp(k, true), disp(k, false)) + chunk_) / b.unit > INT_MAX)
-        fail("a2a-sync addresses at most 2^31 elements per rank (MPI_Alltoallv displacements); ",
+        unsupported("a2a-sync addresses at most 2^31 elements per rank (MPI_Alltoallv displacements); ",
              "use p2p-sync, p2p-streams or nccl for this size");
   }
   ~DeviceA2aSync() override { MPI_Type_free(&elem_type_); }

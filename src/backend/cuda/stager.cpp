@@ -92,7 +92,7 @@ bool use_cuda_aware(Staging s, Method m) {
   if (s == Staging::host) return false;
   const bool aware = mpi_is_cuda_aware();
   if (s == Staging::cuda_aware && !aware)
-    fail("staging cuda-aware (method ", to_string(m), ") needs an MPI built with CUDA support, ",
+    unsupported("staging cuda-aware (method ", to_string(m), ") needs an MPI built with CUDA support, ",
          "but this MPI reports none (MPIX_Query_cuda_support); use staging host or auto");
   return aware;
 }
@@ -101,7 +101,7 @@ void require_thread_multiple(const char* method) {
   int provided = MPI_THREAD_SINGLE;
   DFFT_MPI(MPI_Query_thread(&provided));
   if (provided < MPI_THREAD_MULTIPLE)
-    fail(method, " sends from a second thread and needs MPI initialised with ",
+    unsupported(method, " sends from a second thread and needs MPI initialised with ",
          "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...); this process has thread level ", provided,
          " (MPI_THREAD_MULTIPLE = ", MPI_THREAD_MULTIPLE, ")");
 }

@@ -35,8 +35,9 @@ class PinnedHostDevice final : public Device {
   bool on_device() const override { return false; }
   void* alloc(std::size_t bytes) override { return gpu_.alloc_host(bytes); }
   void release(void* p) noexcept override { gpu_.release_host(p); }
+  std::int64_t available_bytes() const override { return host_available_bytes(); }
   std::unique_ptr<LocalFft> make_fft(const FftDesc&, void*, void*) override {
-    fail("internal: no FFTs on the staging device");
+    fail_internal("no FFTs on the staging device");
   }
   void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
                 std::size_t elem) override {
