@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The exception classes under dfft.Error, each provoked for real on every rank, and
 Plan.memory. (MPI and FFTW failures are provoked by injection in the C++ and C tests, which
 can interpose the library calls; an extension module cannot.)"""

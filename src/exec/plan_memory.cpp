@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a plan will hold (Plan::memory()), computed from the path before anything is allocated,
 // and the refusal of a plan that does not fit.
 #include <climits>

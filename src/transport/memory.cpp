@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Memory a transport will hold, computed from its exchange before it is built (Plan::memory()).
 #include "transport/transport.hpp"
 

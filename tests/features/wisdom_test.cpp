@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FFTW wisdom on disk (Options::fftw_wisdom): a MEASURE plan of a size whose wisdom the process
 // forgot re-reads it from the file and plans much faster than the first time; a corrupt file
 // is ignored and replaced. Every rank of the run shares one directory (one writer at a time).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The error classes, each provoked for real through the public API (bad argument, unsupported
 // combination, memory limit, injected MPI and FFTW failures), and Plan::memory() against the
 // bytes really allocated. 1-4 ranks: every rank must see the same class.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/cpu/fftw_wisdom.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FFTW wisdom kept on disk, one file per machine and precision (Options::fftw_wisdom), so that
 // FFTW_MEASURE planning of a size already seen costs milliseconds instead of seconds.
 #pragma once
