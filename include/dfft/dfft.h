@@ -42,7 +42,7 @@ typedef enum {
   DFFT_SUCCESS = 0,
   DFFT_ERROR_INVALID_ARGUMENT = 1, /* refused by dfft's checks: bad argument or option (InvalidArgument) */
   DFFT_ERROR_MPI = 2,              /* an MPI call failed (MpiError) */
-  DFFT_ERROR_LIBRARY = 3,          /* FFTW, CUDA, cuFFT or NCCL failed (LibraryError) */
+  DFFT_ERROR_LIBRARY = 3,          /* FFTW, CUDA, cuFFT, NCCL or the system failed (LibraryError) */
   DFFT_ERROR_OUT_OF_MEMORY = 4,    /* an allocation failed or the plan does not fit (OutOfMemory) */
   DFFT_ERROR_INTERNAL = 5,         /* a defect in dfft */
   DFFT_ERROR_UNSUPPORTED = 6,      /* valid, but not with this build, backend or method (Unsupported) */

@@ -83,7 +83,8 @@ class MpiError : public Error {
 /// FFTW, CUDA runtime, cuFFT or NCCL failed; library() says which, code() is its return code.
 class LibraryError : public Error {
  public:
-  enum class Library { fftw, cuda, cufft, nccl };
+  /// system: the operating system (threads, CPU affinity).
+  enum class Library { fftw, cuda, cufft, nccl, system };
   LibraryError(Library lib, std::string call, long code, int rank, const std::string& what)
       : Error(std::move(call), code, rank, what, Status::library_error), lib_(lib) {}
   Library library() const { return lib_; }

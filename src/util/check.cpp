@@ -14,6 +14,7 @@ std::string to_string(LibraryError::Library l) {
     case LibraryError::Library::cuda: return "CUDA";
     case LibraryError::Library::cufft: return "cuFFT";
     case LibraryError::Library::nccl: return "NCCL";
+    case LibraryError::Library::system: return "system";
   }
   return "?";
 }

@@ -27,8 +27,8 @@ void fftw_plan_threads(int n) {
   static bool ready = false;
   if (n <= 1 && !ready) return;
   if (!ready) {
-    if (!fftw_init_threads()) fail_call("fftw_init_threads", 0, "FFTW could not initialise its threads");
-    if (!fftwf_init_threads()) fail_call("fftwf_init_threads", 0, "FFTW could not initialise its threads");
+    if (!fftw_init_threads()) fail_library(LibraryError::Library::fftw, "fftw_init_threads", 0, "FFTW could not initialise its threads");
+    if (!fftwf_init_threads()) fail_library(LibraryError::Library::fftw, "fftwf_init_threads", 0, "FFTW could not initialise its threads");
     ready = true;
   }
   fftw_plan_with_nthreads(n);

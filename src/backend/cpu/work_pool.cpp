@@ -19,7 +19,7 @@ WorkPool::WorkPool(int threads) {
     for (int i = 1; i < threads; ++i) helpers_.emplace_back([this] { helper_loop(); });
   } catch (const std::system_error& e) {
     shutdown();
-    fail_call("std::thread", e.code().value(), "could not start ", threads - 1,
+    fail_library(LibraryError::Library::system, "std::thread", e.code().value(), "could not start ", threads - 1,
               " helper threads for Options::threads = ", threads, ": ", e.what());
   }
 }
@@ -115,7 +115,7 @@ int resolve_threads(int threads, MPI_Comm comm) {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0)
-    fail_call("sched_getaffinity", errno, "could not read this rank's CPU affinity for threads = 0");
+    fail_library(LibraryError::Library::system, "sched_getaffinity", errno, "could not read this rank's CPU affinity for threads = 0");
   const int mine = CPU_COUNT(&set);
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   MPI_Comm node;
