@@ -79,6 +79,8 @@ def prepare(line, dfft, gpu):
     line = line.replace("$S", "16 12 10")
     if "--backend cuda" in line and not gpu:
         return None, "needs a GPU"
+    if "$" in line:
+        return None, "a loop's body with shell variables"
     words = shlex.split(line)
     k = next(i for i, w in enumerate(words) if w.endswith("dfft") and i + 1 < len(words) and words[i + 1] in SUBCOMMANDS)
     np_ = 1
