@@ -348,7 +348,7 @@ def claim_power_law():
     good = [f for f in fits if f[3] > 0.99]
     return dict(
         claim="Strong scaling follows a power law T = A P^-B with R^2 > 0.99",
-        source=OROZCO + ", section IV and Table 2",
+        source=OROZCO + ", power-function models (Table 2)",
         setup=CPU16 + "; P = 1, 2, 3, 4, 6, 8, 12, 16; a2a-sync default; least squares in log space (as `dfft model fit`)",
         numbers="; ".join("%s %s B=%.2f R^2=%.3f" % (a, d[:3], b, r2) for a, d, b, r2 in fits),
         verdict="holds for slab (R^2 >= %.3f) and the 4-D pencil; breaks for the 3-D pencil (R^2 %.3f-%.3f), whose time "
@@ -424,7 +424,7 @@ def claim_compression_rate():
                 sp[c].append(base[0] / x[0])
     return dict(
         claim="Compressing the exchange speeds the FFT up by about the compression rate (2x for FP64->FP32, 4x for FP64->FP16)",
-        source=CAYROLS + ", sections III and V.B",
+        source=CAYROLS + ", sections IV.B and VI.B",
         setup=GPU1 + ", 2 ranks, host staging, 512^3 double slab-2d1d",
         numbers="speed-up over no compression: " + "; ".join(parts),
         verdict="confirmed for FP32 (%.1f-%.1fx); FP16 reaches %.1f-%.1fx, below 4x" % (
@@ -447,7 +447,7 @@ def claim_compression_scaling():
             sp += [base[0] / f32[0], base[0] / f16[0]]
     return dict(
         claim="The one-sided compressed all-to-all keeps its speed-up as the rank count grows (until latency dominates)",
-        source=CAYROLS + ", section V.B (Figure 4)",
+        source=CAYROLS + ", section VI.B (Figure 4)",
         setup=CPU16 + ", 256^3 double slab-2d1d, onesided, 2-16 ranks",
         numbers="speed-up over no compression: " + "; ".join(parts),
         verdict="refuted on one CPU node: compression brings %.2f-%.2fx, because the exchange is a small share of the "
@@ -470,7 +470,7 @@ def claim_fp16_speedup():
                     sp16 = max(sp16, base[0] / x[0])
     return dict(
         claim="An FP16 wire (compression rate 4) gives more than a 4x speed-up with the one-sided all-to-all",
-        source=CAYROLS + ", section V.B",
+        source=CAYROLS + ", section VI.B",
         setup=GPU1 + ", 2 ranks, 512^3 double slab-2d1d, FP64 -> FP16 on the wire",
         numbers="speed-up over no compression: " + "; ".join(parts),
         verdict="refuted: at most %.1fx host-staged, and slower than no compression with CUDA-aware point-to-point" % sp16,
@@ -491,7 +491,7 @@ def claim_compression_cuda_aware():
                 parts.append("%s %s fp32 %.2fx" % (st, m, base[0] / x[0]))
     return dict(
         claim="The compression speed-up follows the compression rate with CUDA-aware MPI as well as with host staging",
-        source=CAYROLS + ", section V.B",
+        source=CAYROLS + ", section VI.B",
         setup=GPU1 + ", 2 ranks, 512^3 double slab-2d1d, host staging and CUDA-aware Open MPI",
         numbers="; ".join(parts),
         verdict="holds only when the exchange is slow (host staging, host windows): with CUDA-aware point-to-point on one GPU "
@@ -511,7 +511,7 @@ def claim_accuracy():
             gain.append(base / r["reference_error"])
     return dict(
         claim="FP64 computation with an FP32 wire is about an order of magnitude more accurate than computing all in FP32",
-        source=CAYROLS + ", abstract and section V",
+        source=CAYROLS + ", abstract and section VI.B",
         setup="2-core development machine (`dev-2core`), 32x30x28 random data, 1-4 ranks, error against a serial FFTW transform",
         numbers="error(all FP32) / error(FP64 with FP32 wire): " + "; ".join(parts),
         verdict="holds at %.1f-%.1fx on this size (not quite 10x)" % (min(gain), max(gain)),
@@ -559,6 +559,60 @@ def claim_one_gpu():
         data=where(H100, "gpu-cufft") + "; [gpu-single.md](results/gpu-single.md)")
 
 
+
+def memory_of(**kw):
+    recs = load("dev-2core", "memory")
+    got = [r for r in fwd(recs, **kw) if r.get("memory_host_bytes")]
+    return got[-1]["memory_host_bytes"] if got else None
+
+
+MEMSETUP = ("`Plan::memory()` (host bytes per rank, max over ranks; identical on any machine), "
+            "4 ranks, double r2c, 128^3 and 256^3, recorded on `dev-2core`")
+
+
+def claim_type_memory():
+    cells, ratios = [], []
+    for n in (128, 256):
+        for dec in ("slab-2d1d", "slab-1d2d", "pencil"):
+            t = memory_of(size=n, decomposition=dec, variant="default", method="a2a-type")
+            a = memory_of(size=n, decomposition=dec, variant="default", method="a2a-sync")
+            if t and a:
+                cells.append("%d^3 %s %.2f" % (n, dec, t / a))
+                ratios.append(t / a)
+    return dict(
+        claim="MPI datatypes reduce the memory a redistribution needs (no packing buffers)",
+        source=THESIS + ", abstract and section 4.5",
+        setup=MEMSETUP,
+        numbers="a2a-type / a2a-sync plan memory: " + "; ".join(cells),
+        verdict="confirmed: %.0f-%.0f%% less memory" % (100 * (1 - max(ratios)), 100 * (1 - min(ratios))) if ratios else "no data",
+        why="",
+        data=where("dev-2core", "memory"))
+
+
+def claim_layout_memory():
+    parts = []
+    for n in (256,):
+        slab = memory_of(size=n, decomposition="slab-2d1d", variant="default", method="a2a-sync")
+        pen = memory_of(size=n, decomposition="pencil", variant="default", method="a2a-sync")
+        for dec in ("slab-2d1d", "slab-1d2d", "pencil"):
+            d = memory_of(size=n, decomposition=dec, variant="default", method="a2a-sync")
+            r = memory_of(size=n, decomposition=dec, variant="realigned", method="a2a-sync")
+            if d and r:
+                parts.append("%s realigned/default %.2f" % (dec, r / d))
+        one = memory_of(size=n, decomposition="slab-2d1d", variant="default", method="onesided")
+        if slab and pen and one:
+            parts.insert(0, "%d^3: pencil/slab %.2f; onesided/a2a-sync (slab) %.2f" % (n, pen / slab, one / slab))
+    return dict(
+        claim="Pencil needs more workspace than slab; Realigned saves a buffer; the one-sided exchange needs a window",
+        source=THESIS + ", sections 2.5.3 and 4.2-4.4; " + CAYROLS + ", section V.A",
+        setup=MEMSETUP + "; a2a-sync unless named",
+        numbers="; ".join(parts),
+        verdict="pencil needs more (its two exchanges stage blocks of both) and the one-sided window adds a receive "
+                "area, as stated; Realigned saves memory only for pencil, not for slabs",
+        why="In dfft both variants share the two work buffers; Realigned saves staging only where a block becomes "
+            "contiguous and goes unpacked, which happens in the pencil's exchanges, not in the slab's.",
+        data=where("dev-2core", "memory"))
+
 def multi_gpu_row(claim, source):
     return dict(claim=claim, source=source, setup="needs several GPUs", numbers="-",
                 verdict="open: needs a machine with two or more GPUs (multi-GPU runs)", why="", data="-")
@@ -569,7 +623,7 @@ CLAIMS = [
     claim_a2a_type_vs_p2p_type, claim_type_1d, claim_realigned_inverse, claim_streams, claim_cuda_aware,
     claim_power_law, claim_chunks, claim_pipelined_staging, claim_compression_rate,
     claim_compression_scaling, claim_fp16_speedup, claim_compression_cuda_aware, claim_accuracy, claim_4d,
-    claim_one_gpu,
+    claim_one_gpu, claim_type_memory, claim_layout_memory,
 ]
 MULTI = [
     ("Distributed transforms beat one GPU only at large sizes (above 512 x 1024^2 on 2D-1D slabs)", THESIS + ", section 5.3.3"),
