@@ -504,7 +504,8 @@ def claim_accuracy():
     recs = load("dev-2core", "codec-accuracy")
     f32 = {(r["decomposition"], r["ranks"]): r.get("reference_error") for r in fwd(recs, precision="float", codec="none")}
     parts, gain = [], []
-    for r in fwd(recs, precision="double", codec="fp32"):
+    wire = {(r["decomposition"], r["ranks"]): r for r in fwd(recs, precision="double", codec="fp32")}
+    for r in wire.values():
         base = f32.get((r["decomposition"], r["ranks"]))
         if r["ranks"] > 1 and base and r.get("reference_error"):
             parts.append("%s P=%d %.1fx" % (r["decomposition"], r["ranks"], base / r["reference_error"]))
