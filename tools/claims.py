@@ -226,7 +226,7 @@ def claim_a2a_type_vs_p2p_type():
 def claim_type_1d():
     g = methods_table(load(H100, "claims-cpu"))
     cpu = type_ratios(g, "p2p-type", "p2p-sync")
-    gpu = load(H100, "cuda-aware")
+    gpu = load(H100, "cuda-aware-shared")
     gr = []
     for n in (256, 512):
         t = one(gpu, size=n, method="a2a-type", staging="cuda-aware")
@@ -244,7 +244,7 @@ def claim_type_1d():
                 "on the CPU datatypes are as fast as packing or faster",
         why="Open MPI's datatype engine walks device-resident blocks with one small copy per contiguous run; on host memory "
             "the same walk is a cache-friendly copy, which is what dfft's pack kernel does too.",
-        data=where(H100, "claims-cpu") + ", " + where(H100, "cuda-aware") + "; [cuda-aware.md](results/cuda-aware.md)")
+        data=where(H100, "claims-cpu") + ", " + where(H100, "cuda-aware-shared") + "; [cuda-aware.md](results/cuda-aware.md)")
 
 
 def claim_realigned_inverse():
@@ -304,7 +304,7 @@ def claim_streams():
 
 
 def claim_cuda_aware():
-    recs = load(H100, "cuda-aware")
+    recs = load(H100, "cuda-aware-shared")
     cells, packing = [], []
     for n in (256, 512):
         for m in ("a2a-sync", "p2p-sync", "p2p-streams", "p2p-pipelined", "a2a-type", "onesided"):
@@ -323,7 +323,7 @@ def claim_cuda_aware():
                 "either way)" % (min(packing), max(packing)),
         why="Two ranks on one GPU: Open MPI moves device blocks by CUDA IPC at device-memory speed, host staging crosses PCIe "
             "twice. Between GPUs of different nodes the ratio will be smaller (network-bound): a multi-GPU measurement.",
-        data=where(H100, "cuda-aware") + "; [cuda-aware.md](results/cuda-aware.md)")
+        data=where(H100, "cuda-aware-shared") + "; [cuda-aware.md](results/cuda-aware.md)")
 
 
 def claim_power_law():
@@ -365,7 +365,7 @@ def claim_chunks():
     cells = collections.defaultdict(dict)
     for r in fwd(cpu):
         cells[method(r)][r["chunks"]] = med(r)
-    gpu = load(H100, "cuda-aware")
+    gpu = load(H100, "cuda-aware-shared")
     parts, spreads = [], []
     for m, v in sorted(cells.items()):
         best = min(v, key=v.get)
@@ -413,7 +413,7 @@ def codec_rows(recs, **kw):
 
 
 def claim_compression_rate():
-    g = codec_rows(load(H100, "codec-gpu"), staging="host")
+    g = codec_rows(load(H100, "codec-gpu-shared"), staging="host")
     parts, sp = [], collections.defaultdict(list)
     for m in ("onesided", "p2p-pipelined"):
         base = g.get((m, "none", 2, "host"))
@@ -431,11 +431,11 @@ def claim_compression_rate():
             min(sp["fp32"]), max(sp["fp32"]), min(sp["fp16"]), max(sp["fp16"])),
         why="With host staging the exchange is almost the whole time; FP16 leaves the FFTs and the coding kernels as a "
             "larger share, so the speed-up falls short of the rate.",
-        data=where(H100, "codec-gpu") + "; [compression.md](results/compression.md)")
+        data=where(H100, "codec-gpu-shared") + "; [compression.md](results/compression.md)")
 
 
 def claim_compression_scaling():
-    g = codec_rows(load(H100, "codec-cpu"))
+    g = codec_rows(load(H100, "codec-cpu16"))
     parts, sp = [], []
     for p in (2, 4, 8, 16):
         base = g.get(("onesided", "none", p, None))
@@ -454,11 +454,11 @@ def claim_compression_scaling():
                 "time" % (min(sp), max(sp)),
         why="Between cores of one host the exchange runs at memory speed (comm is 8-20% of the time), so halving its bytes "
             "cannot pay for the coding passes; the paper's setting is a network between nodes of GPUs.",
-        data=where(H100, "codec-cpu") + "; [compression.md](results/compression.md)")
+        data=where(H100, "codec-cpu16") + "; [compression.md](results/compression.md)")
 
 
 def claim_fp16_speedup():
-    g = codec_rows(load(H100, "codec-gpu"))
+    g = codec_rows(load(H100, "codec-gpu-shared"))
     parts, sp16 = [], 0.0
     for st in ("host", "cuda-aware"):
         for m in ("onesided", "p2p-pipelined", "a2a-sync"):
@@ -477,11 +477,11 @@ def claim_fp16_speedup():
         why="The paper's GPUs exchanged over InfiniBand; two ranks on one GPU exchange at device-memory speed with CUDA-aware "
             "MPI (1-2 ms), which the encode/decode kernels cannot beat. Over a slow link (host staging) the gain approaches "
             "the rate.",
-        data=where(H100, "codec-gpu") + "; [compression.md](results/compression.md)")
+        data=where(H100, "codec-gpu-shared") + "; [compression.md](results/compression.md)")
 
 
 def claim_compression_cuda_aware():
-    g = codec_rows(load(H100, "codec-gpu"))
+    g = codec_rows(load(H100, "codec-gpu-shared"))
     parts = []
     for st in ("host", "cuda-aware"):
         for m in ("onesided", "p2p-pipelined"):
@@ -497,7 +497,7 @@ def claim_compression_cuda_aware():
         verdict="holds only when the exchange is slow (host staging, host windows): with CUDA-aware point-to-point on one GPU "
                 "compression is slower",
         why="See the FP16 row: the speed-up is bounded by the exchange's share of the time.",
-        data=where(H100, "codec-gpu"))
+        data=where(H100, "codec-gpu-shared"))
 
 
 def claim_accuracy():
@@ -544,8 +544,8 @@ def claim_one_gpu():
     parts, ratio = [], collections.defaultdict(list)
     for prec in ("float", "double"):
         for n in (256, 512, 1024):
-            ref = [r for r in fwd(recs, size=n, precision=prec) if r.get("single_device")]
-            d = [r for r in fwd(recs, size=n, precision=prec) if not r.get("single_device")]
+            ref = [r for r in fwd(recs, size=n, precision=prec) if r.get("decomposition") == "single-device"]
+            d = [r for r in fwd(recs, size=n, precision=prec) if r.get("decomposition") != "single-device"]
             if ref and d:
                 parts.append("%s %d^3 %.3f" % (prec, n, med(d[-1]) / med(ref[-1])))
                 ratio[n].append(med(d[-1]) / med(ref[-1]))
@@ -626,6 +626,9 @@ CLAIMS = [
     claim_compression_scaling, claim_fp16_speedup, claim_compression_cuda_aware, claim_accuracy, claim_4d,
     claim_one_gpu, claim_type_memory, claim_layout_memory,
 ]
+REPRODUCE = [(H100, "claims-cpu"), (H100, "scaling-cpu"), (H100, "codec-cpu16"), (H100, "gpu-cufft"),
+             (H100, "gpu-shared"), (H100, "cuda-aware-shared"), (H100, "codec-gpu-shared"),
+             ("dev-2core", "codec-accuracy"), ("dev-2core", "memory")]
 MULTI = [
     ("Distributed transforms beat one GPU only at large sizes (above 512 x 1024^2 on 2D-1D slabs)", THESIS + ", section 5.3.3"),
     ("A pencil grid aligned with the NVLink topology beats slab", THESIS + ", abstract"),
@@ -643,7 +646,12 @@ def render():
            "the commands that produced those records are in each record (`run.command`) and on the results pages. "
            "All times are medians of the repetitions, forward direction unless the row says otherwise.", "",
            "Machines: `gpu-h100-x1` is one NVIDIA H100 80GB HBM3 with a 16-core host (Ubuntu 24.04, Open MPI 4.1.6, "
-           "FFTW 3.3.10), measured 2026-11-25; `dev-2core` is the 2-core development machine.", ""]
+           "FFTW 3.3.10), measured 2026-11-25; `dev-2core` is the 2-core development machine.", "",
+           "The same measurements with the benchmark runner (one suite per record file; the CUDA-aware ones with "
+           "`DFFT_MPI_PREFIX` naming an Open MPI built by scripts/build-cuda-aware-mpi.sh):", ""]
+    out += ["    python3 tools/bench_run.py --machine %s --suite %s" % (m, s) for m, s in REPRODUCE]
+    out += ["", "The chunk sweep (row on the pipelined all-to-all) ran as `dfft bench ... --chunks C` per chunk count "
+            "(the command is in each record); the case format has no chunk key.", ""]
     for i, r in enumerate(rows, 1):
         out += ["## %d. %s" % (i, r["claim"]), "",
                 "- **Source:** " + r["source"],
