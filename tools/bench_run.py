@@ -101,7 +101,8 @@ def load_suite(name):
     path = find_file(name, os.path.join("benchmarks", "cases"), "suite")
     s = load_json(path, "suite")
     runner = s.get("runner", {})
-    allowed = {"ranks_per_job", "peers", "bench_args", "cores_per_rank", "cores_per_job", "comment"}
+    allowed = {"ranks_per_job", "peers", "bench_args", "bench_args_each", "cores_per_rank", "cores_per_job",
+               "comment"}
     if set(runner) - allowed:
         die("%s: runner: unknown keys %s; allowed: %s" % (path, sorted(set(runner) - allowed), ", ".join(sorted(allowed))))
     peers = [p if isinstance(p, dict) else {"name": p} for p in runner.get("peers", [])]
@@ -112,6 +113,8 @@ def load_suite(name):
     return {"path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
             "peers": peers, "backend": s.get("global", {}).get("backend", "cpu"),
             "bench_args": [str(a) for a in runner.get("bench_args", [])],
+            # One dfft job per entry (options the case format cannot sweep, e.g. --chunks).
+            "bench_args_each": [[str(a) for a in e] for e in runner.get("bench_args_each", [[]])],
             "cores_per_rank": int(runner.get("cores_per_rank", 1)),
             "cores_per_job": int(runner.get("cores_per_job", 0))}
 
@@ -204,10 +207,12 @@ def plan_jobs(profile, suite, args, env, prefix):
     jobs = []
     for r in ranks:
         launch = mpirun(profile, prefix, suite, r)
-        cmd = launch + [dfft, "bench", "--cases", rel(suite["path"]), "--no-progress"] + suite["bench_args"]
         threads = ["--threads", str(threads_per_rank(suite, r))] if suite["cores_per_job"] else []
-        cmd += threads
-        jobs.append({"label": "dfft %s" % suite["name"], "ranks": r, "kind": "dfft", "cmd": cmd})
+        for each in suite["bench_args_each"]:
+            cmd = launch + [dfft, "bench", "--cases", rel(suite["path"]), "--no-progress"] + suite["bench_args"]
+            cmd += each + threads
+            label = "dfft %s%s" % (suite["name"], (" " + " ".join(each)) if each else "")
+            jobs.append({"label": label, "ranks": r, "kind": "dfft", "cmd": cmd})
         for peer in suite["peers"]:
             for label, pcmd in peer_jobs(peer, sizes, suite["doc"].get("global", {}), args.build, launch):
                 jobs.append({"label": label, "ranks": r, "kind": "peer", "cmd": pcmd + threads})

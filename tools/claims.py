@@ -361,7 +361,7 @@ def claim_power_law():
 
 
 def claim_chunks():
-    cpu = load(H100, "chunks-cpu")
+    cpu = load(H100, "chunks-cpu16")
     cells = collections.defaultdict(dict)
     for r in fwd(cpu):
         cells[method(r)][r["chunks"]] = med(r)
@@ -381,7 +381,7 @@ def claim_chunks():
                 "size); the host-staged GPU chunk sweep was not run" % (min(spreads), max(spreads)),
         why="Chunking pays where a transfer can overlap a copy on another engine (PCIe, NIC); between cores of one host every "
             "step is a memory copy by the same cores. The GPU host-staged case (chunks with PCIe copies) needs its own sweep.",
-        data=where(H100, "chunks-cpu"))
+        data=where(H100, "chunks-cpu16"))
 
 
 def claim_pipelined_staging():
@@ -626,7 +626,7 @@ CLAIMS = [
     claim_compression_scaling, claim_fp16_speedup, claim_compression_cuda_aware, claim_accuracy, claim_4d,
     claim_one_gpu, claim_type_memory, claim_layout_memory,
 ]
-REPRODUCE = [(H100, "claims-cpu"), (H100, "scaling-cpu"), (H100, "codec-cpu16"), (H100, "gpu-cufft"),
+REPRODUCE = [(H100, "claims-cpu"), (H100, "scaling-cpu"), (H100, "chunks-cpu16"), (H100, "codec-cpu16"), (H100, "gpu-cufft"),
              (H100, "gpu-shared"), (H100, "cuda-aware-shared"), (H100, "codec-gpu-shared"),
              ("dev-2core", "codec-accuracy"), ("dev-2core", "memory")]
 MULTI = [
@@ -650,8 +650,7 @@ def render():
            "The same measurements with the benchmark runner (one suite per record file; the CUDA-aware ones with "
            "`DFFT_MPI_PREFIX` naming an Open MPI built by scripts/build-cuda-aware-mpi.sh):", ""]
     out += ["    python3 tools/bench_run.py --machine %s --suite %s" % (m, s) for m, s in REPRODUCE]
-    out += ["", "The chunk sweep (row on the pipelined all-to-all) ran as `dfft bench ... --chunks C` per chunk count "
-            "(the command is in each record); the case format has no chunk key.", ""]
+    out += [""]
     for i, r in enumerate(rows, 1):
         out += ["## %d. %s" % (i, r["claim"]), "",
                 "- **Source:** " + r["source"],
