@@ -43,14 +43,7 @@ class P2pRounds final : public Transport {
       }
     }
     for (int k : rd.to) {
-      const char* base;
-      if (b_.direct_send[k]) {
-        base = static_cast<const char*>(src) + b_.src_offset[k];
-      } else {
-        PhaseTimer pt(t.pack);
-        pack_block(dev_, b_, k, src, send_stage_.get());
-        base = static_cast<const char*>(send_stage_.get()) + b_.stage_send_off[k];
-      }
+      const char* base = send_block(dev_, b_, k, src, send_stage_.get(), t.pack);
       PhaseTimer pt(t.comm);
       post_chunks(const_cast<char*>(base), b_.send_bytes[k], k, -1, chunk_, comm_, sreq, false);
     }

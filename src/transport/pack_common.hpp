@@ -74,6 +74,16 @@ inline void pack_block(Device& dev, const Blocks& b, int k, const void* src, voi
   pack_block_at(dev, b, k, src, static_cast<char*>(stage) + b.stage_send_off[k]);
 }
 
+/// Where the block for peer k is sent from: straight from src where it needs no packing, else
+/// packed into `stage` first (the packing timed into `pack_time`).
+inline const char* send_block(Device& dev, const Blocks& b, int k, const void* src, void* stage,
+                              double& pack_time) {
+  if (b.direct_send[k]) return static_cast<const char*>(src) + b.src_offset[k];
+  PhaseTimer pt(pack_time);
+  pack_block(dev, b, k, src, stage);
+  return static_cast<const char*>(stage) + b.stage_send_off[k];
+}
+
 /// Unpack the block from peer k out of `stage` into dst.
 inline void unpack_block(Device& dev, const Blocks& b, int k, const void* stage, void* dst) {
   unpack_block_at(dev, b, k, static_cast<const char*>(stage) + b.stage_recv_off[k], dst);
