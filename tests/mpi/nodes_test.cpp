@@ -162,14 +162,7 @@ dfft::NodeTraffic expected_traffic(const Case& c) {
 
 template <class T>
 dfft::NodeTraffic reported_traffic(const Case& c) {
-  dfft::Options o;
-  o.decomposition = c.dec;
-  o.variant = c.var;
-  o.methods = c.methods;
-  o.grid = c.grid;
-  o.transform = c.tr;
-  o.ranks_per_node = c.nodes;
-  return dfft::Plan<T>(MPI_COMM_WORLD, c.shape, o).node_traffic();
+  return dfft::Plan<T>(MPI_COMM_WORLD, c.shape, options_of(c)).node_traffic();
 }
 
 std::string text(const dfft::NodeTraffic& t) {

@@ -106,8 +106,8 @@ inline void expect_thesis_distribution(const Case& c, const dfft::Layout& in, co
   EXPECT_TRUE(all_ranks(in.order == natural && out.order == natural));
 }
 
-template <class T>
-void run_typed_case(const Case& c) {
+/// The plan options a case describes.
+inline dfft::Options options_of(const Case& c) {
   dfft::Options o;
   o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.decomposition = c.dec;
@@ -116,6 +116,12 @@ void run_typed_case(const Case& c) {
   o.grid = c.grid;
   o.transform = c.tr;
   o.ranks_per_node = c.nodes;
+  return o;
+}
+
+template <class T>
+void run_typed_case(const Case& c) {
+  const dfft::Options o = options_of(c);
   dfft::Plan<T> plan(MPI_COMM_WORLD, c.shape, o);
   EXPECT_EQ(plan.grid(), c.grid);
   expect_thesis_distribution(c, plan.input_layout(), plan.output_layout());
