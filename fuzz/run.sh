@@ -31,7 +31,7 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
        -I"$root/include" -I"$root/src" -I"$root/apps/dfft" $mpi_inc)
 common=("$root/src/util/check.cpp" "$root/src/util/names.cpp")
 declare -A srcs=(
-  [npy]="$root/apps/dfft/npy.cpp"
+  [npy]="$root/src/io/npy_header.cpp"
   [cases]="$root/apps/dfft/cases_parse.cpp"
   [wisdom]="$root/src/tune/wisdom.cpp $root/src/tune/json_util.cpp $root/src/model/calibration_json.cpp"
 )

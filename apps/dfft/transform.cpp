@@ -12,7 +12,8 @@
 #include "cli_common.hpp"
 #include "command.hpp"
 #include "dfft/dfft.hpp"
-#include "npy_io.hpp"
+#include "dfft/io.hpp"
+#include "output_target.hpp"
 
 namespace dfftapp {
 
@@ -32,7 +33,7 @@ struct Job {
   bool real_in = false, real_out = false, forward = true, is_double = true;
   std::vector<std::int64_t> shape;      // the plan's (real-space) shape
   std::vector<std::int64_t> out_shape;  // shape of the output file
-  NpyType out_type = NpyType::other;
+  dfft::io::Dtype out_type = dfft::io::Dtype::float64;
 };
 
 const char* kFooter = R"(Transforms: r2c (real input, complex output with the last axis n/2+1, like
@@ -115,11 +116,12 @@ std::string shape_str(const std::vector<std::int64_t>& s) {
 }
 
 // What the file and the options together ask for; throws IoError for a mismatch.
-Job plan_job(const TransformArgs& a, const NpyHeader& h) {
+Job plan_job(const TransformArgs& a, const dfft::io::NpyHeader& h) {
+  using dfft::io::Dtype;
   Job j;
-  const bool complex_in = h.type == NpyType::c8 || h.type == NpyType::c16;
-  j.is_double = h.type == NpyType::f8 || h.type == NpyType::c16;
-  const std::string file = "'" + a.in + "' holds " + npy_type_name(h.type);
+  const bool complex_in = h.dtype == Dtype::complex64 || h.dtype == Dtype::complex128;
+  j.is_double = h.dtype == Dtype::float64 || h.dtype == Dtype::complex128;
+  const std::string file = "'" + a.in + "' holds " + to_string(h.dtype);
   if (a.transform == "r2c" && complex_in)
     throw IoError("wrong dtype: --transform r2c needs float32 or float64 input; " + file +
                   " (use --transform c2c)");
@@ -134,8 +136,8 @@ Job plan_job(const TransformArgs& a, const NpyHeader& h) {
       throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) +
                     "; every axis needs at least one element");
   j.shape = h.shape;
-  const NpyType cplx = j.is_double ? NpyType::c16 : NpyType::c8,
-                real = j.is_double ? NpyType::f8 : NpyType::f4;
+  const Dtype cplx = j.is_double ? Dtype::complex128 : Dtype::complex64,
+              real = j.is_double ? Dtype::float64 : Dtype::float32;
   if (a.transform == "r2c") {
     j.real_in = true;
     j.out_shape = h.shape;
@@ -190,7 +192,7 @@ struct Timings {
 };
 
 template <class T>
-Timings run_typed(const TransformArgs& a, const NpyHeader& h, const Job& j, MPI_Comm comm,
+Timings run_typed(const TransformArgs& a, const dfft::io::NpyHeader& h, const Job& j, MPI_Comm comm,
                   std::string& path) {
   dfft::Options opt = plan_options(a);
   dfft::Plan<T> plan(comm, j.shape, opt);
@@ -204,9 +206,8 @@ Timings run_typed(const TransformArgs& a, const NpyHeader& h, const Job& j, MPI_
   std::vector<T> host_out(static_cast<std::size_t>(dst.alloc_count()) * out_elem / sizeof(T));
   Timings t;
   double t0 = MPI_Wtime();
-  read_npy_box(a.in, h, src, host_in.data(), comm);
+  dfft::io::read_npy(comm, a.in, h.shape, h.dtype, src, host_in.data());
   t.read = MPI_Wtime() - t0;
-  NpyOutput output(a.out, comm, a.in_place);  // fails here, before the transform, when OUT cannot be written
   Buffer<T> din(plan, host_in.size() * sizeof(T)), dout(plan, host_out.size() * sizeof(T));
   plan.upload(din.p, host_in.data(), host_in.size() * sizeof(T));
   t0 = MPI_Wtime();
@@ -214,8 +215,9 @@ Timings run_typed(const TransformArgs& a, const NpyHeader& h, const Job& j, MPI_
   t.compute = MPI_Wtime() - t0;
   plan.download(host_out.data(), dout.p, host_out.size() * sizeof(T));
   t0 = MPI_Wtime();
-  output.write(j.out_type, j.out_shape, dst, host_out.data());
-  output.commit();
+  dfft::io::WriteOptions w;
+  w.atomic = !a.in_place;  // a new file renamed into place, or OUT itself rewritten
+  dfft::io::write_npy(comm, a.out, j.out_shape, j.out_type, dst, host_out.data(), w);
   t.write = MPI_Wtime() - t0;
   return t;
 }
@@ -251,12 +253,15 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
     if (rank == 0) std::fprintf(stderr, "dfft transform: %s\n", what.c_str());
   };
   check_arguments(a, comm);
-  NpyHeader h;
+  dfft::io::NpyHeader h;
   Job j;
   try {
-    h = read_npy_header(a.in, comm);
+    h = dfft::io::read_npy_header(comm, a.in);
     j = plan_job(a, h);  // the header is the same on every rank, so is this error
   } catch (const IoError& e) {
+    complain(e.what());
+    return exit_input;
+  } catch (const dfft::Error& e) {  // unreadable or malformed input, agreed on every rank
     complain(e.what());
     return exit_input;
   }
@@ -269,16 +274,14 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
       std::printf(
           "dfft transform: %s %s %s -> %s %s %s, %s on %d rank%s (%s %s); read %.3f s, transform "
           "%.3f s, write %.3f s\n",
-          a.in.c_str(), npy_type_name(h.type), shape_str(h.shape).c_str(), a.out.c_str(),
-          npy_type_name(j.out_type), shape_str(j.out_shape).c_str(), direction_text(a, j).c_str(),
+          a.in.c_str(), to_string(h.dtype).c_str(), shape_str(h.shape).c_str(), a.out.c_str(),
+          to_string(j.out_type).c_str(), shape_str(j.out_shape).c_str(), direction_text(a, j).c_str(),
           size, size == 1 ? "" : "s", a.decomp.c_str(), a.variant.c_str(), t.read, t.compute,
           t.write);
     return exit_ok;
-  } catch (const IoError& e) {
-    complain(e.what());
-    return exit_failure;
   } catch (const dfft::Error& e) {
-    // Plan creation rejects what the library cannot do (e.g. a grid that does not fit).
+    // Plan creation rejects what the library cannot do (e.g. a grid that does not fit); file
+    // reading and writing fail with the MPI call that failed.
     complain(e.what());
     return e.call() == "plan" ? exit_usage : exit_failure;
   }

@@ -96,6 +96,8 @@ class Plan {
   /// Human-readable description of the path (stages, layouts, pack/unpack needs).
   std::string describe() const;
   const Options& options() const;
+  /// The communicator the plan was made with (the caller's handle, not a duplicate).
+  MPI_Comm comm() const { return comm_; }
   /// The process grid actually used.
   const std::vector<int>& grid() const;
   /// Bytes each exchange sends from this rank to other ranks per transform.

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "cases.hpp"
+#include "dfft/io.hpp"
 #include "dfft/tune.hpp"
-#include "npy.hpp"
 
 namespace {
 
@@ -45,8 +45,8 @@ int replay(const std::string& target, const std::function<void(const std::string
 TEST(CorpusReplay, Npy) {
   const int n = replay("npy", [](const std::string& s) {
     try {
-      (void)dfftapp::parse_npy_header(s.data(), s.size());
-    } catch (const dfftapp::NpyError&) {
+      (void)dfft::io::parse_npy_header(s.data(), s.size());
+    } catch (const dfft::InvalidArgument&) {
     }
   });
   EXPECT_GT(n, 0);

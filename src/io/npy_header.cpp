@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 // .npy header parser and writer. The parser reads untrusted bytes: every access is bounds
-// checked, every number overflow checked, and anything unexpected throws NpyError.
-#include "npy.hpp"
-
+// checked, every number overflow checked, and anything unexpected throws InvalidArgument. Format
+// (numpy.lib.format, versions 1.0, 2.0 and 3.0): magic "\x93NUMPY", major, minor, header length
+// (uint16 for 1.0, uint32 little endian for 2.0/3.0), then a Python dict literal {'descr': ...,
+// 'fortran_order': ..., 'shape': ...} padded with spaces and ended by '\n'; the data follows.
 #include <cstring>
 #include <limits>
 #include <string_view>
 
-namespace dfftapp {
+#include "dfft/io.hpp"
+#include "util/check.hpp"
+
+namespace dfft::io {
 
 namespace {
 
@@ -15,7 +19,10 @@ constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicLen = 6;
 constexpr std::int64_t kMaxDims = 64;
 
-[[noreturn]] void bad(const std::string& what) { throw NpyError("malformed .npy header: " + what); }
+[[noreturn]] void refuse(const std::string& what) {
+  throw InvalidArgument("read_npy", dfft::detail::world_rank(), "dfft: " + what);
+}
+[[noreturn]] void bad(const std::string& what) { refuse("malformed .npy header: " + what); }
 
 // Recursive-descent reader of the one Python dict literal numpy writes.
 class DictReader {
@@ -116,30 +123,26 @@ std::uint32_t little_u32(const unsigned char* p, int n) {
   return v;
 }
 
-// Splits a descr like "<f8" into byte order, kind and size; fills type/itemsize.
-void read_descr(NpyHeader& h) {
-  const std::string& d = h.descr;
-  if (d.size() < 3 || d.size() > 5) {
-    h.type = NpyType::other;
-    return;  // reported by the caller as an unsupported type
-  }
-  const char order = d[0], kind = d[1];
-  int size = 0;
-  for (std::size_t k = 2; k < d.size(); ++k) {
-    if (d[k] < '0' || d[k] > '9') return;
-    size = size * 10 + (d[k] - '0');
-  }
-  h.itemsize = size;
-  const bool little = order == '<' || (order == '|' && size == 1);
-  if (!little) return;
-  if (kind == 'f' && size == 4) h.type = NpyType::f4;
-  if (kind == 'f' && size == 8) h.type = NpyType::f8;
-  if (kind == 'c' && size == 8) h.type = NpyType::c8;
-  if (kind == 'c' && size == 16) h.type = NpyType::c16;
+constexpr Dtype kDtypes[] = {Dtype::float32, Dtype::float64, Dtype::complex64, Dtype::complex128};
+
+// The dtype a descr like "<f8" names; InvalidArgument naming it for anything else.
+Dtype read_descr(const std::string& d) {
+  for (Dtype t : kDtypes)
+    if (d == numpy_descr(t)) return t;
+  const std::string why = !d.empty() && d[0] == '>' ? " (big endian)" : "";
+  refuse("unsupported dtype '" + d + "'" + why +
+         "; dfft reads float32, float64, complex64 and complex128 (little endian)");
 }
 
-void read_dict(NpyHeader& h, std::string_view text) {
+struct Dict {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;
+};
+
+Dict read_dict(std::string_view text) {
   DictReader r(text);
+  Dict h;
   r.expect('{');
   bool have_descr = false, have_order = false, have_shape = false;
   while (!r.accept('}')) {
@@ -171,90 +174,83 @@ void read_dict(NpyHeader& h, std::string_view text) {
   if (!r.at_end()) bad("unexpected text after the closing '}'");
   if (!have_descr || !have_order || !have_shape)
     bad("the dict needs the keys 'descr', 'fortran_order' and 'shape'");
+  return h;
 }
 
 }  // namespace
 
+std::string to_string(Dtype t) {
+  switch (t) {
+    case Dtype::float32: return "float32";
+    case Dtype::float64: return "float64";
+    case Dtype::complex64: return "complex64";
+    case Dtype::complex128: return "complex128";
+  }
+  return "?";
+}
+
+std::string numpy_descr(Dtype t) {
+  switch (t) {
+    case Dtype::float32: return "<f4";
+    case Dtype::float64: return "<f8";
+    case Dtype::complex64: return "<c8";
+    case Dtype::complex128: return "<c16";
+  }
+  return "?";
+}
+
+std::size_t itemsize(Dtype t) {
+  switch (t) {
+    case Dtype::float32: return 4;
+    case Dtype::float64:
+    case Dtype::complex64: return 8;
+    case Dtype::complex128: return 16;
+  }
+  return 0;
+}
+
 NpyHeader parse_npy_header(const char* data, std::size_t len) {
   if (data == nullptr || len < kMagicLen || std::memcmp(data, kMagic, kMagicLen) != 0)
-    throw NpyError("not a .npy file (the first bytes are not \\x93NUMPY)");
+    refuse("not a .npy file (the first bytes are not \\x93NUMPY)");
   if (len < 10) bad("file ends inside the version and length fields");
   const auto* u = reinterpret_cast<const unsigned char*>(data);
   NpyHeader h;
-  h.major = u[6];
-  h.minor = u[7];
-  if (h.major < 1 || h.major > 3 || h.minor != 0)
-    bad("unsupported format version " + std::to_string(h.major) + "." + std::to_string(h.minor) +
+  h.version = u[6];
+  if (h.version < 1 || h.version > 3 || u[7] != 0)
+    bad("unsupported format version " + std::to_string(h.version) + "." + std::to_string(u[7]) +
         " (1.0, 2.0 and 3.0 are known)");
-  const std::size_t prefix = h.major == 1 ? 10 : 12;
+  const std::size_t prefix = h.version == 1 ? 10 : 12;
   if (len < prefix) bad("file ends inside the header length field");
-  const std::size_t hlen = little_u32(u + 8, h.major == 1 ? 2 : 4);
+  const std::size_t hlen = little_u32(u + 8, h.version == 1 ? 2 : 4);
   if (hlen > kMaxNpyHeader)
     bad("header length " + std::to_string(hlen) + " exceeds the limit of 1 MiB");
   if (hlen > len - prefix)
     bad("header says " + std::to_string(hlen) + " bytes but the file ends after " +
         std::to_string(len - prefix));
-  h.data_offset = prefix + hlen;
-  read_dict(h, std::string_view(data + prefix, hlen));
-  read_descr(h);
-  h.count = 1;
+  h.data_offset = static_cast<std::int64_t>(prefix + hlen);
+  Dict d = read_dict(std::string_view(data + prefix, hlen));
+  h.dtype = read_descr(d.descr);
+  h.fortran_order = d.fortran_order;
+  h.shape = std::move(d.shape);
+  std::int64_t count = 1;
   for (auto n : h.shape) {
-    if (n != 0 && h.count > std::numeric_limits<std::int64_t>::max() / n)
-      bad("shape product overflows");
-    h.count *= n;
+    if (n != 0 && count > std::numeric_limits<std::int64_t>::max() / n) bad("shape product overflows");
+    count *= n;
   }
-  if (h.itemsize > 0 && h.count > std::numeric_limits<std::int64_t>::max() / h.itemsize)
-    bad("array size in bytes overflows");
-  h.data_bytes = h.count * h.itemsize;
+  const auto item = static_cast<std::int64_t>(itemsize(h.dtype));
+  if (count > std::numeric_limits<std::int64_t>::max() / item) bad("array size in bytes overflows");
+  h.data_bytes = count * item;
   return h;
 }
 
-const char* npy_descr(NpyType t) {
-  switch (t) {
-    case NpyType::f4: return "<f4";
-    case NpyType::f8: return "<f8";
-    case NpyType::c8: return "<c8";
-    case NpyType::c16: return "<c16";
-    default: return "?";
-  }
-}
-
-const char* npy_type_name(NpyType t) {
-  switch (t) {
-    case NpyType::f4: return "float32";
-    case NpyType::f8: return "float64";
-    case NpyType::c8: return "complex64";
-    case NpyType::c16: return "complex128";
-    default: return "unsupported";
-  }
-}
-
-int npy_itemsize(NpyType t) {
-  switch (t) {
-    case NpyType::f4: return 4;
-    case NpyType::f8:
-    case NpyType::c8: return 8;
-    case NpyType::c16: return 16;
-    default: return 0;
-  }
-}
-
-std::string npy_describe(const NpyHeader& h) {
-  if (h.type != NpyType::other) return npy_type_name(h.type);
-  std::string why;
-  if (!h.descr.empty() && h.descr[0] == '>') why = ", big endian";
-  return "'" + h.descr + "'" + why;
-}
-
-std::string make_npy_header(NpyType t, const std::vector<std::int64_t>& shape) {
+std::string make_npy_header(Dtype t, const std::vector<std::int64_t>& shape) {
   std::string dims;
   for (auto n : shape) dims += std::to_string(n) + ", ";
   if (shape.size() > 1)
     dims.resize(dims.size() - 2);  // numpy writes (3,) for one dimension only
   else if (shape.size() == 1)
     dims.pop_back();
-  std::string dict = std::string("{'descr': '") + npy_descr(t) +
-                     "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  std::string dict = "{'descr': '" + numpy_descr(t) + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   int major = 1;
   std::size_t prefix = 10;
   if (dict.size() + 64 > 65535) {
@@ -272,4 +268,4 @@ std::string make_npy_header(NpyType t, const std::vector<std::int64_t>& shape) {
   return out + dict;
 }
 
-}  // namespace dfftapp
+}  // namespace dfft::io
