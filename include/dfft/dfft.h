@@ -189,6 +189,17 @@ typedef struct dfft_memory {
 } dfft_memory;
 int dfft_plan_memory(dfft_plan plan, dfft_memory* memory);
 
+/* Parallel .npy files (docs/io.md): the plan's input side (global shape, real for r2c and r2r)
+ * or output side (spectral shape) written from, or read into, this rank's array in the plan's
+ * layout (dfft_plan_input_box / dfft_plan_output_box; host memory). Writing makes a C-order file
+ * at `path` (through path.dfft-tmp, renamed when complete); reading takes C or Fortran order and
+ * refuses (DFFT_ERROR_INVALID_ARGUMENT) a file of another shape or dtype. Collective; a failure
+ * on any rank is returned on every rank (DFFT_ERROR_MPI for a failed MPI-IO call, e.g. a file that
+ * does not exist). */
+enum { DFFT_INPUT = 0, DFFT_OUTPUT = 1 };
+int dfft_write_npy(dfft_plan plan, int side, const char* path, const void* data);
+int dfft_read_npy(dfft_plan plan, int side, const char* path, void* data);
+
 /* The message of this thread's last failure ("" if none); a call that returns DFFT_SUCCESS clears
  * it. The pointer stays valid until the thread's next dfft call. */
 const char* dfft_error_message(void);

@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "dfft/dfft.hpp"
+#include "dfft/io.hpp"
 #include "util/check.hpp"
 
 // include/dfft/dfft.f90 declares the same fields as a bind(c) type: size, 44 ints, then the
@@ -295,6 +296,30 @@ int box_of(dfft_plan plan, bool input, int64_t* lo, int64_t* hi, int* order, int
   });
 }
 
+// The C-side checks are agreed before the collective I/O, like plan creation's.
+int npy_file(dfft_plan plan, int side, const char* path, bool writing, void* data) {
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
+  const MPI_Comm comm = with_plan(plan, [](auto& p) { return p.comm(); });
+  int st = DFFT_SUCCESS;
+  if (side != DFFT_INPUT && side != DFFT_OUTPUT)
+    st = fail(DFFT_ERROR_INVALID_ARGUMENT,
+              ("dfft C API: side = " + std::to_string(side) + " (DFFT_INPUT or DFFT_OUTPUT)").c_str());
+  else if (!path)
+    st = fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: path is NULL");
+  st = agree(comm, st);
+  if (st != DFFT_SUCCESS) return st;
+  const auto s = side == DFFT_INPUT ? dfft::io::Side::input : dfft::io::Side::output;
+  return guarded([&] {
+    with_plan(plan, [&](auto& p) {
+      if (writing)
+        dfft::io::write_npy(p, s, path, data);
+      else
+        dfft::io::read_npy(p, s, path, data);
+      return 0;
+    });
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -503,6 +528,13 @@ int dfft_plan_memory(dfft_plan plan, dfft_memory* m) {
     const dfft::Memory mem = with_plan(plan, [](auto& p) { return p.memory(); });
     *m = dfft_memory{mem.host_bytes, mem.device_bytes};
   });
+}
+
+int dfft_write_npy(dfft_plan plan, int side, const char* path, const void* data) {
+  return npy_file(plan, side, path, true, const_cast<void*>(data));
+}
+int dfft_read_npy(dfft_plan plan, int side, const char* path, void* data) {
+  return npy_file(plan, side, path, false, data);
 }
 
 const char* dfft_error_message(void) { return last_error.c_str(); }
