@@ -48,6 +48,7 @@ _preload_mpi()
 from ._dfft import (Error, InvalidArgument, LibraryError, MpiError, OutOfMemory,  # noqa: E402
                     Unsupported, _Plan, has_cuda)
 from . import _dfft  # noqa: E402
+from . import io  # noqa: E402,F401  (dfft.io: parallel .npy files)
 
 __all__ = ["Plan", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "MpiError",
            "LibraryError", "has_cuda"]
@@ -121,6 +122,7 @@ class Plan:
                            int(device),
                            _layout_arg(input_layout, "input_layout"),
                            _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes))
+        self.comm = comm  # the mpi4py communicator (dfft.io writes and reads over it)
         self.transform = transform
         self.precision = precision
         self.backend = backend

@@ -279,6 +279,8 @@ void import_mpi4py_same_mpi() {
 
 }  // namespace
 
+void bind_io(py::module_& m);  // io.cpp: dfft.io's native part
+
 PYBIND11_MODULE(_dfft, m) {
   m.doc() = "dfft extension module; use the dfft package (dfft.Plan), not this directly";
   import_mpi4py_same_mpi();
@@ -298,6 +300,7 @@ PYBIND11_MODULE(_dfft, m) {
   m.def("cuda_device_count", &cuda_device_count);
   m.def("pointer_device", &pointer_device, py::arg("ptr"));
   m.def("stream_synchronize", &stream_synchronize, py::arg("stream"), py::arg("device"));
+  bind_io(m);
 
   py::class_<PyPlan>(m, "_Plan")
       .def(py::init([](const py::object& comm, const Shape& shape, const std::string& decomposition,
