@@ -365,3 +365,36 @@ TEST(NpyIo, InPlaceRewriteKeepsTheFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// A file of more than 2 GiB whose blocks exceed 2 GiB on one rank: the requests are cut into
+// pieces, and the subarray views span more than 2^31 bytes. Needs about 5 GB of memory and
+// 2.2 GB of disk on one rank, so it runs only when asked for
+// (--gtest_also_run_disabled_tests --gtest_filter='*LargerThan2GiB*').
+TEST(NpyIo, DISABLED_LargerThan2GiB) {
+  const std::string dir = work_dir();
+  const Shape shape{3, 11000, 8200};  // 2.16e9 bytes of float64
+  const Layout w = slab_layout(shape, 2, world_size(), world_rank(), {0, 1, 2});
+  const std::string path = dir + "/large.npy";
+  {
+    const auto mine = local_array(w, shape, Dtype::float64, 7);
+    dfft::io::write_npy(MPI_COMM_WORLD, path, shape, Dtype::float64, w, mine.data());
+  }
+  const auto header = dfft::io::make_npy_header(Dtype::float64, shape);
+  EXPECT_EQ(fs::file_size(path), header.size() + 3u * 11000u * 8200u * 8u);
+  const Layout r = slab_layout(shape, 1, world_size(), world_rank(), {2, 1, 0});
+  std::vector<char> got(static_cast<std::size_t>(r.alloc_count()) * 8);
+  dfft::io::read_npy(MPI_COMM_WORLD, path, shape, Dtype::float64, r, got.data());
+  EXPECT_EQ(wrong_elements(got, r, shape, Dtype::float64, 7), 0);
+  if (world_rank() == 0) {  // the last element, past 2^31 bytes, read without MPI
+    std::ifstream f(path, std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(fs::file_size(path) - 8));
+    double last = 0;
+    f.read(reinterpret_cast<char*>(&last), 8);
+    EXPECT_EQ(last, value(3LL * 11000 * 8200 - 1, 7, 0));
+    fs::remove(path);
+  }
+}
+
+}  // namespace
