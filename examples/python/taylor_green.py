@@ -159,8 +159,9 @@ def check(s, U, path):
     mine = s.physical(U)
     u = mine.copy_empty().read_hdf5(path, "u")
     failures = []
-    if s.comm.bcast(sha256(s, u)) != h5py.File(path, "r", driver="mpio", comm=s.comm)[
-            "u"].attrs["sha256"]:
+    with h5py.File(path, "r", driver="mpio", comm=s.comm) as f:
+        written = f["u"].attrs["sha256"]
+    if s.comm.bcast(sha256(s, u)) != written:
         failures.append("digest of the parallel read differs from the writer's")
     serial = None
     if s.comm.rank == 0:

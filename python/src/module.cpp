@@ -369,6 +369,8 @@ PYBIND11_MODULE(_dfft, m) {
             d["pack"] = t.pack;
             d["comm"] = t.comm;
             d["unpack"] = t.unpack;
+            d["wall"] = t.wall;
+            d["slices"] = t.slices;
             out.append(d);
           }
           return out;

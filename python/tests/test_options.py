@@ -152,6 +152,17 @@ def test_codec_is_used_and_bounded(codec, tol):
         assert err > 0  # the exchange really was coded
 
 
+def test_overlap_timings_report_slices():
+    g = np.random.default_rng(10).standard_normal((17, 12, 10))
+    plan = dfft.Plan(COMM, g.shape, decomposition="pencil", overlap=2, **FAST)
+    plan.forward(plan.local_input(g))
+    t = plan.timings
+    assert all({"wall", "slices"} <= set(x) for x in t)
+    if COMM.size > 1:
+        assert plan.info["overlap_slices"] == 2
+        assert max(x["slices"] for x in t) == 2
+
+
 def test_tolerance_picks_a_codec():
     plan = dfft.Plan(COMM, SHAPE, tolerance=1e-2, **FAST)
     assert plan.codec != "none"
