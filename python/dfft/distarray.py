@@ -218,14 +218,22 @@ def _mpi():
 
 
 def _h5py():
+    import os
+    import sys
+    if "h5py" not in sys.modules:
+        # Debian's h5py loads its MPI build only under mpirun (it looks for OMPI_COMM_WORLD_SIZE
+        # or MPI_LOCALNRANKS) unless told to always: a 1-process run started without mpirun
+        # would otherwise get the serial build.
+        os.environ.setdefault("H5PY_ALWAYS_USE_MPI", "1")
     try:
         import h5py
     except ImportError as e:
         raise ImportError("DistArray HDF5 files need h5py built with MPI (Debian: "
                           "python3-h5py-mpi; scripts/install-deps.sh installs it)") from e
     if not h5py.get_config().mpi:
-        raise ImportError("this h5py was built without MPI; parallel HDF5 needs h5py-mpi "
-                          "(Debian: python3-h5py-mpi)")
+        raise ImportError("this h5py is its serial build; parallel HDF5 needs h5py built with "
+                          "MPI (Debian: python3-h5py-mpi, which a process started without "
+                          "mpirun loads when H5PY_ALWAYS_USE_MPI is set before h5py is imported)")
     return h5py
 
 
