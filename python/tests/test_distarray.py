@@ -81,13 +81,14 @@ def _expand(key):
     return key
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
-def test_redistribute_between_plans_and_boxes(dtype):
+@pytest.mark.parametrize("dtype,method", [(np.float32, "a2a-sync"), (np.float64, "p2p-type"),
+                                          (np.complex64, "a2a-type"), (np.complex128, "p2p-sync")])
+def test_redistribute_between_plans_and_boxes(dtype, method):
     g = global_field(SHAPE, 1).astype(dtype)
     slab = dfft.Plan(COMM, SHAPE, **FAST)
     pencil = dfft.Plan(COMM, SHAPE, decomposition="pencil", variant="realigned", **FAST)
     a = filled(dfft.DistArray(slab, dtype=dtype), g)
-    b = a.redistribute(pencil, "input")
+    b = a.redistribute(pencil, "input", method=method)
     assert all_ranks(np.array_equal(b.global_view(), g[b.global_slices]))
     # everything to the last rank, in reversed memory order
     last = COMM.rank == COMM.size - 1
