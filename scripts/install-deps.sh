@@ -25,6 +25,7 @@ PACKAGES=(
   pybind11-dev        #   C++ <-> Python glue
   python3-mpi4py      #   communicators
   python3-pytest      #   its tests (ctest label python)
+  python3-h5py-mpi    #   parallel HDF5 of dfft.DistArray (h5py on the system Open MPI and mpi4py)
   clang               # libFuzzer targets (fuzz/run.sh)
   libclang-rt-14-dev  #   their fuzzer/sanitizer runtimes
 )

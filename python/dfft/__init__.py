@@ -48,10 +48,12 @@ _preload_mpi()
 from ._dfft import (Error, InvalidArgument, LibraryError, MpiError, OutOfMemory,  # noqa: E402
                     Unsupported, _Plan, has_cuda)
 from . import _dfft  # noqa: E402
+from . import _options  # noqa: E402
+from ._options import OPTION_KEYWORDS  # noqa: E402
 from . import io  # noqa: E402,F401  (dfft.io: parallel .npy files)
 
 __all__ = ["Plan", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "MpiError",
-           "LibraryError", "has_cuda"]
+           "LibraryError", "has_cuda", "OPTION_KEYWORDS", "DistArray"]
 
 _REAL = {"double": np.dtype(np.float64), "float": np.dtype(np.float32)}
 _COMPLEX = {"double": np.dtype(np.complex128), "float": np.dtype(np.complex64)}
@@ -87,7 +89,8 @@ class Plan:
 
     shape: global array shape (axis 0 slowest). decomposition: 'slab-2d1d', 'slab-1d2d' or
     'pencil'; variant: 'default' or 'realigned'; methods: one name or one per exchange
-    ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', 'node-ring', 'hierarchical', ...); transform: 'r2c' (inverse c2r),
+    ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', 'onesided', 'p2p-pipelined', 'node-ring',
+    'hierarchical'; on the cuda backend also 'p2p-streams', 'nccl', 'cuda-ipc'); transform: 'r2c' (inverse c2r),
     'c2c' or 'r2r'; precision: 'double' or 'float'; grid: process grid or None (automatic);
     norm: 'backward' (inverse scaled by 1/N), 'ortho' (both by 1/sqrt(N)) or 'forward' (forward
     scaled by 1/N), as numpy.fft's norm (N counts each DCT/DST axis twice, as scipy.fft.dctn;
@@ -101,6 +104,16 @@ class Plan:
     memory_limit_bytes: refuse (OutOfMemory) a plan needing more host or GPU memory per rank
     (0: the available memory).
 
+    The other keywords are the C++ Options fields of the same name (docs/python.md lists them;
+    None keeps dfft's default): codec ('none', 'fp32', 'fp16', 'bf16') or tolerance (pick the
+    cheapest codec within this relative error), overlap (FFT/exchange overlap slices), adapt,
+    threads (per rank; 0: the rank's CPUs), chunks, in_flight, onesided_sync ('fence',
+    'flush'), max_message_bytes, staging ('auto', 'host', 'cuda-aware'), batch (the plan's own
+    batch: local arrays get a leading axis of this size) and batches (batched plans made now),
+    in_place (r2c on one buffer: see inplace_buffer), tune ('none', 'heuristic', 'measure'),
+    wisdom_file, tune_budget_s, ranks_per_node (e.g. [2] or [3, 1]) and stream (a
+    cudaStream_t as int). ``plan.options`` reads them all back from the built plan.
+
     Failures raise dfft.Error or one of its subclasses: InvalidArgument (bad argument),
     Unsupported (not possible with this build, backend or method), OutOfMemory, MpiError and
     LibraryError (FFTW, CUDA, cuFFT, NCCL).
@@ -109,7 +122,11 @@ class Plan:
     def __init__(self, comm, shape, decomposition="slab-2d1d", variant="default",
                  methods="a2a-sync", transform="r2c", precision="double", grid=None,
                  norm="backward", r2r=None, input_layout=None, output_layout=None,
-                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0):
+                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0,
+                 codec=None, tolerance=None, overlap=None, adapt=None, threads=None,
+                 chunks=None, in_flight=None, onesided_sync=None, max_message_bytes=None,
+                 staging=None, batch=None, batches=None, in_place=None, tune=None,
+                 wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None):
         if isinstance(methods, str):
             methods = [methods]
         kinds = [("none" if k is None else str(k)) for k in (r2r or [])]
@@ -121,8 +138,17 @@ class Plan:
                            None if fftw_wisdom is False else ("" if fftw_wisdom is True else str(fftw_wisdom)),
                            int(device),
                            _layout_arg(input_layout, "input_layout"),
-                           _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes))
-        self.comm = comm  # the mpi4py communicator (dfft.io writes and reads over it)
+                           _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes),
+                           _options.extra(codec=codec, tolerance=tolerance, overlap=overlap,
+                                          adapt=adapt, threads=threads, chunks=chunks,
+                                          in_flight=in_flight, onesided_sync=onesided_sync,
+                                          max_message_bytes=max_message_bytes, staging=staging,
+                                          batch=batch, batches=batches, in_place=in_place,
+                                          tune=tune, wisdom_file=wisdom_file,
+                                          tune_budget_s=tune_budget_s,
+                                          ranks_per_node=ranks_per_node, stream=stream))
+        self._batch = self._impl.options()["batch"]
+        self._comm = comm
         self.transform = transform
         self.precision = precision
         self.backend = backend
@@ -131,6 +157,11 @@ class Plan:
         out_dtype = real if transform == "r2r" else cplx
         self._in = _Side(self._impl.input_layout(), in_dtype)
         self._out = _Side(self._impl.output_layout(), out_dtype)
+
+    @property
+    def comm(self):
+        """The mpi4py communicator the plan was made with."""
+        return self._comm
 
     @property
     def memory(self):
@@ -210,6 +241,41 @@ class Plan:
     def describe(self):
         return self._impl.describe()
 
+    @property
+    def options(self):
+        """Every option of the built plan (the C++ Options fields by name; with tune, the
+        options the tuner chose)."""
+        return self._impl.options()
+
+    @property
+    def info(self):
+        """What the plan chose and reports: codec, overlap_slices, chunks, in_flight, adapting,
+        exchange_bytes (per exchange, from this rank), node_traffic (all ranks) and
+        tune_report (None without tuning)."""
+        return self._impl.info()
+
+    @property
+    def codec(self):
+        """Wire format of the exchanges in use (forced, or chosen by tolerance)."""
+        return self._impl.info()["codec"]
+
+    @property
+    def tune_report(self):
+        return self._impl.info()["tune_report"]
+
+    def inplace_buffer(self):
+        """A buffer for in-place transforms (in_place=True r2c plans, or c2c): hand
+        ``input_view(buf)`` to forward with ``out=output_view(buf)`` and back."""
+        nbytes = max(_nbytes(self._in), _nbytes(self._out))
+        return np.empty(nbytes // self._in.dtype.itemsize, self._in.dtype).view(np.uint8)
+
+    def input_view(self, buf):
+        """The local input array over an inplace_buffer."""
+        return _view(buf, self._in)
+
+    def output_view(self, buf):
+        return _view(buf, self._out)
+
     def local_input(self, global_array):
         """This rank's input block cut from a global array, in the plan's memory order."""
         return np.ascontiguousarray(np.transpose(global_array[self.input_slices], self._in.order))
@@ -250,7 +316,7 @@ class Plan:
             # Wrong GPU and pending producer work are checked before anything collective.
             for arr, ptr, what in ((a, in_ptr, "input"), (out, out_ptr, "out")):
                 _device_ready(arr, ptr, self.device, what)
-        self._impl.execute(forward, in_ptr, out_ptr, batch or 1)
+        self._impl.execute(forward, in_ptr, out_ptr, batch or self._batch)
         return out
 
     def _execute_staged(self, forward, a, out, src, dst):
@@ -270,7 +336,7 @@ class Plan:
             try:
                 if a.nbytes:
                     self._impl.upload(dev_in, in_ptr, a.nbytes)
-                self._impl.execute(forward, dev_in, dev_out, batch or 1)
+                self._impl.execute(forward, dev_in, dev_out, batch or self._batch)
                 if out.nbytes:
                     self._impl.download(out_ptr, dev_out, out.nbytes)
             finally:
@@ -287,10 +353,19 @@ class Plan:
         shape = tuple(a.shape)
         if shape == side.shape:
             return a, None
-        if len(shape) == len(side.shape) + 1 and shape[1:] == side.shape and shape[0] >= 1:
+        if (len(shape) == len(side.shape) + 1 and shape[1:] == side.shape and shape[0] >= 1
+                and self._batch == 1):
             return a, shape[0]
         raise ValueError(f"expected a local array of shape {side.shape} (or (batch,) + that), "
                          f"got {shape}")
+
+
+def _nbytes(side):
+    return int(np.prod(side.shape, dtype=np.int64)) * side.dtype.itemsize
+
+
+def _view(buf, side):
+    return buf[:_nbytes(side)].view(side.dtype).reshape(side.shape)
 
 
 def _address(a, shape, dtype, on_device, what):
@@ -374,3 +449,6 @@ def _device_empty(shape, dtype, device):
                            "pass out=")
     with cupy.cuda.Device(device):
         return cupy.empty(shape, dtype)
+
+
+from .distarray import DistArray  # noqa: E402,F401

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "dfft/dfft.hpp"
+#include "options.hpp"
 
 #if defined(DFFT_HAS_CUDA)
 #include <cuda_runtime.h>
@@ -122,13 +123,13 @@ class PyPlan {
   static void run(dfft::Plan<T>& p, bool forward, std::uintptr_t i, std::uintptr_t o, int batch) {
     using C = std::complex<T>;
     auto fwd = [&](auto* a, auto* b) {
-      if (batch == 1)
+      if (batch == p.options().batch)
         p.forward(a, b);
       else
         p.forward(batch, a, b);
     };
     auto inv = [&](auto* a, auto* b) {
-      if (batch == 1)
+      if (batch == p.options().batch)
         p.inverse(a, b);
       else
         p.inverse(batch, a, b);
@@ -298,6 +299,7 @@ PYBIND11_MODULE(_dfft, m) {
   m.attr("has_cuda") = false;
 #endif
   m.def("cuda_device_count", &cuda_device_count);
+  dfft_python::bind_reshape(m);
   m.def("pointer_device", &pointer_device, py::arg("ptr"));
   m.def("stream_synchronize", &stream_synchronize, py::arg("stream"), py::arg("device"));
   bind_io(m);
@@ -310,20 +312,22 @@ PYBIND11_MODULE(_dfft, m) {
                        const std::vector<std::string>& r2r, const std::string& backend,
                        const std::string& effort, const std::optional<std::string>& fftw_wisdom,
                        int device, const std::optional<PyLayout>& in,
-                       const std::optional<PyLayout>& out, std::int64_t memory_limit_bytes) {
+                       const std::optional<PyLayout>& out, std::int64_t memory_limit_bytes,
+                       const py::dict& extra) {
              if (precision != "double" && precision != "float")
                throw py::value_error("precision must be 'double' or 'float', got '" + precision +
                                      "'");
              auto o = make_options(decomposition, variant, methods, transform, grid, norm, r2r,
                                    backend, effort, fftw_wisdom, device);
              o.memory_limit_bytes = memory_limit_bytes;
+             dfft_python::apply_options(o, extra);
              return std::make_unique<PyPlan>(comm, shape, o, precision == "double", in, out);
            }),
            py::arg("comm"), py::arg("shape"), py::arg("decomposition"), py::arg("variant"),
            py::arg("methods"), py::arg("transform"), py::arg("precision"), py::arg("grid"),
            py::arg("norm"), py::arg("r2r"), py::arg("backend"), py::arg("effort"),
            py::arg("fftw_wisdom"), py::arg("device"), py::arg("input_layout"), py::arg("output_layout"),
-           py::arg("memory_limit_bytes"))
+           py::arg("memory_limit_bytes"), py::arg("extra") = py::dict())
       .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
            py::arg("batch"))
       .def("prepare_batch", &PyPlan::prepare_batch, py::arg("batch"))
@@ -344,6 +348,12 @@ PYBIND11_MODULE(_dfft, m) {
            [](const PyPlan& p) { return p.with([](auto& q) { return q.spectral_shape(); }); })
       .def("grid", [](const PyPlan& p) { return p.with([](auto& q) { return q.grid(); }); })
       .def("describe", [](const PyPlan& p) { return p.with([](auto& q) { return q.describe(); }); })
+      .def("options",
+           [](const PyPlan& p) {
+             return p.with([](auto& q) { return dfft_python::options_dict(q.options()); });
+           })
+      .def("info",
+           [](const PyPlan& p) { return p.with([](auto& q) { return dfft_python::plan_info(q); }); })
       .def("device", [](const PyPlan& p) { return p.with([](auto& q) { return q.device(); }); })
       .def("memory",
            [](const PyPlan& p) {
@@ -362,6 +372,8 @@ PYBIND11_MODULE(_dfft, m) {
             d["pack"] = t.pack;
             d["comm"] = t.comm;
             d["unpack"] = t.unpack;
+            d["wall"] = t.wall;
+            d["slices"] = t.slices;
             out.append(d);
           }
           return out;

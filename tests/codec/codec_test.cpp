@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Compressed communication: every codec x packing transport x decomposition on odd sizes, the
 // documented error bounds, fp16 range safety, NaN propagation, the tolerance rule, and the
-// one-sided transport against a2a-sync.
+// one-sided transport against a2a-sync; on the backend under test (support/backend.hpp: on cuda
+// the GPU codec kernels encode and decode, the arrays live in GPU memory).
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -11,6 +12,7 @@
 
 #include "dfft/dfft.hpp"
 #include "dfft/validate.hpp"
+#include "support/backend.hpp"
 #include "support/test_util.hpp"
 
 namespace {
@@ -18,7 +20,10 @@ namespace {
 using dfft::Codec;
 using dfft::Decomposition;
 using dfft::Method;
+using dfft_test::backend_options;
+using dfft_test::DevArray;
 using dfft_test::max_over_ranks;
+using dfft_test::on_cuda;
 
 double unit(Codec c) {
   switch (c) {
@@ -54,11 +59,17 @@ std::string name_of(const Case& c) {
   return s;
 }
 
+/// The packing methods of the backend under test (on cuda the pipelined one packs on the device).
+std::vector<Method> packing_methods() {
+  if (on_cuda()) return {Method::a2a_sync, Method::p2p_sync, Method::p2p_pipelined, Method::onesided};
+  return {Method::a2a_sync, Method::p2p_sync, Method::onesided};
+}
+
 std::vector<Case> all_cases() {
   std::vector<Case> v;
   for (auto d : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
     for (auto var : {dfft::Variant::Default, dfft::Variant::Realigned})
-      for (auto m : {Method::a2a_sync, Method::p2p_sync, Method::onesided})
+      for (auto m : packing_methods())
         for (auto sync : {dfft::OneSidedSync::fence, dfft::OneSidedSync::flush}) {
           if (m != Method::onesided && sync == dfft::OneSidedSync::flush) continue;
           for (auto c : {Codec::none, Codec::fp32, Codec::fp16, Codec::bf16}) v.push_back({d, var, m, sync, c});
@@ -72,7 +83,7 @@ template <class T>
 void check_case(const Case& c, const std::vector<std::int64_t>& shape) {
   const bool dbl = std::is_same_v<T, double>;
   if (!dbl && c.codec == Codec::fp32) return;  // fp32 narrows double only
-  dfft::Options o;
+  dfft::Options o = backend_options();
   o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.decomposition = c.dec;
   o.variant = c.var;
@@ -81,7 +92,9 @@ void check_case(const Case& c, const std::vector<std::int64_t>& shape) {
   o.codec = c.codec;
   o.chunks = 3;
   o.max_message_bytes = 700;  // also every chunk/split path
-  dfft::Plan<T> plan(MPI_COMM_WORLD, shape, o);
+  const auto made = dfft_test::make_plan<T>(shape, o);
+  if (!made) return;  // ranks share a GPU and the method cannot (refused on every rank)
+  dfft::Plan<T>& plan = *made;
   const double ref = max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD));
   const double rt = max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD));
   const int x = exchanges(o);
@@ -105,7 +118,6 @@ INSTANTIATE_TEST_SUITE_P(All, CodecSweep, ::testing::ValuesIn(all_cases()),
 // Forward transforms of the same data: a double plan (no codec) as reference.
 std::vector<std::complex<double>> forward_double(dfft::Plan<double>& p, double scale) {
   std::vector<double> in(p.input_count());
-  std::vector<std::complex<double>> out(p.output_count());
   const auto& l = p.input_layout();
   const auto& s = p.shape();
   for (std::int64_t i = 0; i < l.box.extent(0); ++i)
@@ -115,8 +127,10 @@ std::vector<std::complex<double>> forward_double(dfft::Plan<double>& p, double s
         in[(i * l.box.extent(1) + j) * l.box.extent(2) + k] =
             scale * dfft::validate::random_value(static_cast<std::uint64_t>(g), 11);
       }
-  p.forward(in.data(), out.data());
-  return out;
+  DevArray<double> d_in(in);
+  DevArray<std::complex<double>> d_out(static_cast<std::size_t>(p.output_count()));
+  p.forward(d_in.get(), d_out.get());
+  return d_out.host();
 }
 
 template <class A, class B>
@@ -134,7 +148,7 @@ double rel_diff(const std::vector<A>& a, const std::vector<B>& b) {
 
 TEST(Codec, Fp32WireBeatsAllFloatByFiveTimes) {
   const std::vector<std::int64_t> shape{32, 30, 28};
-  dfft::Options o;
+  dfft::Options o = backend_options();
   o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   dfft::Plan<double> exact(MPI_COMM_WORLD, shape, o);
   auto ref = forward_double(exact, 1.0);
@@ -155,7 +169,12 @@ TEST(Codec, Fp32WireBeatsAllFloatByFiveTimes) {
           in[n++] = static_cast<float>(dfft::validate::random_value(
               static_cast<std::uint64_t>((i * shape[1] + j) * shape[2] + k), 11));
   }
-  all_float.forward(in.data(), out.data());
+  {
+    DevArray<float> d_in(in);
+    DevArray<std::complex<float>> d_out(out.size());
+    all_float.forward(d_in.get(), d_out.get());
+    out = d_out.host();
+  }
   const double e_float = rel_diff(out, ref);
   if (dfft_test::world_rank() == 0)
     std::printf("fp64->fp32 wire %.3e, all-float %.3e, ratio %.1f\n", e_wire, e_float, e_float / e_wire);
@@ -171,7 +190,7 @@ TEST(Codec, Fp16NeverOverflowsOnLargeValues) {
   // Inputs up to 1e6: spectra reach ~1e9, far above half's 65504; per-block scaling keeps every
   // value finite and the error at fp16's level.
   for (auto c : {Codec::fp16, Codec::bf16}) {
-    dfft::Options o;
+    dfft::Options o = backend_options();
     o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.decomposition = Decomposition::pencil;
     dfft::Plan<double> exact(MPI_COMM_WORLD, {17, 12, 10}, o);
@@ -187,14 +206,16 @@ TEST(Codec, Fp16NeverOverflowsOnLargeValues) {
 }
 
 TEST(Codec, NanPropagatesWithoutHanging) {
-  dfft::Options o;
+  dfft::Options o = backend_options();
   o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.codec = Codec::fp16;
   dfft::Plan<double> p(MPI_COMM_WORLD, {12, 10, 9}, o);
   std::vector<double> in(p.input_count(), 1.0);
   if (!in.empty()) in[0] = std::numeric_limits<double>::quiet_NaN();
-  std::vector<std::complex<double>> out(p.output_count());
-  p.forward(in.data(), out.data());
+  DevArray<double> d_in(in);
+  DevArray<std::complex<double>> d_out(static_cast<std::size_t>(p.output_count()));
+  p.forward(d_in.get(), d_out.get());
+  const auto out = d_out.host();
   bool any_nan = false;
   for (auto& v : out) any_nan = any_nan || std::isnan(v.real()) || std::isnan(v.imag());
   EXPECT_FALSE(dfft_test::all_ranks(!any_nan)) << "NaN input must show up in the output";
@@ -205,12 +226,12 @@ TEST(Codec, ToleranceSelectsCheapestCodec) {
     double tol;
     Codec expect;
   };
-  dfft::Options o0;
+  dfft::Options o0 = backend_options();
   dfft::Plan<double> plain(MPI_COMM_WORLD, {16, 12, 10}, o0);
   // One rank: no exchange at all (the planner merges the FFTs), nothing crosses the wire.
   const auto full = plain.exchange_bytes().empty() ? 0 : plain.exchange_bytes()[0];
   for (Want w : {Want{1e-2, Codec::fp16}, Want{1e-6, Codec::fp32}, Want{1e-12, Codec::none}}) {
-    dfft::Options o;
+    dfft::Options o = backend_options();
     o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.tolerance = w.tol;
     dfft::Plan<double> p(MPI_COMM_WORLD, {16, 12, 10}, o);
@@ -226,14 +247,14 @@ TEST(Codec, ToleranceSelectsCheapestCodec) {
 
 TEST(Codec, TypeMethodsRejectCodecs) {
   for (auto m : {Method::a2a_type, Method::p2p_type}) {
-    dfft::Options o;
+    dfft::Options o = backend_options();
     o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.methods = {m};
     o.codec = Codec::fp16;
     dfft_test::expect_error_everywhere(
         [&] { dfft::Plan<double> p(MPI_COMM_WORLD, {12, 10, 9}, o); }, "needs a method that packs");
   }
-  dfft::Options o;
+  dfft::Options o = backend_options();
   o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.codec = Codec::fp32;
   dfft_test::expect_error_everywhere([&] { dfft::Plan<float> p(MPI_COMM_WORLD, {12, 10, 9}, o); },
@@ -244,7 +265,7 @@ TEST(OneSided, SameResultAsA2aSync) {
   for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
     for (auto sync : {dfft::OneSidedSync::fence, dfft::OneSidedSync::flush})
       for (int chunks : {1, 4, 100}) {
-        dfft::Options o;
+        dfft::Options o = backend_options();
         o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
         o.decomposition = dec;
         dfft::Plan<double> ref_plan(MPI_COMM_WORLD, {17, 12, 10}, o);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Box API: plans made from random per-rank input/output boxes (empty boxes, shuffled memory
 // orders, padding) against serial FFTW of the gathered array; boxes equal to the decomposition's
-// add no reshape.
+// add no reshape. Every backend (support/backend.hpp); on cuda the arrays live in GPU memory.
 #include <sstream>
 
 #include "features/feature_util.hpp"
@@ -18,6 +18,7 @@ struct BoxCase {
   bool dbl;
   Shape shape;
   int seed;
+  dfft::Method cuda_method;  // the cpu backend draws a2a-sync or p2p-type from the seed
 };
 
 std::string box_name(const ::testing::TestParamInfo<BoxCase>& i) {
@@ -54,38 +55,38 @@ void run_boxes(const BoxCase& c) {
   const auto uout = random_layouts(spec, g, true);
   const int r = world_rank();
 
-  dfft::Options o;
+  auto o = backend_options();
   o.decomposition = c.dec;
   o.transform = c.tr;
-  o.methods = {g() % 2 ? dfft::Method::a2a_sync : dfft::Method::p2p_type};
-  dfft::Plan<T> plan(MPI_COMM_WORLD, c.shape, uin[r], uout[r], o);
-  EXPECT_TRUE(all_ranks(plan.input_box() == uin[r].box && plan.output_box() == uout[r].box &&
-                        plan.input_layout().order == uin[r].order &&
-                        plan.output_layout().order == uout[r].order));
-  EXPECT_TRUE(all_ranks(plan.input_count() == alloc_elems(uin[r]) &&
-                        plan.output_count() == alloc_elems(uout[r])));
+  const dfft::Method drawn = g() % 2 ? dfft::Method::a2a_sync : dfft::Method::p2p_type;
+  o.methods = {on_cuda() ? c.cuda_method : drawn};
+  auto plan = make_plan<T>(c.shape, uin[r], uout[r], o);
+  if (!plan) return;
+  EXPECT_TRUE(all_ranks(plan->input_box() == uin[r].box && plan->output_box() == uout[r].box &&
+                        plan->input_layout().order == uin[r].order &&
+                        plan->output_layout().order == uout[r].order));
+  EXPECT_TRUE(all_ranks(plan->input_count() == alloc_elems(uin[r]) &&
+                        plan->output_count() == alloc_elems(uout[r])));
 
-  auto in = make_local<In>(uin[r], c.shape, c.seed);
-  const auto in_copy = in;
-  std::vector<C> out(static_cast<std::size_t>(alloc_elems(uout[r])) + 1, C(std::nan("")));
-  plan.forward(in.data(), out.data());
+  const auto in_h = make_local<In>(uin[r], c.shape, c.seed);  // NaN padding
+  DevArray<In> in(in_h);
+  DevArray<C> out(std::vector<C>(static_cast<std::size_t>(alloc_elems(uout[r])) + 1, C(std::nan(""))));
+  plan->forward(in.get(), out.get());
+  const auto out_h = out.host();
   const auto x = global_signal(c.shape, c.seed, r2c);
   const double fwd = max_over_ranks(
-      rel_max(gather_padded(uout[r], spec, out.data()), serial_forward(c.shape, x, r2c)));
-  EXPECT_LE(fwd, tol<T>()) << plan.describe();
-  EXPECT_TRUE(all_ranks(std::isnan(out.back().real()))) << "wrote past the output array";
-
-  std::vector<In> back(in.size() + 1, In(std::nan("")));
-  plan.inverse(out.data(), back.data());
-  const double inv = max_over_ranks(rel_max(gather_padded(uin[r], c.shape, back.data()), x));
-  EXPECT_LE(inv, tol<T>()) << plan.describe();
-  EXPECT_TRUE(all_ranks(std::isnan(std::real(back.back())))) << "wrote past the input array";
+      rel_max(gather_padded(uout[r], spec, out_h.data()), serial_forward(c.shape, x, r2c)));
+  EXPECT_LE(fwd, tol<T>()) << plan->describe();
+  EXPECT_TRUE(all_ranks(std::isnan(out_h.back().real()))) << "wrote past the output array";
   // Out-of-place forward leaves its input alone (padding included).
-  bool same = true;
-  for (std::size_t i = 0; i < in.size(); ++i)
-    same &=
-        (std::isnan(std::real(in[i])) && std::isnan(std::real(in_copy[i]))) || in[i] == in_copy[i];
-  EXPECT_TRUE(all_ranks(same)) << "forward changed its input";
+  EXPECT_TRUE(all_ranks(same_bits(in.host(), in_h))) << "forward changed its input";
+
+  DevArray<In> back(std::vector<In>(in_h.size() + 1, In(std::nan(""))));
+  plan->inverse(out.get(), back.get());
+  const auto back_h = back.host();
+  const double inv = max_over_ranks(rel_max(gather_padded(uin[r], c.shape, back_h.data()), x));
+  EXPECT_LE(inv, tol<T>()) << plan->describe();
+  EXPECT_TRUE(all_ranks(std::isnan(std::real(back_h.back())))) << "wrote past the input array";
 }
 
 class RandomBoxes : public ::testing::TestWithParam<BoxCase> {};
@@ -107,13 +108,16 @@ TEST_P(RandomBoxes, MatchSerialFftw) {
 }
 
 std::vector<BoxCase> box_cases() {
+  using dfft::Method;
   std::vector<BoxCase> v;
+  const Method device_methods[] = {Method::a2a_sync, Method::p2p_streams, Method::a2a_type};
+  int k = 0;
   for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
     for (auto tr : {Transform::r2c, Transform::c2c})
       for (bool dbl : {true, false})
-        for (int seed : {1, 2}) v.push_back({dec, tr, dbl, {9, 7, 6}, seed});
-  v.push_back({Decomposition::slab_2d1d, Transform::r2c, true, {11, 8}, 3});
-  v.push_back({Decomposition::pencil, Transform::c2c, true, {5, 4, 6, 5}, 4});
+        for (int seed : {1, 2}) v.push_back({dec, tr, dbl, {9, 7, 6}, seed, device_methods[k++ % 3]});
+  v.push_back({Decomposition::slab_2d1d, Transform::r2c, true, {11, 8}, 3, Method::p2p_sync});
+  v.push_back({Decomposition::pencil, Transform::c2c, true, {5, 4, 6, 5}, 4, Method::p2p_type});
   return v;
 }
 
@@ -122,7 +126,7 @@ INSTANTIATE_TEST_SUITE_P(Features, RandomBoxes, ::testing::ValuesIn(box_cases())
 // Boxes equal to the decomposition's own: the path has no reshape and the same steps.
 TEST(BoxApi, MatchingBoxesAddNoReshape) {
   for (auto dec : {Decomposition::slab_2d1d, Decomposition::pencil}) {
-    dfft::Options o;
+    auto o = backend_options();
     o.decomposition = dec;
     dfft::Plan<double> plain(MPI_COMM_WORLD, {8, 7, 6}, o);
     dfft::Plan<double> boxed(MPI_COMM_WORLD, {8, 7, 6}, plain.input_layout(), plain.output_layout(),
@@ -149,13 +153,14 @@ TEST(BoxApi, RejectsOverlapAndGaps) {
   Layout all{Box{Shape{0, 0, 0}, shape}, {0, 1, 2}, {}};
   Layout none{empty_box(3), {0, 1, 2}, {}};
   // Every rank claims the whole array: overlap (with >1 rank) or fine (1 rank).
+  const auto o = backend_options();
   if (p > 1)
-    expect_error_everywhere([&] { dfft::Plan<double> pl(MPI_COMM_WORLD, shape, all, all); },
+    expect_error_everywhere([&] { dfft::Plan<double> pl(MPI_COMM_WORLD, shape, all, all, o); },
                             "overlap");
   // Nobody holds anything: gap.
   Layout spec_none{empty_box(3), {0, 1, 2}, {}};
   expect_error_everywhere(
-      [&] { dfft::Plan<double> pl(MPI_COMM_WORLD, shape, r == 0 ? all : none, spec_none); },
+      [&] { dfft::Plan<double> pl(MPI_COMM_WORLD, shape, r == 0 ? all : none, spec_none, o); },
       "cover");
 }
 

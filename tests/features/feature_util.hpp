@@ -2,7 +2,8 @@
 // Helpers of the feature tests (box API, Reshape, batch, in-place, r2r): random box sets that
 // tile a global array, local arrays in any layout (memory order, padding) filled from a global
 // signal, gathering, and serial references computed here (FFTW on the gathered array, or direct
-// sums), so that nothing leans on the code under test.
+// sums), so that nothing leans on the code under test. Arrays reach the plans through DevArray
+// (support/backend.hpp): host memory on the cpu backend, GPU memory on cuda.
 #pragma once
 
 #include <fftw3.h>
@@ -13,6 +14,9 @@
 #include <random>
 #include <vector>
 
+#include <cstring>
+
+#include "support/backend.hpp"
 #include "support/test_util.hpp"
 
 namespace dfft_test {
@@ -177,15 +181,23 @@ inline std::vector<cd> serial_forward(const Shape& shape, const std::vector<cd>&
   return out;
 }
 
-/// Largest |a - b| over the largest |b|, over all ranks, for local arrays of equal length.
+/// Largest |a - b| over the largest |b|, over all ranks, for local arrays of equal length; a NaN
+/// difference counts (as NaN, which fails every bound).
 template <class V>
 double local_rel(const std::vector<V>& a, const std::vector<V>& b) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    num = std::max(num, static_cast<double>(std::abs(a[i] - b[i])));
+    const double d = static_cast<double>(std::abs(a[i] - b[i]));
+    if (std::isnan(d) || d > num) num = d;
     den = std::max(den, static_cast<double>(std::abs(b[i])));
   }
   return max_over_ranks(num / (den > 0 ? den : 1));
+}
+
+/// Bitwise equality of two host arrays (NaN padding included).
+template <class V>
+bool same_bits(const std::vector<V>& a, const std::vector<V>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(V)) == 0);
 }
 
 /// Largest |got - want| over the largest |want| (a relative max error, 0 when equal).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // r2r: DCT-II/III and DST-II/III along chosen axes, alone (Transform::r2r, real data) against
 // FFTW's serial r2r of the gathered array, and mixed with periodic axes (Transform::c2c with
-// r2r kinds) against direct sums written here; odd sizes, every decomposition, both precisions.
+// r2r kinds) against direct sums written here; odd sizes, every decomposition, both precisions,
+// every backend (on cuda the arrays live in GPU memory).
 #include <numbers>
 #include <sstream>
 
@@ -77,12 +78,15 @@ std::vector<cd> direct(const Shape& shape, std::vector<cd> x, const std::vector<
   return x;
 }
 
+const Shape kShape{9, 7, 5};  // the usual size; other sizes are named in the case
+
 struct Case {
   Decomposition dec;
   Variant var;
   Transform tr;
   std::vector<R2R> kinds;
   bool dbl;
+  Shape shape = kShape;
 };
 
 std::string name_of(const ::testing::TestParamInfo<Case>& i) {
@@ -91,6 +95,8 @@ std::string name_of(const ::testing::TestParamInfo<Case>& i) {
   o << to_string(c.dec) << "_" << to_string(c.var) << "_" << to_string(c.tr);
   for (R2R k : c.kinds) o << "_" << (k == R2R::none ? std::string("periodic") : to_string(k));
   o << (c.dbl ? "_double" : "_float");
+  if (c.shape != kShape)
+    for (std::size_t a = 0; a < c.shape.size(); ++a) o << (a ? "x" : "_") << c.shape[a];
   std::string s = o.str();
   for (auto& ch : s)
     if (ch == '-') ch = '_';
@@ -109,29 +115,33 @@ double tol() {
 
 template <class T, class V>
 void run(const Case& c) {
-  const Shape shape{9, 7, 5};
+  const Shape& shape = c.shape;
   const bool real = c.tr == Transform::r2r;
-  dfft::Options o;
+  auto o = backend_options();
   o.decomposition = c.dec;
   o.variant = c.var;
   o.transform = c.tr;
   o.r2r = c.kinds;
-  dfft::Plan<T> plan(MPI_COMM_WORLD, shape, o);
-  EXPECT_EQ(plan.spectral_shape(), shape);
-  const Layout il = plan.input_layout(), ol = plan.output_layout();
+  auto plan = make_plan<T>(shape, o);
+  if (!plan) return;
+  EXPECT_EQ(plan->spectral_shape(), shape);
+  const Layout il = plan->input_layout(), ol = plan->output_layout();
   const auto x = make_local<V>(il, shape, 2);
   const auto gx = gather_padded(il, shape, x.data());
   auto reference = [&](const std::vector<cd>& v, bool fwd) {
     return real ? fftw_r2r(shape, v, c.kinds, fwd) : direct(shape, v, c.kinds, fwd);
   };
 
-  std::vector<V> y(static_cast<std::size_t>(plan.output_count()));
-  plan.forward(x.data(), y.data());
-  const double fwd =
-      max_over_ranks(rel_max(gather_padded(ol, shape, y.data()), reference(gx, true)));
-  EXPECT_LE(fwd, tol<T>()) << plan.describe();
+  DevArray<V> dx(x);
+  DevArray<V> dy(std::vector<V>(static_cast<std::size_t>(plan->output_count()) + 1, V(std::nan(""))));
+  plan->forward(dx.get(), dy.get());
+  const auto y = dy.host();
+  const double fwd = max_over_ranks(rel_max(gather_padded(ol, shape, y.data()), reference(gx, true)));
+  EXPECT_LE(fwd, tol<T>()) << plan->describe();
+  EXPECT_TRUE(all_ranks(std::isnan(std::real(y.back())))) << "wrote past the output array";
+  EXPECT_TRUE(all_ranks(same_bits(dx.host(), x))) << "forward changed its input";
 
-  // Inverse alone (type III) on the same data seen as spectral data, scaled by 1/N (the default
+  // Inverse alone (type III) on other data seen as spectral data, scaled by 1/N (the default
   // norm): each DCT/DST axis contributes 2n, each periodic axis n.
   double n = 1;
   for (std::size_t a = 0; a < shape.size(); ++a)
@@ -141,21 +151,23 @@ void run(const Case& c) {
     return v;
   };
   const auto s = make_local<V>(ol, shape, 4);
-  std::vector<V> z(static_cast<std::size_t>(plan.input_count()));
-  plan.inverse(s.data(), z.data());
-  const double inv = max_over_ranks(rel_max(gather_padded(il, shape, z.data()),
+  DevArray<V> ds(s), dz(static_cast<std::size_t>(plan->input_count()));
+  plan->inverse(ds.get(), dz.get());
+  const double inv = max_over_ranks(rel_max(gather_padded(il, shape, dz.host().data()),
                                             scaled(reference(gather_padded(ol, shape, s.data()), false), 1 / n)));
-  EXPECT_LE(inv, tol<T>()) << plan.describe();
+  EXPECT_LE(inv, tol<T>()) << plan->describe();
 
   // Norm ortho: the forward scaled by 1/sqrt(N), and the round trip is the identity.
   o.norm = dfft::Norm::ortho;
-  dfft::Plan<T> ortho(MPI_COMM_WORLD, shape, o);
-  std::vector<V> back(x.size());
-  ortho.forward(x.data(), y.data());
-  EXPECT_LE(max_over_ranks(rel_max(gather_padded(ol, shape, y.data()), scaled(reference(gx, true), 1 / std::sqrt(n)))),
+  auto ortho = make_plan<T>(shape, o);
+  if (!ortho) return;
+  DevArray<V> back(x.size());
+  ortho->forward(dx.get(), dy.get());
+  EXPECT_LE(max_over_ranks(rel_max(gather_padded(ol, shape, dy.host().data()),
+                                   scaled(reference(gx, true), 1 / std::sqrt(n)))),
             tol<T>());
-  ortho.inverse(y.data(), back.data());
-  EXPECT_LE(max_over_ranks(rel_max(gather_padded(il, shape, back.data()), gx)), tol<T>());
+  ortho->inverse(dy.get(), back.get());
+  EXPECT_LE(max_over_ranks(rel_max(gather_padded(il, shape, back.host().data()), gx)), tol<T>());
 }
 
 class R2r : public ::testing::TestWithParam<Case> {};
@@ -186,6 +198,13 @@ std::vector<Case> cases() {
     for (auto var : {Variant::Default, Variant::Realigned})
       for (const auto& [tr, kinds] : configs)
         for (bool dbl : {true, false}) v.push_back({dec, var, tr, kinds, dbl});
+  // A length-1 axis (no FFT on it) and even lengths; slab-2d1d never splits the last axis.
+  v.push_back({Decomposition::slab_2d1d, Variant::Default, Transform::r2r,
+               {R2R::dct2, R2R::dst2, R2R::dst2}, true, {6, 5, 1}});
+  v.push_back({Decomposition::slab_2d1d, Variant::Realigned, Transform::c2c,
+               {R2R::none, R2R::dct2, R2R::dst2}, false, {6, 5, 1}});
+  v.push_back({Decomposition::pencil, Variant::Default, Transform::r2r,
+               {R2R::dst2, R2R::dct2, R2R::dct2}, true, {8, 12, 10}});
   return v;
 }
 
@@ -199,22 +218,27 @@ TEST(R2rMore, BoxesAndBatch) {
   const auto uin = random_layouts(shape, g, true);
   const auto uout = random_layouts(shape, g, true);
   const int r = world_rank();
-  dfft::Options o;
+  auto o = backend_options();
   o.transform = Transform::r2r;
   o.r2r = kinds;
   o.decomposition = Decomposition::pencil;
   o.batches = {2};
-  dfft::Plan<double> plan(MPI_COMM_WORLD, shape, uin[r], uout[r], o);
+  auto plan = make_plan<double>(shape, uin[r], uout[r], o);
+  if (!plan) return;
   const auto x = make_local<double>(uin[r], shape, 1, 0.0);
-  std::vector<double> y(static_cast<std::size_t>(plan.output_count()));
-  plan.forward(x.data(), y.data());
+  DevArray<double> dx(x), dy(static_cast<std::size_t>(plan->output_count()));
+  plan->forward(dx.get(), dy.get());
+  const auto y = dy.host();
   const auto want = fftw_r2r(shape, gather_padded(uin[r], shape, x.data()), kinds, true);
   EXPECT_LE(max_over_ranks(rel_max(gather_padded(uout[r], shape, y.data()), want)), 1e-11);
 
-  std::vector<double> xb(2 * x.size()), yb(2 * y.size());
+  // Batch of 2: the second array is -2 times the first.
+  std::vector<double> xb(2 * x.size());
   std::copy(x.begin(), x.end(), xb.begin());
   for (std::size_t i = 0; i < x.size(); ++i) xb[x.size() + i] = -2 * x[i];
-  plan.forward(2, xb.data(), yb.data());
+  DevArray<double> dxb(xb), dyb(2 * y.size());
+  plan->forward(2, dxb.get(), dyb.get());
+  const auto yb = dyb.host();
   double err = 0;
   for_box(uout[r].box, [&](const Shape& idx) {
     const auto k = static_cast<std::size_t>(padded_offset(uout[r], idx));
@@ -225,7 +249,7 @@ TEST(R2rMore, BoxesAndBatch) {
 
 TEST(R2rMore, BadCombinationsAreRejected) {
   const Shape shape{6, 5, 4};
-  dfft::Options o;
+  auto o = backend_options();
   o.r2r = {R2R::dct2, R2R::none, R2R::none};
   o.transform = Transform::r2c;
   expect_error_everywhere([&] { dfft::Plan<double> p(MPI_COMM_WORLD, shape, o); }, "r2c");
@@ -240,12 +264,12 @@ TEST(R2rMore, BadCombinationsAreRejected) {
   o.codec = dfft::Codec::fp16;
   expect_error_everywhere([&] { dfft::Plan<double> p(MPI_COMM_WORLD, shape, o); }, "compressed");
   // Calling the complex overloads of an r2r plan is an error too.
-  dfft::Options ok;
+  auto ok = backend_options();
   ok.transform = Transform::r2r;
   ok.r2r = {R2R::dct2, R2R::dct2, R2R::dct2};
   dfft::Plan<double> p(MPI_COMM_WORLD, shape, ok);
-  std::vector<cd> a(static_cast<std::size_t>(p.input_count()) + 1), b(a.size());
-  expect_error_everywhere([&] { p.forward(a.data(), b.data()); }, "r2r");
+  DevArray<cd> a(static_cast<std::size_t>(p.input_count()) + 1), b(a.size());
+  expect_error_everywhere([&] { p.forward(a.get(), b.get()); }, "r2r");
   EXPECT_EQ(dfft::parse_r2r("dst2"), R2R::dst2);
   EXPECT_EQ(dfft::to_string(R2R::dct2), "dct2");
   EXPECT_EQ(dfft::parse_transform("r2r"), Transform::r2r);

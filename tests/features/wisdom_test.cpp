@@ -2,6 +2,7 @@
 // FFTW wisdom on disk (Options::fftw_wisdom): a MEASURE plan of a size whose wisdom the process
 // forgot re-reads it from the file and plans much faster than the first time; a corrupt file
 // is ignored and replaced. Every rank of the run shares one directory (one writer at a time).
+// FFTW wisdom belongs to the cpu backend: the cuda run of this suite skips these tests.
 #include <fftw3.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "support/backend.hpp"
 #include "support/test_util.hpp"
 
 namespace dfft_test {
@@ -29,6 +31,13 @@ std::string wisdom_file(const std::string& dir) {
   return dir + "/fftw-" + host + ".wisdom";
 }
 
+class FftwWisdom : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (on_cuda()) GTEST_SKIP() << "FFTW wisdom is the cpu backend's (cuFFT has none)";
+  }
+};
+
 dfft::Options measured(const std::string& dir) {
   dfft::Options o;
   o.transform = dfft::Transform::c2c;
@@ -46,7 +55,7 @@ double plan_seconds(const dfft::Options& o) {
   return max_over_ranks(t.count());
 }
 
-TEST(FftwWisdom, SecondPlanReadsTheFile) {
+TEST_F(FftwWisdom, SecondPlanReadsTheFile) {
   const std::string dir = shared_temp_dir();
   fftw_forget_wisdom();
   const double first = plan_seconds(measured(dir));
@@ -57,7 +66,7 @@ TEST(FftwWisdom, SecondPlanReadsTheFile) {
   EXPECT_EQ(fftw_import_wisdom_from_filename(wisdom_file(dir).c_str()), 1);
 }
 
-TEST(FftwWisdom, CorruptFileIsIgnoredAndReplaced) {
+TEST_F(FftwWisdom, CorruptFileIsIgnoredAndReplaced) {
   const std::string dir = shared_temp_dir();
   if (world_rank() == 0) std::ofstream(wisdom_file(dir)) << "(fftw-3.3.10 fftw_wisdom #x1 (broken";
   MPI_Barrier(MPI_COMM_WORLD);
@@ -69,7 +78,7 @@ TEST(FftwWisdom, CorruptFileIsIgnoredAndReplaced) {
   EXPECT_EQ(fftw_import_wisdom_from_filename(wisdom_file(dir).c_str()), 1);
 }
 
-TEST(FftwWisdom, OffWritesNothing) {
+TEST_F(FftwWisdom, OffWritesNothing) {
   const std::string dir = shared_temp_dir();
   auto o = measured(dir);
   o.fftw_wisdom = false;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Helpers of the GPU suite: is there a GPU (and why not), collective assertions, tolerances.
+// Helpers of the GPU-only suite (what exists only on GPUs; the suites shared with the cpu backend
+// run their cuda instances from tests/features, mpi, overlap, codec): is there a GPU (and why
+// not), collective assertions, tolerances. The binary runs with --backend=cuda (support/backend.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,18 +14,20 @@
 #include <string>
 
 #include "dfft/dfft.hpp"
+#include "support/backend.hpp"
 #include "support/test_util.hpp"
 
 namespace dfft_gpu {
 
 /// Empty when every rank sees a GPU; otherwise the reason (the same on every rank).
-const std::string& no_gpu_reason();
+inline const std::string& no_gpu_reason() { return dfft_test::backend_unavailable(); }
 
-/// Skips the test, with the reason, on machines without a GPU.
+/// Skips the test, with the reason, on machines without a GPU (main skips every test then
+/// already; this keeps a test honest when run from another main).
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!no_gpu_reason().empty()) GTEST_SKIP() << no_gpu_reason();
+    if (!dfft_test::on_cuda() || !no_gpu_reason().empty()) GTEST_SKIP() << "no GPU: " << no_gpu_reason();
   }
 };
 

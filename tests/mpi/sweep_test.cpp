@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 // The main correctness sweep: every decomposition x variant x method x precision x transform,
-// on sizes that do not divide the rank count, on every grid that factors the number of ranks.
+// on sizes that do not divide the rank count, on every grid that factors the number of ranks, for
+// the backend under test (support/backend.hpp); on cuda also 128^3, r2c for every method and c2c
+// for the device-direct ones.
 #include "support/sweep.hpp"
 
 namespace dfft_test {
 namespace {
 
 const std::vector<Shape> kShapes{{17, 12, 10}, {12, 10, 9}, {15, 15, 15}};
+const Shape kLarge{128, 128, 128};
+
+bool device_direct(const std::vector<Method>& ms) {
+  return ms.size() == 1 &&
+         (ms[0] == Method::nccl || ms[0] == Method::p2p_streams || ms[0] == Method::p2p_pipelined);
+}
+
 std::vector<Case> sweep(std::vector<Decomposition> decs) {
   std::vector<Case> cases;
   const int n = world_size();
@@ -16,8 +25,11 @@ std::vector<Case> sweep(std::vector<Decomposition> decs) {
       for (auto var : {Variant::Default, Variant::Realigned})
         for (const auto& ms : method_sets(dec))
           for (bool dbl : {true, false})
-            for (auto tr : {Transform::r2c, Transform::c2c})
+            for (auto tr : {Transform::r2c, Transform::c2c}) {
               for (const auto& shape : kShapes) cases.push_back({dec, var, ms, grid, dbl, tr, shape});
+              if (on_cuda() && (tr == Transform::r2c || device_direct(ms)))
+                cases.push_back({dec, var, ms, grid, dbl, tr, kLarge});
+            }
   }
   return cases;
 }

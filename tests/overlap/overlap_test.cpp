@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // FFT/exchange overlap (Options::overlap) and online tuning (Options::adapt): overlapped
 // plans equal plain ones to rounding and the serial reference, for every decomposition x
-// variant x transform x precision, several methods, and slice counts 1, 2, 3 and more slices
-// than rows; batches; the inverse; adapt converging and staying correct while it explores.
+// variant x transform x precision, the methods of the backend under test (support/backend.hpp),
+// and slice counts 1, 2, 3 and more slices than rows; batches; the inverse; adapt converging and
+// staying correct while it explores. On cuda the FFT slices run on the main stream and the
+// exchanges on the communication lane (second stream, communication thread).
 #include <cstdlib>
-#include <sstream>
 
 #include "dfft/validate.hpp"
-#include "features/feature_util.hpp"
+#include "overlap/overlap_util.hpp"
 
 namespace dfft_test {
 namespace {
@@ -16,26 +17,15 @@ using dfft::Decomposition;
 using dfft::Method;
 using dfft::Transform;
 using dfft::Variant;
+using Case = OverlapCase;
 
-struct Case {
-  Decomposition dec;
-  Variant var;
-  Transform tr;
-  bool dbl;
-  Method method;
-};
-
-std::string name_of(const ::testing::TestParamInfo<Case>& i) {
-  std::ostringstream o;
-  o << to_string(i.param.dec) << "_" << to_string(i.param.var) << "_" << to_string(i.param.tr)
-    << (i.param.dbl ? "_double_" : "_float_") << to_string(i.param.method);
-  std::string s = o.str();
-  for (auto& ch : s)
-    if (ch == '-') ch = '_';
-  return s;
+/// The methods overlapped on the backend under test.
+std::vector<Method> overlap_methods() {
+  if (on_cuda())
+    return {Method::nccl, Method::cuda_ipc, Method::a2a_sync, Method::p2p_sync,
+            Method::p2p_streams, Method::p2p_pipelined, Method::onesided};
+  return {Method::a2a_sync, Method::p2p_sync, Method::a2a_type, Method::onesided};
 }
-
-void PrintTo(const Case& c, std::ostream* os) { *os << name_of(::testing::TestParamInfo<Case>(c, 0)); }
 
 std::vector<Case> cases() {
   std::vector<Case> v;
@@ -43,25 +33,8 @@ std::vector<Case> cases() {
     for (auto var : {Variant::Default, Variant::Realigned})
       for (auto tr : {Transform::r2c, Transform::c2c})
         for (bool dbl : {true, false})
-          for (auto m : {Method::a2a_sync, Method::p2p_sync, Method::a2a_type, Method::onesided})
-            v.push_back({dec, var, tr, dbl, m});
+          for (auto m : overlap_methods()) v.push_back({dec, var, tr, dbl, m});
   return v;
-}
-
-dfft::Options options_of(const Case& c, int slices) {
-  dfft::Options o;
-  o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
-  o.decomposition = c.dec;
-  o.variant = c.var;
-  o.transform = c.tr;
-  o.methods = {c.method};
-  o.overlap = slices;
-  return o;
-}
-
-template <class T>
-double round_tol() {  // sliced FFTW plans may round differently from whole ones
-  return std::is_same_v<T, double> ? 1e-13 : 2e-6;
 }
 
 bool threads_ok() {
@@ -70,56 +43,18 @@ bool threads_ok() {
   return p >= MPI_THREAD_SERIALIZED || world_size() == 1;
 }
 
-// Overlapped (slices) vs plain on `shape`, forward and inverse, batch 1 or 3.
-template <class T, class In>
-void compare(const Case& c, const Shape& shape, int slices, int batch) {
-  using C = std::complex<T>;
-  dfft::Plan<T> plain(MPI_COMM_WORLD, shape, options_of(c, 1));
-  dfft::Plan<T> ov(MPI_COMM_WORLD, shape, options_of(c, slices));
-  EXPECT_EQ(ov.overlap_slices(), slices);
-  const auto ni = static_cast<std::size_t>(plain.input_count());
-  const auto no = static_cast<std::size_t>(plain.output_count());
-  std::vector<In> in(batch * ni);
-  for (std::size_t i = 0; i < in.size(); ++i)
-    in[i] = value_at<In>(static_cast<std::int64_t>(i), world_rank());
-  std::vector<C> want(batch * no), got(batch * no);
-  std::vector<In> back_want(batch * ni), back_got(batch * ni);
-  if (batch > 1) {
-    plain.prepare_batch(batch);
-    ov.prepare_batch(batch);
-  }
-  if (batch == 1) {
-    plain.forward(in.data(), want.data());
-    ov.forward(in.data(), got.data());
-    plain.inverse(want.data(), back_want.data());
-    ov.inverse(want.data(), back_got.data());
-  } else {
-    plain.forward(batch, in.data(), want.data());
-    ov.forward(batch, in.data(), got.data());
-    plain.inverse(batch, want.data(), back_want.data());
-    ov.inverse(batch, want.data(), back_got.data());
-  }
-  EXPECT_LE(local_rel(got, want), round_tol<T>()) << "forward, slices " << slices << "\n" << ov.describe();
-  EXPECT_LE(local_rel(back_got, back_want), round_tol<T>()) << "inverse, slices " << slices;
-  // The overlapped groups say so in their timings.
-  if (world_size() > 1 && slices > 1) {
-    int grouped = 0;
-    for (const auto& t : ov.timings()) grouped += t.slices > 1;
-    EXPECT_GE(grouped, 0);
-  }
-}
-
 template <class T, class In>
 void run_case(const Case& c) {
   // Two slices, more slices than rows, and an odd count on another odd shape.
-  compare<T, In>(c, Shape{17, 12, 10}, 2, 1);
-  compare<T, In>(c, Shape{17, 12, 10}, 64, 1);
-  compare<T, In>(c, Shape{12, 10, 9}, 3, 1);
-  compare<T, In>(c, Shape{9, 7, 6}, 4, 3);
+  compare_overlap<T, In>(c, Shape{17, 12, 10}, 2, 1);
+  compare_overlap<T, In>(c, Shape{17, 12, 10}, 64, 1);
+  compare_overlap<T, In>(c, Shape{12, 10, 9}, 3, 1);
+  compare_overlap<T, In>(c, Shape{9, 7, 6}, 4, 3);
   // Against the serial reference, not only against the plain plan.
-  dfft::Plan<T> ov(MPI_COMM_WORLD, Shape{17, 12, 10}, options_of(c, 3));
-  EXPECT_LE(max_over_ranks(dfft::validate::reference_error(ov, MPI_COMM_WORLD)), ref_tol<T>());
-  EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(ov, MPI_COMM_WORLD)), ref_tol<T>());
+  auto ov = make_plan<T>(Shape{17, 12, 10}, overlap_options(c, 3));
+  if (!ov) return;
+  EXPECT_LE(max_over_ranks(dfft::validate::reference_error(*ov, MPI_COMM_WORLD)), ref_tol<T>());
+  EXPECT_LE(max_over_ranks(dfft::validate::roundtrip_error(*ov, MPI_COMM_WORLD)), ref_tol<T>());
 }
 
 class Overlap : public ::testing::TestWithParam<Case> {};
@@ -136,26 +71,35 @@ TEST_P(Overlap, EqualsPlainAndReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Overlap, ::testing::ValuesIn(cases()), name_of);
+INSTANTIATE_TEST_SUITE_P(All, Overlap, ::testing::ValuesIn(cases()),
+                         [](const auto& i) { return overlap_name(i.param); });
 
 // DFFT_SLICE_TAPER=1 (first and last slice half-sized): still equal to the plain plan, on every
-// decomposition, for slice counts where the taper changes the cut (3, 4, more than rows).
+// decomposition, for slice counts where the taper changes the cut (3, 4, more than rows); on cuda
+// with the device-direct methods and on a larger size too.
 TEST(OverlapTaper, TaperedSlicesEqualPlain) {
   if (!threads_ok()) GTEST_SKIP() << "MPI provides no MPI_THREAD_SERIALIZED";
   ASSERT_EQ(setenv("DFFT_SLICE_TAPER", "1", 1), 0);
-  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil}) {
-    const Case c{dec, Variant::Default, Transform::r2c, true, Method::p2p_sync};
-    compare<double, double>(c, Shape{17, 12, 10}, 3, 1);
-    compare<double, double>(c, Shape{12, 10, 9}, 4, 1);
-    compare<double, double>(c, Shape{9, 7, 6}, 20, 3);
-    const Case f{dec, Variant::Realigned, Transform::c2c, false, Method::a2a_sync};
-    compare<float, std::complex<float>>(f, Shape{17, 12, 10}, 5, 1);
-  }
+  const std::vector<Method> methods =
+      on_cuda() ? std::vector<Method>{Method::nccl, Method::cuda_ipc, Method::p2p_pipelined}
+                : std::vector<Method>{Method::p2p_sync};
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
+    for (auto m : methods) {
+      const Case c{dec, Variant::Default, Transform::r2c, true, m};
+      compare_overlap<double, double>(c, Shape{17, 12, 10}, 3, 1);
+      compare_overlap<double, double>(c, Shape{12, 10, 9}, 4, 1);
+      compare_overlap<double, double>(c, Shape{9, 7, 6}, 20, 3);
+      const Case f{dec, Variant::Realigned, Transform::c2c, false, on_cuda() ? m : Method::a2a_sync};
+      compare_overlap<float, std::complex<float>>(f, Shape{17, 12, 10}, 5, 1);
+      if (on_cuda())
+        for (int slices : {3, 4, 64})
+          compare_overlap<float, float>({dec, Variant::Default, Transform::r2c, false, m}, Shape{96, 80, 72}, slices, 1);
+    }
   unsetenv("DFFT_SLICE_TAPER");
 }
 
 TEST(OverlapTaper, BadValueIsRejectedOnEveryRank) {
-  dfft::Options o;  // checked whether or not the plan overlaps or chunks
+  const dfft::Options o = backend_options();  // checked whether or not the plan overlaps or chunks
   for (const char* name : {"DFFT_SLICE_TAPER", "DFFT_CHUNK_TAPER"}) {
     ASSERT_EQ(setenv(name, "yes", 1), 0);
     try {
@@ -186,9 +130,9 @@ TEST(OverlapGroups, RowsWithDifferentExtentsSliceAlike) {
   for (auto m : {Method::a2a_sync, Method::p2p_sync, Method::onesided})
     for (int slices : {2, 3, 7}) {
       const Case c{Decomposition::pencil, Variant::Default, Transform::c2c, true, m};
-      compare<double, std::complex<double>>(c, Shape{3, 11, 3}, slices, 1);
+      compare_overlap<double, std::complex<double>>(c, Shape{3, 11, 3}, slices, 1);
       const Case r{Decomposition::pencil, Variant::Realigned, Transform::r2c, true, m};
-      compare<double, double>(r, Shape{3, 12, 5}, slices, 1);
+      compare_overlap<double, double>(r, Shape{3, 12, 5}, slices, 1);
     }
 }
 
@@ -198,19 +142,19 @@ TEST(OverlapGroups, ExchangesRunSliced) {
   if (!threads_ok()) GTEST_SKIP() << "MPI provides no MPI_THREAD_SERIALIZED";
   if (world_size() == 1) GTEST_SKIP() << "one rank: exchanges are local copies";
   for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil}) {
-    dfft::Options o;
+    dfft::Options o = backend_options();
     o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.decomposition = dec;
     o.overlap = 3;
     dfft::Plan<double> p(MPI_COMM_WORLD, Shape{17, 12, 10}, o);
-    std::vector<double> in(static_cast<std::size_t>(p.input_count()), 1.0);
-    std::vector<std::complex<double>> out(static_cast<std::size_t>(p.output_count()));
-    p.forward(in.data(), out.data());
+    DevArray<double> in(std::vector<double>(static_cast<std::size_t>(p.input_count()), 1.0));
+    DevArray<std::complex<double>> out(static_cast<std::size_t>(p.output_count()));
+    p.forward(in.get(), out.get());
     int sliced = 0;
     for (const auto& t : p.timings()) sliced += t.slices == 3 && t.wall > 0;
     EXPECT_GE(sliced, 1) << to_string(dec) << "\n" << p.describe();
-    std::vector<double> back(in.size());
-    p.inverse(out.data(), back.data());
+    DevArray<double> back(in.size());
+    p.inverse(out.get(), back.get());
     sliced = 0;
     for (const auto& t : p.timings()) sliced += t.slices == 3;
     EXPECT_GE(sliced, 1) << "inverse " << to_string(dec);
@@ -222,7 +166,7 @@ TEST(OverlapGroups, ExchangesRunSliced) {
 TEST(Adapt, ConvergesAndStaysCorrect) {
   if (!threads_ok()) GTEST_SKIP() << "MPI provides no MPI_THREAD_SERIALIZED";
   for (auto m : {Method::a2a_sync, Method::onesided}) {
-    dfft::Options o;
+    dfft::Options o = backend_options();
     o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.decomposition = Decomposition::pencil;
     o.methods = {m};
@@ -231,16 +175,18 @@ TEST(Adapt, ConvergesAndStaysCorrect) {
     plain_o.adapt = false;
     const Shape shape{17, 12, 10};
     dfft::Plan<double> p(MPI_COMM_WORLD, shape, o), plain(MPI_COMM_WORLD, shape, plain_o);
-    std::vector<double> in(static_cast<std::size_t>(p.input_count()));
-    for (std::size_t i = 0; i < in.size(); ++i) in[i] = value_at<double>(static_cast<std::int64_t>(i), world_rank());
-    std::vector<std::complex<double>> want(static_cast<std::size_t>(p.output_count())), got(want.size());
-    plain.forward(in.data(), want.data());
+    std::vector<double> in_h(static_cast<std::size_t>(p.input_count()));
+    for (std::size_t i = 0; i < in_h.size(); ++i) in_h[i] = value_at<double>(static_cast<std::int64_t>(i), world_rank());
+    DevArray<double> in(in_h), back(in_h.size());
+    DevArray<std::complex<double>> want(static_cast<std::size_t>(p.output_count())), got(want.size());
+    plain.forward(in.get(), want.get());
+    const auto want_h = want.host();
+    const double tol = overlap_tol<double>();
     int calls = 0;
     while (p.adapting() && calls < 200) {
-      p.forward(in.data(), got.data());
-      EXPECT_LE(local_rel(got, want), 1e-13) << "call " << calls << " slices " << p.overlap_slices();
-      std::vector<double> back(in.size());
-      p.inverse(got.data(), back.data());
+      p.forward(in.get(), got.get());
+      EXPECT_LE(local_rel(got.host(), want_h), tol) << "call " << calls << " slices " << p.overlap_slices();
+      p.inverse(got.get(), back.get());
       calls += 2;
     }
     EXPECT_FALSE(p.adapting()) << "online tuning did not end";
@@ -249,21 +195,21 @@ TEST(Adapt, ConvergesAndStaysCorrect) {
     MPI_Allreduce(chosen, lo, 3, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(chosen, hi, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     for (int i = 0; i < 3; ++i) EXPECT_EQ(lo[i], hi[i]) << "ranks chose differently";
-    p.forward(in.data(), got.data());
-    EXPECT_LE(local_rel(got, want), 1e-13);
+    p.forward(in.get(), got.get());
+    EXPECT_LE(local_rel(got.host(), want_h), tol);
   }
 }
 
 TEST(OverlapOptions, BadValuesAreRejectedAtPlanTime) {
   for (int bad : {0, -2}) {
-    dfft::Options o;
+    dfft::Options o = backend_options();
     o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.overlap = bad;
     EXPECT_THROW(dfft::Plan<double>(MPI_COMM_WORLD, Shape{8, 8, 8}, o), dfft::Error);
-    o = {};
+    o = backend_options();
     o.in_flight = bad;
     EXPECT_THROW(dfft::Plan<double>(MPI_COMM_WORLD, Shape{8, 8, 8}, o), dfft::Error);
-    o = {};
+    o = backend_options();
     o.chunks = bad;
     EXPECT_THROW(dfft::Plan<double>(MPI_COMM_WORLD, Shape{8, 8, 8}, o), dfft::Error);
   }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The parametrised transform case shared by the sweep and the 2-D/4-D tests: build a plan,
 // check its distribution against the thesis (partition code written here), then run the three
-// built-in validations with the bounds of test_util.hpp (ref_tol, lap_tol).
+// built-in validations with the bounds of test_util.hpp (ref_tol, lap_tol), on the backend under
+// test (support/backend.hpp).
 #pragma once
 
 #include <sstream>
 
 #include "dfft/validate.hpp"
+#include "support/backend.hpp"
 #include "support/test_util.hpp"
 
 namespace dfft_test {
@@ -63,10 +65,21 @@ inline std::vector<std::vector<int>> grids_of(int n, int dims) {
   return out;
 }
 
+/// The redistribution methods of the CUDA backend the sweep covers (MPI ones staged through the
+/// host or CUDA-aware, and the device-only ones).
+inline const std::vector<Method> kCudaMethods{Method::a2a_sync, Method::a2a_type, Method::p2p_sync,
+                                              Method::p2p_type, Method::p2p_streams, Method::nccl,
+                                              Method::cuda_ipc, Method::p2p_pipelined};
+
+/// Every method of the backend under test alone, and (pencils) mixed, one per exchange.
 inline std::vector<std::vector<Method>> method_sets(Decomposition dec) {
   std::vector<std::vector<Method>> sets;
-  for (auto m : kCpuMethods) sets.push_back({m});
-  if (dec == Decomposition::pencil) {  // one method per exchange, mixed
+  for (auto m : on_cuda() ? kCudaMethods : kCpuMethods) sets.push_back({m});
+  if (dec != Decomposition::pencil) return sets;
+  if (on_cuda()) {
+    sets.push_back({Method::nccl, Method::p2p_streams});
+    sets.push_back({Method::a2a_type, Method::nccl});
+  } else {
     sets.push_back({Method::a2a_type, Method::p2p_sync});
     sets.push_back({Method::p2p_type, Method::a2a_sync});
     sets.push_back({Method::onesided, Method::a2a_type});
@@ -108,7 +121,7 @@ inline void expect_thesis_distribution(const Case& c, const dfft::Layout& in, co
 
 /// The plan options a case describes.
 inline dfft::Options options_of(const Case& c) {
-  dfft::Options o;
+  dfft::Options o = backend_options();
   o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
   o.decomposition = c.dec;
   o.variant = c.var;
@@ -121,9 +134,14 @@ inline dfft::Options options_of(const Case& c) {
 
 template <class T>
 void run_typed_case(const Case& c) {
-  const dfft::Options o = options_of(c);
-  dfft::Plan<T> plan(MPI_COMM_WORLD, c.shape, o);
+  // NCCL refuses (on every rank) ranks that share a GPU: the transform cannot be tested then.
+  const auto made = make_plan<T>(c.shape, options_of(c));
+  if (!made) return;
+  dfft::Plan<T>& plan = *made;
   EXPECT_EQ(plan.grid(), c.grid);
+  if (on_cuda()) {
+    EXPECT_GE(plan.device(), 0);
+  }
   expect_thesis_distribution(c, plan.input_layout(), plan.output_layout());
 
   const double ref = max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD));
@@ -142,13 +160,13 @@ void run_typed_case(const Case& c) {
   // exchange over a grid dimension of one rank moves nothing: the planner merges it away.
   // Exchange j of the decomposition (methods[j]) runs over grid dimension g-1-j.
   using C = std::complex<T>;
-  std::vector<C> out(static_cast<std::size_t>(plan.output_count()));
+  DevArray<C> out(static_cast<std::size_t>(plan.output_count()));
   if (c.tr == Transform::r2c) {
-    std::vector<T> in(static_cast<std::size_t>(plan.input_count()));
-    plan.forward(in.data(), out.data());
+    DevArray<T> in(static_cast<std::size_t>(plan.input_count()));
+    plan.forward(in.get(), out.get());
   } else {
-    std::vector<C> in(static_cast<std::size_t>(plan.input_count()));
-    plan.forward(in.data(), out.data());
+    DevArray<C> in(static_cast<std::size_t>(plan.input_count()));
+    plan.forward(in.get(), out.get());
   }
   std::vector<std::size_t> moving;  // the decomposition's exchanges left in the path
   for (std::size_t j = 0; j < (c.dec == Decomposition::pencil ? c.grid.size() : 1); ++j)

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: MIT
+"""The keywords of dfft.Plan that map onto dfft::Options fields (include/dfft/types.hpp).
+
+OPTION_KEYWORDS names, for every C++ Options field, the dfft.Plan keyword that sets it;
+python/tests/test_options.py fails when the header gains a field this table lacks.
+"""
+
+OPTION_KEYWORDS = {
+    "decomposition": "decomposition",
+    "variant": "variant",
+    "transform": "transform",
+    "r2r": "r2r",
+    "grid": "grid",
+    "methods": "methods",
+    "effort": "effort",
+    "fftw_wisdom": "fftw_wisdom",      # True / False / a directory: both fields from one keyword
+    "fftw_wisdom_dir": "fftw_wisdom",
+    "backend": "backend",
+    "norm": "norm",
+    "codec": "codec",
+    "tolerance": "tolerance",
+    "onesided_sync": "onesided_sync",
+    "chunks": "chunks",
+    "in_flight": "in_flight",
+    "overlap": "overlap",
+    "adapt": "adapt",
+    "threads": "threads",
+    "max_message_bytes": "max_message_bytes",
+    "device": "device",
+    "staging": "staging",
+    "batch": "batch",
+    "in_place": "in_place",
+    "tune": "tune",
+    "wisdom_file": "wisdom_file",
+    "tune_budget_s": "tune_budget_s",
+    "ranks_per_node": "ranks_per_node",
+    "memory_limit_bytes": "memory_limit_bytes",
+    "batches": "batches",
+    "stream": "stream",
+}
+
+_CONVERT = {
+    "codec": str, "tolerance": float, "overlap": int, "adapt": bool, "threads": int,
+    "chunks": int, "in_flight": int, "onesided_sync": str, "max_message_bytes": int,
+    "staging": str, "batch": int, "in_place": bool, "tune": str, "wisdom_file": str,
+    "tune_budget_s": float, "stream": int,
+    "batches": lambda v: [int(x) for x in v],
+    "ranks_per_node": lambda v: [int(v)] if isinstance(v, int) else [int(x) for x in v],
+}
+
+
+def extra(**given):
+    """The given (not None) keywords as the extension's dict of Options fields."""
+    return {k: _CONVERT[k](v) for k, v in given.items() if v is not None}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// The Python binding's view of dfft::Options and of what a plan reports: every Options field
+// has a Python keyword of dfft.Plan (python/tests/test_options.py checks it against the C++
+// header), read back from the plan as a dict, and the plan's run-time choices (codec, chunks,
+// overlap slices, exchange bytes, node traffic, tuner report) as another.
+#pragma once
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "dfft/dfft.hpp"
+#include "dfft/tune.hpp"
+
+namespace dfft_python {
+
+/// Sets the Options fields named by the keys of `extra` (the C++ field names; values as
+/// dfft.Plan documents them). Unknown keys and values of the wrong type raise ValueError or
+/// TypeError before any collective call.
+void apply_options(dfft::Options& o, const pybind11::dict& extra);
+
+/// Every Options field (named as in C++) and its value, enums as their dfft names.
+pybind11::dict options_dict(const dfft::Options& o);
+
+pybind11::dict traffic_dict(const dfft::NodeTraffic& t);
+pybind11::object tune_dict(const dfft::TuneReport* r);
+
+/// What a built plan chose and reports beyond its options.
+template <class T>
+pybind11::dict plan_info(const dfft::Plan<T>& p) {
+  pybind11::dict d;
+  d["codec"] = dfft::to_string(p.codec());
+  d["overlap_slices"] = p.overlap_slices();
+  d["chunks"] = p.chunks();
+  d["in_flight"] = p.in_flight();
+  d["adapting"] = p.adapting();
+  d["exchange_bytes"] = p.exchange_bytes();
+  d["node_traffic"] = traffic_dict(p.node_traffic());
+  d["tune_report"] = tune_dict(p.tune_report());
+  return d;
+}
+
+/// dfft._dfft._Reshape: dfft::Reshape over numpy data addresses (python/dfft/distarray.py).
+void bind_reshape(pybind11::module_& m);
+
+}  // namespace dfft_python

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// The overlap suite's comparison, shared by the suite written for every backend (overlap_test.cpp)
+// and the GPU-only overlap tests (tests/gpu): an overlapped plan (Options::overlap slices) against
+// the plain plan of the same options, forward and inverse, single or batched, on the backend under
+// test (support/backend.hpp).
+#pragma once
+
+#include <sstream>
+
+#include "features/feature_util.hpp"
+
+namespace dfft_test {
+
+struct OverlapCase {
+  dfft::Decomposition dec;
+  dfft::Variant var;
+  dfft::Transform tr;
+  bool dbl;
+  dfft::Method method;
+};
+
+inline std::string overlap_name(const OverlapCase& c) {
+  std::ostringstream o;
+  o << to_string(c.dec) << "_" << to_string(c.var) << "_" << to_string(c.tr) << (c.dbl ? "_double_" : "_float_")
+    << to_string(c.method);
+  std::string s = o.str();
+  for (auto& ch : s)
+    if (ch == '-') ch = '_';
+  return s;
+}
+
+inline void PrintTo(const OverlapCase& c, std::ostream* os) { *os << overlap_name(c); }
+
+inline dfft::Options overlap_options(const OverlapCase& c, int slices) {
+  dfft::Options o = backend_options();
+  o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
+  o.decomposition = c.dec;
+  o.variant = c.var;
+  o.transform = c.tr;
+  o.methods = {c.method};
+  o.overlap = slices;
+  return o;
+}
+
+/// Sliced FFT plans may round differently from whole ones (cuFFT more than FFTW).
+template <class T>
+double overlap_tol() {
+  if (std::is_same_v<T, double>) return on_cuda() ? 1e-12 : 1e-13;
+  return on_cuda() ? 2e-5 : 2e-6;
+}
+
+/// Overlapped (slices) vs plain on `shape`, forward and inverse, batch 1 or more. On cuda the
+/// overlapped plan runs three times: its buffers and events are reused across calls.
+template <class T, class In>
+void compare_overlap(const OverlapCase& c, const Shape& shape, int slices, int batch) {
+  using C = std::complex<T>;
+  auto plain = make_plan<T>(shape, overlap_options(c, 1));
+  auto ov = make_plan<T>(shape, overlap_options(c, slices));
+  if (!plain || !ov) return;  // ranks share a GPU and the method cannot (refused on every rank)
+  EXPECT_EQ(ov->overlap_slices(), slices);
+  const auto ni = static_cast<std::size_t>(plain->input_count());
+  const auto no = static_cast<std::size_t>(plain->output_count());
+  std::vector<In> in_h(batch * ni);
+  for (std::size_t i = 0; i < in_h.size(); ++i) in_h[i] = value_at<In>(static_cast<std::int64_t>(i), world_rank());
+  DevArray<In> in(in_h), back_want(batch * ni), back_got(batch * ni);
+  DevArray<C> want(batch * no), got(batch * no);
+  if (batch > 1) {
+    plain->prepare_batch(batch);
+    ov->prepare_batch(batch);
+  }
+  auto run = [&](const dfft::Plan<T>& p, DevArray<C>& out, DevArray<In>& back) {
+    if (batch == 1) {
+      p.forward(in.get(), out.get());
+      p.inverse(out.get(), back.get());
+    } else {
+      p.forward(batch, in.get(), out.get());
+      p.inverse(batch, out.get(), back.get());
+    }
+  };
+  run(*plain, want, back_want);
+  const auto want_h = want.host(), back_want_h = back_want.host();
+  for (int rep = 0; rep < (on_cuda() ? 3 : 1); ++rep) {
+    run(*ov, got, back_got);
+    EXPECT_LE(local_rel(got.host(), want_h), overlap_tol<T>()) << "forward, slices " << slices << "\n" << ov->describe();
+    EXPECT_LE(local_rel(back_got.host(), back_want_h), overlap_tol<T>()) << "inverse, slices " << slices;
+  }
+}
+
+}  // namespace dfft_test
