@@ -5,7 +5,7 @@ Each rank holds one box of a global array, stored C-contiguously in the box's me
 (the layouts of dfft plans and of the box API). A leading component axis makes vector fields:
 components=(3,) gives local arrays of shape (3,) + local shape, the layout applying to the
 trailing axes. Redistribution between layouts runs dfft's Reshape; files are written and read
-in parallel (HDF5 through h5py built with MPI, .npy through MPI-IO).
+in parallel (HDF5 through h5py built with MPI, .npy through dfft.io, MPI-IO).
 
 Named as mpi4py-fft's DistArray, which it replaces for dfft users; unlike that one it is not a
 numpy subclass: ``arr.local`` is the plain numpy array, and indexing a DistArray uses global
@@ -237,60 +237,24 @@ def _h5py():
     return h5py
 
 
-# .npy through MPI-IO: the header written by rank 0, every rank's box as an MPI subarray of
-# the row-major data after it. One place for it here; dfft.io may serve the same files.
-def _npy_header(arr):
-    import io
-    h = io.BytesIO()
-    np.lib.format.write_array_header_1_0(h, {"descr": np.lib.format.dtype_to_descr(arr.dtype),
-                                             "fortran_order": False,
-                                             "shape": arr.components + arr.global_shape})
-    return h.getvalue()
-
-
-def _npy_view(arr, fh, offset):
-    MPI = _mpi()
-    etype = MPI._typedict[arr.dtype.char]
-    full = arr.components + arr.global_shape
-    if arr.local.size:
-        sub = arr.components + tuple(h - l for l, h in zip(arr.lo, arr.hi))
-        start = (0,) * len(arr.components) + arr.lo
-        ftype = etype.Create_subarray(full, sub, start).Commit()
-        fh.Set_view(offset, etype, ftype)
-        ftype.Free()
-    else:
-        fh.Set_view(offset, etype, etype)
+# .npy through dfft.io (docs/io.md): the components are the file's leading axes.
+def _npy_layout(arr):
+    nc = len(arr.components)
+    box = ((0,) * nc + tuple(arr.lo), tuple(arr.components) + tuple(arr.hi))
+    return box, tuple(range(nc)) + tuple(nc + a for a in arr.order)
 
 
 def _write_npy(arr, path):
-    MPI = _mpi()
-    header = _npy_header(arr)
-    fh = MPI.File.Open(arr.comm, path, MPI.MODE_WRONLY | MPI.MODE_CREATE)
-    try:
-        fh.Set_size(0)
-        if arr.comm.rank == 0:
-            fh.Write_at(0, header)
-        _npy_view(arr, fh, len(header))
-        fh.Write_all(np.ascontiguousarray(arr.global_view()))
-    finally:
-        fh.Close()
+    from . import io
+    box, order = _npy_layout(arr)
+    io.write_npy(arr.comm, path, arr.local, shape=arr.components + arr.global_shape, box=box, order=order)
 
 
 def _read_npy(arr, path):
-    MPI = _mpi()
-    with open(path, "rb") as f:
-        version = np.lib.format.read_magic(f)
-        shape, fortran, dtype = np.lib.format._read_array_header(f, version)
-        offset = f.tell()
+    from . import io
+    h = io.read_npy_header(arr.comm, path)  # the same on every rank
     want = arr.components + arr.global_shape
-    if tuple(shape) != want or fortran or dtype != arr.dtype:
-        raise ValueError(f"{path} holds {dtype} {tuple(shape)} (fortran_order {fortran}); this "
-                         f"array is {arr.dtype} {want}")
-    fh = MPI.File.Open(arr.comm, path, MPI.MODE_RDONLY)
-    try:
-        _npy_view(arr, fh, offset)
-        buf = np.empty(arr.global_view().shape, arr.dtype)
-        fh.Read_all(buf)
-    finally:
-        fh.Close()
-    arr.global_view()[...] = buf
+    if h.shape != want or h.dtype != arr.dtype:
+        raise ValueError(f"{path} holds {h.dtype} {h.shape}; this array is {arr.dtype} {want}")
+    box, order = _npy_layout(arr)
+    io.read_npy(arr.comm, path, box=box, order=order, out=arr.local)
