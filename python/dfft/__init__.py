@@ -98,7 +98,9 @@ class Plan:
     boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays
     such as cupy's, on the plan's GPU; numpy arrays are copied to the GPU and back);
     memory_limit_bytes: refuse (OutOfMemory) a plan needing more host or GPU memory per rank
-    (0: the available memory).
+    (0: the available memory); user_workspace: the plan holds no work buffers and every
+    forward/inverse takes `work=`, an array of at least `workspace_bytes` bytes (numpy on the cpu
+    backend, a device array on cuda), whose contents do not matter.
 
     Failures raise dfft.Error or one of its subclasses: InvalidArgument (bad argument),
     Unsupported (not possible with this build, backend or method), OutOfMemory, MpiError and
@@ -108,7 +110,8 @@ class Plan:
     def __init__(self, comm, shape, decomposition="slab-2d1d", variant="default",
                  methods="a2a-sync", transform="r2c", precision="double", grid=None,
                  norm="backward", r2r=None, input_layout=None, output_layout=None,
-                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0):
+                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0,
+                 user_workspace=False):
         if isinstance(methods, str):
             methods = [methods]
         kinds = [("none" if k is None else str(k)) for k in (r2r or [])]
@@ -120,7 +123,8 @@ class Plan:
                            None if fftw_wisdom is False else ("" if fftw_wisdom is True else str(fftw_wisdom)),
                            int(device),
                            _layout_arg(input_layout, "input_layout"),
-                           _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes))
+                           _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes),
+                           bool(user_workspace))
         self.transform = transform
         self.precision = precision
         self.backend = backend
@@ -135,6 +139,11 @@ class Plan:
         """(host_bytes, device_bytes) this plan holds on this rank (FFT libraries' own work
         areas not counted)."""
         return tuple(self._impl.memory())
+
+    @property
+    def workspace_bytes(self):
+        """Bytes of the `work=` array one forward/inverse needs (user_workspace plans)."""
+        return int(self._impl.workspace_bytes())
 
     # Geometry -----------------------------------------------------------------------------
     @property
@@ -221,19 +230,21 @@ class Plan:
         run; without it they raise InvalidArgument."""
         self._impl.prepare_batch(int(batch))
 
-    def forward(self, a, out=None):
+    def forward(self, a, out=None, work=None):
         """Forward transform of this rank's input block; returns the output block (new array,
-        or `out`). A leading extra axis is a batch: (batch,) + input_shape."""
-        return self._execute(True, a, out, self._in, self._out)
+        or `out`). A leading extra axis is a batch: (batch,) + input_shape. work: a workspace
+        (see user_workspace) used instead of the plan's own buffers."""
+        return self._execute(True, a, out, self._in, self._out, work)
 
-    def inverse(self, b, out=None):
+    def inverse(self, b, out=None, work=None):
         """Inverse transform (scaled as `norm` says: by 1/N for the default "backward")."""
-        return self._execute(False, b, out, self._out, self._in)
+        return self._execute(False, b, out, self._out, self._in, work)
 
-    def _execute(self, forward, a, out, src, dst):
+    def _execute(self, forward, a, out, src, dst, work=None):
         on_device = self.backend == "cuda"
+        work = _work_arg(work, on_device, self.device)
         if on_device and not _is_device_array(a):
-            return self._execute_staged(forward, a, out, src, dst)
+            return self._execute_staged(forward, a, out, src, dst, work)
         if on_device:
             a = _device_convert(a, src.dtype)
         a, batch = self._source(a, src, on_device)
@@ -248,10 +259,10 @@ class Plan:
             # Wrong GPU and pending producer work are checked before anything collective.
             for arr, ptr, what in ((a, in_ptr, "input"), (out, out_ptr, "out")):
                 _device_ready(arr, ptr, self.device, what)
-        self._impl.execute(forward, in_ptr, out_ptr, batch or 1)
+        self._impl.execute(forward, in_ptr, out_ptr, batch or 1, *work)
         return out
 
-    def _execute_staged(self, forward, a, out, src, dst):
+    def _execute_staged(self, forward, a, out, src, dst, work):
         """numpy arrays on a cuda plan: copied into plan-allocated GPU memory and back."""
         a, batch = self._source(a, src, False)
         shape = dst.shape if batch is None else (batch,) + dst.shape
@@ -268,7 +279,7 @@ class Plan:
             try:
                 if a.nbytes:
                     self._impl.upload(dev_in, in_ptr, a.nbytes)
-                self._impl.execute(forward, dev_in, dev_out, batch or 1)
+                self._impl.execute(forward, dev_in, dev_out, batch or 1, *work)
                 if out.nbytes:
                     self._impl.download(out_ptr, dev_out, out.nbytes)
             finally:
@@ -289,6 +300,26 @@ class Plan:
             return a, shape[0]
         raise ValueError(f"expected a local array of shape {side.shape} (or (batch,) + that), "
                          f"got {shape}")
+
+
+def _work_arg(work, on_device, device):
+    """(address, bytes) of a workspace array, (0, 0) for None."""
+    if work is None:
+        return 0, 0
+    if on_device:
+        cai = getattr(work, "__cuda_array_interface__", None)
+        if cai is None:
+            raise TypeError("work: the cuda backend takes a device array (__cuda_array_interface__), "
+                            "got " + type(work).__name__)
+        ptr = int(cai["data"][0])
+        nbytes = int(np.prod(cai["shape"], dtype=np.int64)) * np.dtype(cai["typestr"]).itemsize
+        if cai.get("strides") is not None and nbytes and not work.flags.c_contiguous:
+            raise ValueError("work: the workspace must be one contiguous array")
+        _device_ready(work, ptr, device, "work")
+        return ptr, nbytes
+    if not isinstance(work, np.ndarray) or not work.flags.c_contiguous or not work.flags.writeable:
+        raise TypeError("work: the cpu backend takes a writeable C-contiguous numpy array")
+    return int(work.ctypes.data), int(work.nbytes)
 
 
 def _address(a, shape, dtype, on_device, what):

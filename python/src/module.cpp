@@ -82,9 +82,13 @@ class PyPlan {
     }
   }
 
-  void execute(bool forward, std::uintptr_t in, std::uintptr_t out, int batch) {
+  // work: the caller's workspace (0: the plan's own buffers) of work_bytes bytes.
+  void execute(bool forward, std::uintptr_t in, std::uintptr_t out, int batch, std::uintptr_t work,
+               std::int64_t work_bytes) {
     py::gil_scoped_release unlocked;
-    std::visit([&](auto& p) { run(*p, forward, in, out, batch); }, plan_);
+    const dfft::Workspace w{reinterpret_cast<void*>(work), work_bytes};
+    if (w.data && batch != 1) throw py::value_error("work: a workspace is for one array, not a batch");
+    std::visit([&](auto& p) { run(*p, forward, in, out, batch, w); }, plan_);
   }
 
   void prepare_batch(int batch) {
@@ -119,17 +123,18 @@ class PyPlan {
 
  private:
   template <class T>
-  static void run(dfft::Plan<T>& p, bool forward, std::uintptr_t i, std::uintptr_t o, int batch) {
+  static void run(dfft::Plan<T>& p, bool forward, std::uintptr_t i, std::uintptr_t o, int batch,
+                  dfft::Workspace w) {
     using C = std::complex<T>;
     auto fwd = [&](auto* a, auto* b) {
       if (batch == 1)
-        p.forward(a, b);
+        p.forward(a, b, w);
       else
         p.forward(batch, a, b);
     };
     auto inv = [&](auto* a, auto* b) {
       if (batch == 1)
-        p.inverse(a, b);
+        p.inverse(a, b, w);
       else
         p.inverse(batch, a, b);
     };
@@ -307,22 +312,25 @@ PYBIND11_MODULE(_dfft, m) {
                        const std::vector<std::string>& r2r, const std::string& backend,
                        const std::string& effort, const std::optional<std::string>& fftw_wisdom,
                        int device, const std::optional<PyLayout>& in,
-                       const std::optional<PyLayout>& out, std::int64_t memory_limit_bytes) {
+                       const std::optional<PyLayout>& out, std::int64_t memory_limit_bytes,
+                       bool user_workspace) {
              if (precision != "double" && precision != "float")
                throw py::value_error("precision must be 'double' or 'float', got '" + precision +
                                      "'");
              auto o = make_options(decomposition, variant, methods, transform, grid, norm, r2r,
                                    backend, effort, fftw_wisdom, device);
              o.memory_limit_bytes = memory_limit_bytes;
+             o.user_workspace = user_workspace;
              return std::make_unique<PyPlan>(comm, shape, o, precision == "double", in, out);
            }),
            py::arg("comm"), py::arg("shape"), py::arg("decomposition"), py::arg("variant"),
            py::arg("methods"), py::arg("transform"), py::arg("precision"), py::arg("grid"),
            py::arg("norm"), py::arg("r2r"), py::arg("backend"), py::arg("effort"),
            py::arg("fftw_wisdom"), py::arg("device"), py::arg("input_layout"), py::arg("output_layout"),
-           py::arg("memory_limit_bytes"))
+           py::arg("memory_limit_bytes"), py::arg("user_workspace"))
       .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
-           py::arg("batch"))
+           py::arg("batch"), py::arg("work"), py::arg("work_bytes"))
+      .def("workspace_bytes", [](const PyPlan& p) { return p.with([](auto& q) { return q.workspace_bytes(); }); })
       .def("prepare_batch", &PyPlan::prepare_batch, py::arg("batch"))
       .def("allocate", &PyPlan::allocate, py::arg("bytes"))
       .def("deallocate", &PyPlan::deallocate, py::arg("ptr"))
