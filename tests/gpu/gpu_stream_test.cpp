@@ -72,6 +72,9 @@ struct StreamedPlan {
     o.methods = {m};
     o.stream = s;
     o.user_workspace = true;
+    // dfft's own staging: a CUDA-aware MPI may copy on the legacy default stream, which would
+    // wait for the spinning kernel without any fault of dfft's.
+    o.staging = dfft::Staging::host;
     return o;
   }
   void forward() const {
