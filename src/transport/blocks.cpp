@@ -47,39 +47,4 @@ std::vector<int> ring_peers(int me, int n) {
   return p;
 }
 
-void check_method(Method m, Codec c, bool on_device) {
-  if (c != Codec::none && (m == Method::a2a_type || m == Method::p2p_type))
-    unsupported("codec ", to_string(c), " needs a method that packs (a2a-sync, p2p-sync, ",
-         "onesided, nccl, node-ring, hierarchical); ", to_string(m), " sends in place with MPI datatypes");
-  if (!on_device && (m == Method::p2p_streams || m == Method::nccl || m == Method::cuda_ipc))
-    unsupported("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
-         "has a2a-sync, a2a-type, p2p-sync, p2p-type, p2p-pipelined, onesided, node-ring, hierarchical");
-  if (on_device && (m == Method::node_ring || m == Method::hierarchical))
-    unsupported(to_string(m), ": CPU backend only (the CUDA backend has a2a-sync, p2p-sync, p2p-pipelined, nccl, ...)");
-}
-
-std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
-                                          Device& dev, const TransportTuning& tuning) {
-  check_method(m, spec.codec, dev.on_device());
-  if (m == Method::node_ring || m == Method::hierarchical)
-    return m == Method::node_ring ? make_node_ring(comm, spec, dev) : make_hierarchical(comm, spec, dev);
-  if (m == Method::onesided) return make_onesided(comm, tuning.parent, spec, dev, tuning.onesided_sync, tuning.chunks);
-  if (dev.on_device()) return make_device_transport(m, comm, spec, dev, tuning);
-  switch (m) {
-    case Method::a2a_sync: return make_a2a_sync(comm, spec, dev);
-    case Method::a2a_type: return make_a2a_type(comm, spec, dev);
-    case Method::p2p_sync: return make_p2p_sync(comm, spec, dev);
-    case Method::p2p_type: return make_p2p_type(comm, spec, dev);
-    case Method::p2p_pipelined:
-      return make_p2p_pipelined(comm, spec, dev, tuning.chunks, tuning.in_flight);
-    case Method::onesided:
-    case Method::node_ring:
-    case Method::hierarchical:
-    case Method::p2p_streams:
-    case Method::nccl:
-    case Method::cuda_ipc: break;  // made above, or refused by check_method
-  }
-  fail("unknown method");
-}
-
 }  // namespace dfft::detail

@@ -123,7 +123,7 @@ std::int64_t nccl_min_chunk() {
 class NcclExchange final : public Transport {
  public:
   NcclExchange(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev, int chunks, bool taper)
-      : st_(s, dev, true, false),
+      : st_(s, dev, true, StageUse::blocks),
         ev_{Event(true), Event(true), Event(true), Event(true)},
         taper_(taper) {
     if (st_.blocks().size() > 1) nccl_ = dev.nccl_comm(comm);
@@ -155,10 +155,10 @@ class NcclExchange final : public Transport {
     ev_[0].record(s);
     // The rank's own block moves on a side stream, beside packing and communication.
     DFFT_CUDA(cudaStreamWaitEvent(side_, ev_[0].get(), 0));
-    st_.copy_self(src, dst, side_);
+    st_.copy_self_on(src, dst, side_);
     self_done_.record(side_);
     for (int k = 0; k < n; ++k)
-      if (k != me) st_.stage_out(k, src, s);
+      if (k != me) st_.stage_out_on(k, src, s);
     ev_[1].record(s);
     if (n > 1) {
       DFFT_NCCL(ncclGroupStart());
@@ -176,7 +176,7 @@ class NcclExchange final : public Transport {
     ev_[2].record(s);
     DFFT_CUDA(cudaStreamWaitEvent(s, self_done_.get(), 0));
     for (int k = 0; k < n; ++k)
-      if (k != me) st_.stage_in(k, dst, s);
+      if (k != me) st_.stage_in_on(k, dst, s);
     ev_[3].record(s);
   }
 
@@ -248,7 +248,7 @@ class NcclExchange final : public Transport {
     // The rank's own block moves after the packing, while the transfers go on: packing and
     // copying are both bound by memory bandwidth, the transfers by the link.
     DFFT_CUDA(cudaStreamWaitEvent(side_, ev_[1].get(), 0));
-    st_.copy_self(src, dst, side_);
+    st_.copy_self_on(src, dst, side_);
     self_done_.record(side_);
     ev_[2].record(cs);  // the last chunk arrived
     unpacked_.record(us);
@@ -318,7 +318,7 @@ class NcclExchange final : public Transport {
     }
   }
 
-  Stager st_;
+  CudaStager st_;
   ncclComm_t nccl_ = nullptr;
   Event ev_[4];
   Event self_done_, unpacked_;

@@ -56,7 +56,7 @@ void CUDART_CB on_ready(void* p) {
 class DeviceP2pStreams final : public Transport {
  public:
   DeviceP2pStreams(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev, bool aware)
-      : comm_(comm), st_(s, dev, aware, false), chunk_(chunk_bytes(st_.blocks())) {
+      : comm_(comm), st_(s, dev, aware, StageUse::blocks), chunk_(chunk_bytes(st_.blocks())) {
     require_thread_multiple("p2p-streams");
     const int n = st_.blocks().size();
     ready_.resize(n);
@@ -81,8 +81,7 @@ class DeviceP2pStreams final : public Transport {
     {
       PhaseTimer pt(t.comm);
       for (int k : peers) {
-        post_chunks(st_.recv_ptr(k, dst), b.recv_bytes[k], chunk_, k, comm_, rreq, true);
-        left[k] = chunks_of(b.recv_bytes[k], chunk_);
+        left[k] = post_chunks(st_.recv_ptr(k, dst), b.recv_bytes[k], k, -1, chunk_, comm_, rreq, true);
         owner.resize(rreq.size(), k);
       }
     }
@@ -91,7 +90,7 @@ class DeviceP2pStreams final : public Transport {
         for (std::size_t i = 0; i < peers.size(); ++i) {
           const int k = ch_.pop();
           if (k < 0) return;
-          post_chunks(const_cast<char*>(st_.send_ptr(k, src)), b.send_bytes[k], chunk_, k, comm_,
+          post_chunks(const_cast<char*>(st_.send_ptr(k, src)), b.send_bytes[k], k, -1, chunk_, comm_,
                       sreq, false);
         }
       } catch (...) {
@@ -116,10 +115,10 @@ class DeviceP2pStreams final : public Transport {
         const int k = peers[i];
         const cudaStream_t s = streams_[i % streams_.size()];
         DFFT_CUDA(cudaStreamWaitEvent(s, start_.get(), 0));
-        st_.stage_out(k, src, s);
+        st_.stage_out_on(k, src, s);
         DFFT_CUDA(cudaLaunchHostFunc(s, on_ready, &ready_[k]));
       }
-      st_.copy_self(src, dst, main);
+      st_.copy_self_on(src, dst, main);
     }
     receive_all(rreq, owner, left, dst, t);
     sender.join();
@@ -150,13 +149,13 @@ class DeviceP2pStreams final : public Transport {
       const int k = owner[idx];
       if (--left[k] == 0) {
         PhaseTimer pt(t.unpack);
-        st_.stage_in(k, dst, st_.dev().stream());
+        st_.stage_in_on(k, dst, st_.dev().stream());
       }
     }
   }
 
   MPI_Comm comm_;
-  Stager st_;
+  CudaStager st_;
   std::int64_t chunk_;
   Channel ch_;
   std::vector<Ready> ready_;
