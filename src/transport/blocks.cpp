@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <algorithm>
+
 #include "codec/codec.hpp"
 #include "plan/geometry.hpp"
 #include "transport/transport.hpp"
@@ -39,6 +41,24 @@ std::int64_t Blocks::sent_bytes() const {
   for (int k = 0; k < size(); ++k)
     if (k != spec.me) b += send_bytes[k];
   return b;
+}
+
+std::vector<Box> slabs_of(const Box& box, const std::vector<int>& order, std::int64_t parts, bool taper) {
+  if (box.empty()) return {};
+  const auto ax = std::find_if(order.begin(), order.end(), [&](int a) { return box.extent(a) > 1; });
+  if (ax == order.end()) return {box};
+  const std::int64_t n = std::min(parts, box.extent(*ax));
+  // Tapering needs an extent of at least 2n - 2 so that no slab comes out empty.
+  const bool tapered = taper && box.extent(*ax) >= 2 * n - 2;
+  std::vector<Box> out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const Range r = split_range(box.extent(*ax), static_cast<int>(n), static_cast<int>(i), tapered);
+    Box b = box;
+    b.lo[*ax] = box.lo[*ax] + r.lo;
+    b.hi[*ax] = box.lo[*ax] + r.hi;
+    out.push_back(b);
+  }
+  return out;
 }
 
 std::vector<int> ring_peers(int me, int n) {

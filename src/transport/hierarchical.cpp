@@ -147,15 +147,7 @@ class Hierarchical final : public Transport {
       PhaseTimer pt(t.unpack);
       st_->copy_self(src, dst);
     }
-    for (std::size_t done = 0; done < p.rreq.size(); ++done) {
-      int idx = MPI_UNDEFINED;
-      {
-        PhaseTimer pt(t.comm);
-        DFFT_MPI(MPI_Waitany(static_cast<int>(p.rreq.size()), p.rreq.data(), &idx, MPI_STATUS_IGNORE));
-      }
-      Msg& m = p.msgs[p.owner[idx]];
-      if (--m.left == 0) arrived(m, dst, p, t);
-    }
+    p.recv.each(t.comm, [&](int o) { arrived(p.msgs[o], dst, p, t); });
     {
       PhaseTimer pt(t.comm);
       DFFT_MPI(MPI_Waitall(static_cast<int>(p.sreq.size()), p.sreq.data(), MPI_STATUSES_IGNORE));
@@ -169,12 +161,11 @@ class Hierarchical final : public Transport {
   struct Msg {
     Kind kind;
     int x;  // direct: peer; gather: target node; aggregate, part: source node
-    int left;  // chunks not yet received
   };
   struct Pending {
     std::vector<Msg> msgs;
-    std::vector<MPI_Request> rreq, sreq;
-    std::vector<int> owner;   // message of each receive request
+    ChunkedReceives recv;  // owned by the index of their message
+    std::vector<MPI_Request> sreq;
     std::vector<int> gather_left;  // leader: members' pieces of the aggregate for node B still coming
   };
 
@@ -183,10 +174,8 @@ class Hierarchical final : public Transport {
 
   // Posts the receives of one message (in chunks); returns whether there is one.
   bool expect(Pending& p, Kind kind, int x, char* base, std::int64_t bytes, int peer, int tag) {
-    const int n = post_chunks(base, bytes, peer, tag, chunk_, comm_, p.rreq, true);
-    if (n == 0) return false;
-    p.msgs.push_back({kind, x, n});
-    p.owner.resize(p.rreq.size(), static_cast<int>(p.msgs.size()) - 1);
+    if (!p.recv.post(static_cast<int>(p.msgs.size()), base, bytes, peer, tag, chunk_, comm_)) return false;
+    p.msgs.push_back({kind, x});
     return true;
   }
 

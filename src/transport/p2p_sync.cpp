@@ -29,15 +29,11 @@ class P2pRounds final : public Transport {
  private:
   void round(const PeerRound& rd, bool first, const void* src, void* dst, StageTiming& t) {
     const auto& b = st_->blocks();
-    std::vector<MPI_Request> rreq, sreq;
-    std::vector<int> owner;  // peer of each receive request
-    std::vector<std::int64_t> left(b.size(), 0);
+    ChunkedReceives recv;  // owned by their peer
+    std::vector<MPI_Request> sreq;
     {
       PhaseTimer pt(t.comm);
-      for (int k : rd.from) {
-        left[k] = post_chunks(st_->recv_ptr(k, dst), b.recv_bytes[k], k, -1, chunk_, comm_, rreq, true);
-        owner.resize(rreq.size(), k);
-      }
+      for (int k : rd.from) recv.post(k, st_->recv_ptr(k, dst), b.recv_bytes[k], k, -1, chunk_, comm_);
     }
     for (int k : rd.to) {
       {
@@ -54,18 +50,10 @@ class P2pRounds final : public Transport {
       PhaseTimer pt(t.unpack);
       st_->copy_self(src, dst);
     }
-    for (std::size_t done = 0; done < rreq.size(); ++done) {
-      int idx = MPI_UNDEFINED;
-      {
-        PhaseTimer pt(t.comm);
-        DFFT_MPI(MPI_Waitany(static_cast<int>(rreq.size()), rreq.data(), &idx, MPI_STATUS_IGNORE));
-      }
-      const int k = owner[idx];
-      if (--left[k] == 0) {
-        PhaseTimer pt(t.unpack);
-        st_->stage_in(k, dst);
-      }
-    }
+    recv.each(t.comm, [&](int k) {
+      PhaseTimer pt(t.unpack);
+      st_->stage_in(k, dst);
+    });
     PhaseTimer pt(t.comm);
     DFFT_MPI(MPI_Waitall(static_cast<int>(sreq.size()), sreq.data(), MPI_STATUSES_IGNORE));
   }

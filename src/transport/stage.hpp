@@ -20,7 +20,7 @@ enum class StageUse {
 
 class Stager {
  public:
-  Stager(const ExchangeSpec& s, StageUse use);
+  Stager(const ExchangeSpec& s, StageUse use, Device& dev);
   virtual ~Stager() = default;
   Stager(const Stager&) = delete;
   Stager& operator=(const Stager&) = delete;
@@ -64,9 +64,19 @@ class Stager {
 
   /// StageUse::whole: the source array where MPI can read it, the array MPI receives into, and
   /// the step that brings what it received to dst (the rank's own block is copied afterwards).
-  virtual const void* whole_out(const void* src) { return src; }
-  virtual void* whole_recv(void* dst) { return dst; }
-  virtual void whole_in(void* /*dst*/) {}
+  /// Under host staging these are host images of the arrays, as the thesis does for MPI_Type
+  /// without CUDA-awareness; a destination with padding or gaps (a slice view, a padded user
+  /// layout) lands on the device first and only its box is copied out, so padding and the
+  /// neighbouring slices keep their contents.
+  const void* whole_out(const void* src);
+  void* whole_recv(void* dst) { return all_staged_ ? recv_area() : dst; }
+  void whole_in(void* dst);
+  /// Bytes of the host images (StageUse::whole), and whether dst has gaps to keep.
+  struct Whole {
+    std::size_t in = 0, out = 0;
+    bool gaps = false;
+  };
+  Whole whole() const;
 
   void stage_out(int k, const void* src) {
     pack(k, src);
@@ -81,14 +91,25 @@ class Stager {
   /// Where staged blocks lie for MPI (host staging: every block; else those that need packing).
   virtual char* send_area() const = 0;
   virtual char* recv_area() const = 0;
+  /// Device memory of the receive side (whole_in with gaps).
+  virtual char* device_recv_area() const { return nullptr; }
   bool staged_send(int k) const { return all_staged_ || !b_.direct_send[k]; }
   bool staged_recv(int k) const { return all_staged_ || !b_.direct_recv[k]; }
 
   Blocks b_;
+  Device& dev_;
   bool all_staged_ = false;  // MPI cannot read the device's memory: every block goes through the host
 };
 
 /// The stager of a device whose memory MPI reads and writes as it is (the CPU's).
 std::unique_ptr<Stager> make_host_stager(const ExchangeSpec& s, Device& dev, StageUse use);
+
+/// True when the MPI library reports CUDA support at run time (Open MPI's MPIX extension).
+bool mpi_is_cuda_aware();
+/// Whether a device stages through host memory under `s` (Staging::automatic: where MPI cannot
+/// read device memory); throws when cuda_aware is asked for but MPI cannot.
+bool use_cuda_aware(Staging s);
+/// Throws unless MPI was initialised with MPI_THREAD_MULTIPLE.
+void require_thread_multiple(const char* method);
 
 }  // namespace dfft::detail

@@ -69,6 +69,11 @@ struct Blocks {
   ExchangeSpec spec;
 };
 
+/// `box` cut into at most `parts` slabs along the slowest axis of `order` that has more than one
+/// element, in order; with `taper` the first and last are half the others where the extent
+/// allows (split_range). Sender and receiver cut the same box alike, so chunks pair up.
+std::vector<Box> slabs_of(const Box& box, const std::vector<int>& order, std::int64_t parts, bool taper);
+
 /// Peers in ring order: me+1, me+2, ... (each step pairs distinct senders and receivers).
 std::vector<int> ring_peers(int me, int n);
 

@@ -74,16 +74,12 @@ class DeviceP2pStreams final : public Transport {
     for (std::size_t i = 0; i < streams_.size(); ++i) streams_[i] = dev.side_stream(static_cast<int>(i));
     const auto& b = st_.blocks();
     const auto peers = ring_peers(b.spec.me, b.size());
-    std::vector<MPI_Request> rreq, sreq;
-    std::vector<int> owner;
-    std::vector<std::int64_t> left(b.size(), 0);
+    ChunkedReceives recv;  // owned by their peer
+    std::vector<MPI_Request> sreq;
     std::exception_ptr sender_error;
     {
       PhaseTimer pt(t.comm);
-      for (int k : peers) {
-        left[k] = post_chunks(st_.recv_ptr(k, dst), b.recv_bytes[k], k, -1, chunk_, comm_, rreq, true);
-        owner.resize(rreq.size(), k);
-      }
+      for (int k : peers) recv.post(k, st_.recv_ptr(k, dst), b.recv_bytes[k], k, -1, chunk_, comm_);
     }
     std::thread sender([&] {
       try {
@@ -115,12 +111,15 @@ class DeviceP2pStreams final : public Transport {
         const int k = peers[i];
         const cudaStream_t s = streams_[i % streams_.size()];
         DFFT_CUDA(cudaStreamWaitEvent(s, start_.get(), 0));
-        st_.stage_out_on(k, src, s);
+        st_.on(s).stage_out(k, src);
         DFFT_CUDA(cudaLaunchHostFunc(s, on_ready, &ready_[k]));
       }
-      st_.copy_self_on(src, dst, main);
+      st_.on(main).copy_self(src, dst);
     }
-    receive_all(rreq, owner, left, dst, t);
+    recv.each(t.comm, [&](int k) {
+      PhaseTimer pt(t.unpack);
+      st_.on(main).stage_in(k, dst);
+    });
     sender.join();
     if (sender_error) std::rethrow_exception(sender_error);
     {
@@ -138,22 +137,6 @@ class DeviceP2pStreams final : public Transport {
   }
 
  private:
-  void receive_all(std::vector<MPI_Request>& rreq, const std::vector<int>& owner,
-                   std::vector<std::int64_t>& left, void* dst, StageTiming& t) {
-    for (std::size_t done = 0; done < rreq.size(); ++done) {
-      int idx = MPI_UNDEFINED;
-      {
-        PhaseTimer pt(t.comm);
-        DFFT_MPI(MPI_Waitany(static_cast<int>(rreq.size()), rreq.data(), &idx, MPI_STATUS_IGNORE));
-      }
-      const int k = owner[idx];
-      if (--left[k] == 0) {
-        PhaseTimer pt(t.unpack);
-        st_.stage_in_on(k, dst, st_.dev().stream());
-      }
-    }
-  }
-
   MPI_Comm comm_;
   CudaStager st_;
   std::int64_t chunk_;

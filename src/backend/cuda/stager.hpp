@@ -3,7 +3,7 @@
 // handed to MPI in page-locked host memory (host staging) or in device memory (CUDA-aware MPI).
 // The stager's own queues: one stream, or with lanes a pack, a copy-out and a copy-in stream
 // beside it, with an event per shipped piece so that the host waits only for what it sends.
-// nccl and p2p-streams use the same steps on streams of their own (the *_on calls).
+// nccl and p2p-streams use the same steps on streams of their own (on()).
 #pragma once
 
 #include <mpi.h>
@@ -28,39 +28,33 @@ class CudaStager final : public Stager {
   void fence() override;
   void land(int k, void* dst, std::int64_t off, std::int64_t len) override;
   void unpack(int k, void* dst) override;
-  void copy_self(const void* src, void* dst) override { copy_self_on(src, dst, main_); }
+  void copy_self(const void* src, void* dst) override;
   void finish() override;
   char* wire(std::size_t bytes) override;
   void pack_at(int k, const void* src, char* out) override;
   void unpack_at(int k, const char* in, void* dst) override;
   void wire_copy(char* to, const char* from, std::int64_t len) override;
-  const void* whole_out(const void* src) override;
-  void* whole_recv(void* dst) override;
-  void whole_in(void* dst) override;
 
-  /// The whole staging of block k out (pack, copy to the host) / in, queued on `s`.
-  void stage_out_on(int k, const void* src, cudaStream_t s);
-  void stage_in_on(int k, void* dst, cudaStream_t s);
-  void copy_self_on(const void* src, void* dst, cudaStream_t s) const;
-  CudaDevice& dev() const { return dev_; }
+  /// Queue the following steps on `s` alone (nccl and p2p-streams bring streams of their own).
+  CudaStager& on(cudaStream_t s);
+  /// Pack (encode) `box`, part of a block this rank sends, at `out`; unpack such a part from peer k.
+  void pack_on(const Box& box, const void* src, char* out, cudaStream_t s) const;
+  void unpack_on(int k, const Box& box, const char* in, void* dst, cudaStream_t s) const;
+  CudaDevice& dev() const { return gpu_; }
 
  private:
   char* send_area() const override { return all_staged_ ? hsend() : dsend(); }
   char* recv_area() const override { return all_staged_ ? hrecv() : drecv(); }
-  char* dsend() const { return dev_.scratch(CudaDevice::Scratch::dev_send); }
-  char* drecv() const { return dev_.scratch(CudaDevice::Scratch::dev_recv); }
-  char* hsend() const { return dev_.scratch(CudaDevice::Scratch::host_send); }
-  char* hrecv() const { return dev_.scratch(CudaDevice::Scratch::host_recv); }
-  // Where block k lies on the device before it goes out / after it came in.
-  const char* dev_out(int k, const void* src) const;
-  char* dev_in(int k, void* dst) const;
-  void pack_on(int k, const void* src, char* out, cudaStream_t s) const;
-  void unpack_on(int k, const char* in, void* dst, cudaStream_t s) const;
+  char* device_recv_area() const override { return drecv(); }
+  char* dsend() const { return gpu_.scratch(CudaDevice::Scratch::dev_send); }
+  char* drecv() const { return gpu_.scratch(CudaDevice::Scratch::dev_recv); }
+  char* hsend() const { return gpu_.scratch(CudaDevice::Scratch::host_send); }
+  char* hrecv() const { return gpu_.scratch(CudaDevice::Scratch::host_recv); }
   void copy_out(int k, const void* src, std::int64_t off, std::int64_t len, cudaStream_t s) const;
   void copy_in(int k, void* dst, std::int64_t off, std::int64_t len, cudaStream_t s) const;
   Event& next_event();
 
-  CudaDevice& dev_;
+  CudaDevice& gpu_;
   cudaStream_t main_ = nullptr, pack_ = nullptr, out_ = nullptr, in_ = nullptr;
   bool lanes_ = false;
   std::vector<std::unique_ptr<Event>> events_;  // per call: pack and piece events, reused
@@ -70,15 +64,6 @@ class CudaStager final : public Stager {
   Event start_, done_[3];
   std::vector<Buffer> wires_;
   std::vector<void*> host_wires_;
-  std::size_t in_bytes_ = 0, out_bytes_ = 0;  // StageUse::whole under host staging
-  bool gaps_ = false;
 };
-
-/// True when the MPI library reports CUDA support at run time (Open MPI's MPIX extension).
-bool mpi_is_cuda_aware();
-/// Resolve Staging::automatic; throws when cuda_aware is asked for but MPI cannot.
-bool use_cuda_aware(Staging s);
-/// Throws unless MPI was initialised with MPI_THREAD_MULTIPLE.
-void require_thread_multiple(const char* method);
 
 }  // namespace dfft::detail
