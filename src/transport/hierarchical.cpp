@@ -122,10 +122,9 @@ class Hierarchical final : public Transport {
     if (h_.lead) {
       out_off_ = regions(h_.nodes, A, out, [&](int B) { return h_.aggregate(A, B); });
       in_off_ = regions(h_.nodes, A, in, [&](int C) { return h_.aggregate(C, A); });
-      std::int64_t scat = 0;
-      for (int C = 0; C < h_.nodes; ++C)
-        if (C != A) scat = std::max(scat, h_.aggregate(C, A));
-      scatter_ = st_->wire(static_cast<std::size_t>(scat));
+      // Laid out like the incoming aggregates: the parts of one aggregate may still be on their
+      // way to the members when the next aggregate arrives.
+      scatter_ = st_->wire(static_cast<std::size_t>(in));
     } else {
       out_off_ = regions(h_.nodes, A, out, [&](int B) { return h_.segment(me, B); });
       in_off_ = regions(h_.nodes, A, in, [&](int C) { return h_.part(C, me); });
@@ -271,7 +270,7 @@ class Hierarchical final : public Transport {
   void scatter(int C, void* dst, Pending& p, StageTiming& t) {
     const int me = b_.spec.me, A = h_.mine;
     const char* agg = in_at(in_off_[C]);
-    std::int64_t at = 0;  // the members' parts laid end to end in the scatter buffer
+    std::int64_t at = in_off_[C];  // the members' parts laid end to end in C's region
     for (int a : h_.mem[A]) {
       PhaseTimer pt(a == me ? t.unpack : t.pack);
       char* part = scatter_ + at;
