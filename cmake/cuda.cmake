@@ -74,11 +74,9 @@ function(dfft_add_cuda_backend target)
     src/backend/cuda/r2r_local.cpp
     src/backend/cuda/codec.cu
     src/backend/cuda/stager.cpp
-    src/backend/cuda/staged.cpp
     src/backend/cuda/p2p_streams.cpp
     src/backend/cuda/transports.cpp
     src/backend/cuda/nccl.cpp
-    src/backend/cuda/pipelined.cpp
     src/backend/cuda/ipc.cpp
     src/backend/cuda/reference.cpp)
   target_compile_definitions(${target} PUBLIC DFFT_HAS_CUDA=1)

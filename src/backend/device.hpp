@@ -16,6 +16,10 @@
 
 namespace dfft::detail {
 
+struct ExchangeSpec;
+class Stager;
+enum class StageUse;
+
 struct FftDesc {
   enum class Kind { r2c, c2r, forward, backward } kind;
   std::vector<int> axes;  // with r2c/c2r the last listed axis is the halved one
@@ -97,6 +101,10 @@ class Device {
   virtual std::unique_ptr<Marks> make_marks(int n);
   /// Enter the communication lane on the calling thread (nullptr where there is none).
   virtual std::unique_ptr<LaneScope> comm_lane() { return nullptr; }
+  /// The staging steps of an exchange (src/transport/stage.hpp): pack, copies to and from
+  /// where MPI reads and writes, and when they are done. Host staging or device-direct MPI is
+  /// the device's choice (ExchangeSpec::staging).
+  virtual std::unique_ptr<Stager> make_stager(const ExchangeSpec& s, StageUse use);
 };
 
 /// `threads` (>= 1, Options::threads resolved): FFTW threads and copy/codec team per plan.

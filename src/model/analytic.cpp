@@ -9,7 +9,7 @@
 
 #include "dfft/model.hpp"
 #include "plan/path.hpp"
-#include "transport/transport.hpp"
+#include "transport/methods.hpp"
 
 namespace dfft::model {
 
@@ -102,7 +102,7 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
   st.t.comm = std::max(send, recv);
   st.t.pack = pack;
   st.t.unpack = unpack;
-  if (m == Method::a2a_type || m == Method::p2p_type) {
+  if (method_info(m).buffers == MethodBuffers::in_place) {
     // MPI packs derived datatypes inside the communication call: same bytes, counted as comm.
     st.t.comm += st.t.pack + st.t.unpack;
     st.t.pack = st.t.unpack = 0;

@@ -10,7 +10,7 @@
 #include "backend/device.hpp"
 #include "dfft/model.hpp"
 #include "model/machine.hpp"
-#include "transport/transport.hpp"
+#include "transport/methods.hpp"
 #include "tune/select.hpp"
 #include "util/check.hpp"
 
@@ -209,9 +209,9 @@ Calibration calibrate(MPI_Comm comm, Backend backend, const CalibrateSettings& s
   pack_rate(c, *dev, s, comm);
   if (size >= 2) {
     const bool gpu = backend == Backend::cuda;
-    std::vector<Method> methods{Method::a2a_sync, Method::a2a_type, Method::p2p_sync,
-                                Method::p2p_type, Method::onesided, Method::p2p_pipelined};
-    if (gpu) methods.insert(methods.end(), {Method::p2p_streams, Method::nccl, Method::cuda_ipc});
+    std::vector<Method> methods;  // the node-aware ones send what p2p-sync sends on one node
+    for (const auto& i : method_table())
+      if ((gpu ? i.cuda : i.cpu) && !i.node_aware) methods.push_back(i.method);
     // Large enough per peer that NVLink-class links are not measured by their latency alone.
     const std::int64_t big = gpu ? (std::int64_t{32} << 20) : (std::int64_t{1} << 20);
     for (Method m : methods) method_link(c, m, *dev, s, comm, big);

@@ -5,17 +5,16 @@
 
 #include "plan/geometry.hpp"
 #include "transport/box_types.hpp"
-#include "transport/pack_common.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
 
 namespace {
 
-class A2aType final : public Transport {
+class A2aType final : public InPlaceTransport {
  public:
   A2aType(MPI_Comm comm, const ExchangeSpec& s, Device& dev)
-      : comm_(comm), b_(s), dev_(dev), elem_(make_elem_type(s.elem)), types_(b_, elem_) {
+      : InPlaceTransport(s, dev), comm_(comm) {
     const int n = b_.size();
     const auto max_elems =
         std::max<std::int64_t>(1, s.max_message_bytes / static_cast<std::int64_t>(s.elem));
@@ -26,37 +25,28 @@ class A2aType final : public Transport {
           rounds_ = std::max(rounds_, static_cast<int>(split_box(blk, max_elems).size()));
       }
   }
-  ~A2aType() override { MPI_Type_free(&elem_); }
 
-  void execute(const void* src, void* dst, StageTiming& t) override {
+  void exchange(const void* src, void* dst, StageTiming& t) override {
     const int n = b_.size();
     std::vector<int> sc(n), rc(n), zero(n, 0);
     std::vector<MPI_Datatype> st(n, elem_), rt(n, elem_);
-    {
-      PhaseTimer pt(t.comm);
-      for (int r = 0; r < rounds_; ++r) {
-        for (int k = 0; k < n; ++k) {
-          bool s_has = r < static_cast<int>(types_.send[k].size());
-          bool r_has = r < static_cast<int>(types_.recv[k].size());
-          sc[k] = s_has;
-          rc[k] = r_has;
-          st[k] = s_has ? types_.send[k][r] : elem_;
-          rt[k] = r_has ? types_.recv[k][r] : elem_;
-        }
-        DFFT_MPI(MPI_Alltoallw(src, sc.data(), zero.data(), st.data(), dst, rc.data(), zero.data(),
-                               rt.data(), comm_));
+    PhaseTimer pt(t.comm);
+    for (int r = 0; r < rounds_; ++r) {
+      for (int k = 0; k < n; ++k) {
+        bool s_has = r < static_cast<int>(types_.send[k].size());
+        bool r_has = r < static_cast<int>(types_.recv[k].size());
+        sc[k] = s_has;
+        rc[k] = r_has;
+        st[k] = s_has ? types_.send[k][r] : elem_;
+        rt[k] = r_has ? types_.recv[k][r] : elem_;
       }
+      DFFT_MPI(MPI_Alltoallw(src, sc.data(), zero.data(), st.data(), dst, rc.data(), zero.data(),
+                             rt.data(), comm_));
     }
-    PhaseTimer pt(t.unpack);
-    copy_self(dev_, b_, src, dst);
   }
 
  private:
   MPI_Comm comm_;
-  Blocks b_;
-  Device& dev_;
-  MPI_Datatype elem_;
-  BoxTypes types_;
   int rounds_ = 0;
 };
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <algorithm>
+
 #include "codec/codec.hpp"
 #include "plan/geometry.hpp"
 #include "transport/transport.hpp"
@@ -41,45 +43,28 @@ std::int64_t Blocks::sent_bytes() const {
   return b;
 }
 
+std::vector<Box> slabs_of(const Box& box, const std::vector<int>& order, std::int64_t parts, bool taper) {
+  if (box.empty()) return {};
+  const auto ax = std::find_if(order.begin(), order.end(), [&](int a) { return box.extent(a) > 1; });
+  if (ax == order.end()) return {box};
+  const std::int64_t n = std::min(parts, box.extent(*ax));
+  // Tapering needs an extent of at least 2n - 2 so that no slab comes out empty.
+  const bool tapered = taper && box.extent(*ax) >= 2 * n - 2;
+  std::vector<Box> out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const Range r = split_range(box.extent(*ax), static_cast<int>(n), static_cast<int>(i), tapered);
+    Box b = box;
+    b.lo[*ax] = box.lo[*ax] + r.lo;
+    b.hi[*ax] = box.lo[*ax] + r.hi;
+    out.push_back(b);
+  }
+  return out;
+}
+
 std::vector<int> ring_peers(int me, int n) {
   std::vector<int> p;
   for (int j = 1; j < n; ++j) p.push_back((me + j) % n);
   return p;
-}
-
-void check_method(Method m, Codec c, bool on_device) {
-  if (c != Codec::none && (m == Method::a2a_type || m == Method::p2p_type))
-    unsupported("codec ", to_string(c), " needs a method that packs (a2a-sync, p2p-sync, ",
-         "onesided, nccl, node-ring, hierarchical); ", to_string(m), " sends in place with MPI datatypes");
-  if (!on_device && (m == Method::p2p_streams || m == Method::nccl || m == Method::cuda_ipc))
-    unsupported("method ", to_string(m), " needs the CUDA backend (--backend cuda); the CPU backend ",
-         "has a2a-sync, a2a-type, p2p-sync, p2p-type, p2p-pipelined, onesided, node-ring, hierarchical");
-  if (on_device && (m == Method::node_ring || m == Method::hierarchical))
-    unsupported(to_string(m), ": CPU backend only (the CUDA backend has a2a-sync, p2p-sync, p2p-pipelined, nccl, ...)");
-}
-
-std::unique_ptr<Transport> make_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
-                                          Device& dev, const TransportTuning& tuning) {
-  check_method(m, spec.codec, dev.on_device());
-  if (m == Method::node_ring || m == Method::hierarchical)
-    return m == Method::node_ring ? make_node_ring(comm, spec, dev) : make_hierarchical(comm, spec, dev);
-  if (m == Method::onesided) return make_onesided(comm, tuning.parent, spec, dev, tuning.onesided_sync, tuning.chunks);
-  if (dev.on_device()) return make_device_transport(m, comm, spec, dev, tuning);
-  switch (m) {
-    case Method::a2a_sync: return make_a2a_sync(comm, spec, dev);
-    case Method::a2a_type: return make_a2a_type(comm, spec, dev);
-    case Method::p2p_sync: return make_p2p_sync(comm, spec, dev);
-    case Method::p2p_type: return make_p2p_type(comm, spec, dev);
-    case Method::p2p_pipelined:
-      return make_p2p_pipelined(comm, spec, dev, tuning.chunks, tuning.in_flight);
-    case Method::onesided:
-    case Method::node_ring:
-    case Method::hierarchical:
-    case Method::p2p_streams:
-    case Method::nccl:
-    case Method::cuda_ipc: break;  // made above, or refused by check_method
-  }
-  fail("unknown method");
 }
 
 }  // namespace dfft::detail

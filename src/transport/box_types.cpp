@@ -68,4 +68,25 @@ BoxTypes::~BoxTypes() {
       for (auto& t : per) MPI_Type_free(&t);
 }
 
+void InPlaceTransport::execute(const void* src, void* dst, StageTiming& t) {
+  st_->begin(false);
+  const void* s = nullptr;
+  void* d = nullptr;
+  {
+    PhaseTimer pt(t.pack);
+    s = st_->whole_out(src);
+    d = st_->whole_recv(dst);
+  }
+  const bool in_place = d == dst;
+  if (in_place) {  // overlaps the messages
+    PhaseTimer pt(t.unpack);
+    st_->copy_self(src, dst);
+  }
+  exchange(s, d, t);
+  PhaseTimer pt(t.unpack);
+  st_->whole_in(dst);
+  if (!in_place) st_->copy_self(src, dst);  // after the image, which lacks the own block
+  st_->finish();
+}
+
 }  // namespace dfft::detail

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "transport/transport.hpp"
+#include "transport/stage.hpp"
 
 namespace dfft::detail {
 
@@ -28,6 +28,26 @@ class BoxTypes {
   BoxTypes(const BoxTypes&) = delete;
   BoxTypes& operator=(const BoxTypes&) = delete;
   std::vector<std::vector<MPI_Datatype>> send, recv;  // [peer][piece]
+};
+
+/// A datatype exchange (a2a-type, p2p-type): MPI reads and writes the arrays in place where it
+/// can read the device's memory, else host images of them the stager makes (StageUse::whole).
+class InPlaceTransport : public Transport {
+ public:
+  InPlaceTransport(const ExchangeSpec& s, Device& dev)
+      : st_(dev.make_stager(s, StageUse::whole)), b_(st_->blocks()), elem_(make_elem_type(s.elem)),
+        types_(b_, elem_) {}
+  ~InPlaceTransport() override { MPI_Type_free(&elem_); }
+  void execute(const void* src, void* dst, StageTiming& t) final;
+
+ protected:
+  /// The messages, between arrays MPI can read and write.
+  virtual void exchange(const void* src, void* dst, StageTiming& t) = 0;
+
+  std::unique_ptr<Stager> st_;
+  const Blocks& b_;
+  MPI_Datatype elem_;
+  BoxTypes types_;
 };
 
 }  // namespace dfft::detail

@@ -6,11 +6,10 @@
 // aggregate to B's leader as soon as its last piece has arrived, while other pieces are still
 // coming. A leader that receives an aggregate from node C sends each member its blocks from C in
 // one message. All receives are posted first, so gathers, aggregates and scatters overlap.
-#include <cstring>
 #include <vector>
 
 #include "codec/codec.hpp"
-#include "transport/pack_common.hpp"
+#include "transport/stage.hpp"
 #include "transport/topology.hpp"
 #include "util/check.hpp"
 
@@ -114,30 +113,29 @@ std::vector<std::int64_t> regions(int nodes, int skip, std::int64_t& total, F si
 class Hierarchical final : public Transport {
  public:
   Hierarchical(MPI_Comm comm, const ExchangeSpec& s, Device& dev)
-      : comm_(comm), b_(s), dev_(dev), chunk_(chunk_bytes(b_)), h_(b_.spec) {
+      : comm_(comm), st_(dev.make_stager(s, StageUse::blocks)), b_(st_->blocks()), chunk_(chunk_bytes(b_)),
+        h_(b_.spec) {
     if (h_.aggregate_tag() > 32767)
       fail("hierarchical: at most 16382 nodes per exchange (MPI tags), got ", h_.nodes);
-    if (b_.any_pack) send_stage_ = Buffer(dev, b_.stage_send_bytes);
-    if (b_.any_unpack) recv_stage_ = Buffer(dev, b_.stage_recv_bytes);
     const int me = s.me, A = h_.mine;
     std::int64_t out = 0, in = 0;
     if (h_.lead) {
       out_off_ = regions(h_.nodes, A, out, [&](int B) { return h_.aggregate(A, B); });
       in_off_ = regions(h_.nodes, A, in, [&](int C) { return h_.aggregate(C, A); });
-      std::int64_t scat = 0;
-      for (int C = 0; C < h_.nodes; ++C)
-        if (C != A) scat = std::max(scat, h_.aggregate(C, A));
-      scatter_ = Buffer(dev, scat);
+      // Laid out like the incoming aggregates: the parts of one aggregate may still be on their
+      // way to the members when the next aggregate arrives.
+      scatter_ = st_->wire(static_cast<std::size_t>(in));
     } else {
       out_off_ = regions(h_.nodes, A, out, [&](int B) { return h_.segment(me, B); });
       in_off_ = regions(h_.nodes, A, in, [&](int C) { return h_.part(C, me); });
     }
-    out_ = Buffer(dev, out);
-    in_ = Buffer(dev, in);
+    out_ = st_->wire(static_cast<std::size_t>(out));
+    in_ = st_->wire(static_cast<std::size_t>(in));
   }
 
   void execute(const void* src, void* dst, StageTiming& t) override {
     Pending p;
+    st_->begin(false);
     {
       PhaseTimer pt(t.comm);
       post_receives(dst, p);
@@ -146,19 +144,15 @@ class Hierarchical final : public Transport {
     send_remote(src, p, t);
     {
       PhaseTimer pt(t.unpack);
-      copy_self(dev_, b_, src, dst);
+      st_->copy_self(src, dst);
     }
-    for (std::size_t done = 0; done < p.rreq.size(); ++done) {
-      int idx = MPI_UNDEFINED;
-      {
-        PhaseTimer pt(t.comm);
-        DFFT_MPI(MPI_Waitany(static_cast<int>(p.rreq.size()), p.rreq.data(), &idx, MPI_STATUS_IGNORE));
-      }
-      Msg& m = p.msgs[p.owner[idx]];
-      if (--m.left == 0) arrived(m, dst, p, t);
+    p.recv.each(t.comm, [&](int o) { arrived(p.msgs[o], dst, p, t); });
+    {
+      PhaseTimer pt(t.comm);
+      DFFT_MPI(MPI_Waitall(static_cast<int>(p.sreq.size()), p.sreq.data(), MPI_STATUSES_IGNORE));
     }
-    PhaseTimer pt(t.comm);
-    DFFT_MPI(MPI_Waitall(static_cast<int>(p.sreq.size()), p.sreq.data(), MPI_STATUSES_IGNORE));
+    PhaseTimer pt(t.unpack);
+    st_->finish();
   }
 
  private:
@@ -166,24 +160,21 @@ class Hierarchical final : public Transport {
   struct Msg {
     Kind kind;
     int x;  // direct: peer; gather: target node; aggregate, part: source node
-    int left;  // chunks not yet received
   };
   struct Pending {
     std::vector<Msg> msgs;
-    std::vector<MPI_Request> rreq, sreq;
-    std::vector<int> owner;   // message of each receive request
+    ChunkedReceives recv;  // owned by the index of their message
+    std::vector<MPI_Request> sreq;
     std::vector<int> gather_left;  // leader: members' pieces of the aggregate for node B still coming
   };
 
-  char* out_at(std::int64_t off) const { return static_cast<char*>(out_.get()) + off; }
-  char* in_at(std::int64_t off) const { return static_cast<char*>(in_.get()) + off; }
+  char* out_at(std::int64_t off) const { return out_ + off; }
+  char* in_at(std::int64_t off) const { return in_ + off; }
 
   // Posts the receives of one message (in chunks); returns whether there is one.
   bool expect(Pending& p, Kind kind, int x, char* base, std::int64_t bytes, int peer, int tag) {
-    const int n = post_chunks(base, bytes, peer, tag, chunk_, comm_, p.rreq, true);
-    if (n == 0) return false;
-    p.msgs.push_back({kind, x, n});
-    p.owner.resize(p.rreq.size(), static_cast<int>(p.msgs.size()) - 1);
+    if (!p.recv.post(static_cast<int>(p.msgs.size()), base, bytes, peer, tag, chunk_, comm_)) return false;
+    p.msgs.push_back({kind, x});
     return true;
   }
 
@@ -191,9 +182,7 @@ class Hierarchical final : public Transport {
     const int me = b_.spec.me, A = h_.mine;
     for (int k : h_.mem[A]) {
       if (k == me) continue;
-      char* base = b_.direct_recv[k] ? static_cast<char*>(dst) + b_.dst_offset[k]
-                                     : static_cast<char*>(recv_stage_.get()) + b_.stage_recv_off[k];
-      expect(p, Kind::direct, k, base, b_.recv_bytes[k], k, HierSchedule::kDirect);
+      expect(p, Kind::direct, k, st_->recv_ptr(k, dst), b_.recv_bytes[k], k, HierSchedule::kDirect);
     }
     p.gather_left.assign(static_cast<std::size_t>(h_.nodes), 0);
     for (int C = 0; C < h_.nodes; ++C) {
@@ -214,9 +203,13 @@ class Hierarchical final : public Transport {
     const int me = b_.spec.me;
     for (int k : h_.mem[h_.mine]) {
       if (k == me || b_.send_bytes[k] == 0) continue;
-      const char* base = send_block(dev_, b_, k, src, send_stage_.get(), t.pack);
+      {
+        PhaseTimer pt(t.pack);
+        st_->stage_out(k, src);
+        st_->fence();
+      }
       PhaseTimer pt(t.comm);
-      post_chunks(const_cast<char*>(base), b_.send_bytes[k], k, HierSchedule::kDirect, chunk_, comm_, p.sreq, false);
+      post_chunks(const_cast<char*>(st_->send_ptr(k, src)), b_.send_bytes[k], k, HierSchedule::kDirect, chunk_, comm_, p.sreq, false);
     }
   }
 
@@ -230,7 +223,8 @@ class Hierarchical final : public Transport {
       {
         PhaseTimer pt(t.pack);
         for (int b : h_.mem[B])
-          if (b_.send_bytes[b] > 0) pack_block_at(dev_, b_, b, src, seg + h_.block_offset(me, b));
+          if (b_.send_bytes[b] > 0) st_->pack_at(b, src, seg + h_.block_offset(me, b));
+        st_->fence();
       }
       PhaseTimer pt(t.comm);
       if (!h_.lead)
@@ -248,9 +242,9 @@ class Hierarchical final : public Transport {
   void arrived(const Msg& m, void* dst, Pending& p, StageTiming& t) {
     switch (m.kind) {
       case Kind::direct:
-        if (!b_.direct_recv[m.x]) {
+        {
           PhaseTimer pt(t.unpack);
-          unpack_block(dev_, b_, m.x, recv_stage_.get(), dst);
+          st_->stage_in(m.x, dst);
         }
         return;
       case Kind::gather:
@@ -264,7 +258,7 @@ class Hierarchical final : public Transport {
         PhaseTimer pt(t.unpack);
         std::int64_t off = in_off_[m.x];
         for (int c : h_.mem[m.x]) {
-          if (b_.recv_bytes[c] > 0) unpack_block_at(dev_, b_, c, in_at(off), dst);
+          if (b_.recv_bytes[c] > 0) st_->unpack_at(c, in_at(off), dst);
           off += h_.span(c, b_.spec.me);
         }
         return;
@@ -276,30 +270,31 @@ class Hierarchical final : public Transport {
   void scatter(int C, void* dst, Pending& p, StageTiming& t) {
     const int me = b_.spec.me, A = h_.mine;
     const char* agg = in_at(in_off_[C]);
-    std::int64_t at = 0;  // the members' parts laid end to end in the scatter buffer
+    std::int64_t at = in_off_[C];  // the members' parts laid end to end in C's region
     for (int a : h_.mem[A]) {
       PhaseTimer pt(a == me ? t.unpack : t.pack);
-      char* part = static_cast<char*>(scatter_.get()) + at;
+      char* part = scatter_ + at;
       std::int64_t len = 0;
       for (int c : h_.mem[C]) {
         const auto span = h_.span(c, a);
         const char* block = agg + h_.segment_offset(c, A) + h_.block_offset(c, a);
-        if (span > 0 && a == me) unpack_block_at(dev_, b_, c, block, dst);
-        if (span > 0 && a != me) std::memcpy(part + len, block, static_cast<std::size_t>(span));
+        if (span > 0 && a == me) st_->unpack_at(c, block, dst);
+        if (span > 0 && a != me) st_->wire_copy(part + len, block, span);
         len += a == me ? 0 : span;
       }
+      if (len > 0) st_->fence();
       if (len > 0) post_chunks(part, len, a, h_.scatter_tag(C), chunk_, comm_, p.sreq, false);
       at += len;
     }
   }
 
   MPI_Comm comm_;
-  Blocks b_;
-  Device& dev_;
+  std::unique_ptr<Stager> st_;
+  const Blocks& b_;
   std::int64_t chunk_;
   HierSchedule h_;
   std::vector<std::int64_t> out_off_, in_off_;  // per node: my outgoing and incoming regions
-  Buffer send_stage_, recv_stage_, out_, in_, scatter_;
+  char *out_ = nullptr, *in_ = nullptr, *scatter_ = nullptr;  // owned by the stager, where MPI reads
 };
 
 }  // namespace

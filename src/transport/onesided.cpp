@@ -25,27 +25,6 @@ struct Slab {
   std::int64_t offset = 0, bytes = 0;  // in the staging buffer / window
 };
 
-// Slabs of `box` along the slowest axis of `order` that has more than one element.
-std::vector<Box> slabs_of(const Box& box, const std::vector<int>& order, int chunks) {
-  if (box.empty()) return {};
-  int ax = order.back();
-  for (int a : order)
-    if (box.extent(a) > 1) {
-      ax = a;
-      break;
-    }
-  const int parts = static_cast<int>(std::min<std::int64_t>(chunks, box.extent(ax)));
-  std::vector<Box> out;
-  for (int p = 0; p < parts; ++p) {
-    Range r = decompose(box.extent(ax), parts, p);
-    Box b = box;
-    b.lo[ax] = box.lo[ax] + r.lo;
-    b.hi[ax] = box.lo[ax] + r.hi;
-    out.push_back(b);
-  }
-  return out;
-}
-
 std::int64_t coded(const ExchangeSpec& s, const Box& b) { return wire_bytes(s.codec, s.elem, b.count()); }
 
 class OneSided final : public Transport {
@@ -60,11 +39,11 @@ class OneSided final : public Transport {
     std::int64_t so = 0, ro = 0;
     for (int k = 0; k < n; ++k) {
       if (k == me) continue;
-      for (const Box& b : slabs_of(intersect(s.src[me].box, s.dst[k].box), s.src[me].order, chunks)) {
+      for (const Box& b : slabs_of(intersect(s.src[me].box, s.dst[k].box), s.src[me].order, chunks, false)) {
         send_[k].push_back({b, so, coded(s, b)});
         so += stage_span(s, coded(s, b));
       }
-      for (const Box& b : slabs_of(intersect(s.src[k].box, s.dst[me].box), s.src[k].order, chunks)) {
+      for (const Box& b : slabs_of(intersect(s.src[k].box, s.dst[me].box), s.src[k].order, chunks, false)) {
         recv_[k].push_back({b, ro, coded(s, b)});
         ro += stage_span(s, coded(s, b));
       }
@@ -74,7 +53,7 @@ class OneSided final : public Transport {
     for (int q = 0; q < n; ++q)
       for (int j = 0; j < me; ++j)
         if (j != q)
-          for (const Box& b : slabs_of(intersect(s.src[j].box, s.dst[q].box), s.src[j].order, chunks))
+          for (const Box& b : slabs_of(intersect(s.src[j].box, s.dst[q].box), s.src[j].order, chunks, false))
             target_[q] += stage_span(s, coded(s, b));
     send_stage_ = Buffer(dev, static_cast<std::size_t>(std::max<std::int64_t>(so, 1)));
     const MPI_Aint wbytes = std::max<std::int64_t>(ro, 1);

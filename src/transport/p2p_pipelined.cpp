@@ -1,123 +1,160 @@
 // SPDX-License-Identifier: MIT
-// p2p-pipelined on host memory: a ring schedule (step j sends to me+j and receives from me-j)
-// with every peer block cut into `chunks` messages and at most `in_flight` steps outstanding.
-// Entering a step posts its receives, packs (or encodes) its send block and sends the pieces;
-// a step whose receives have all landed is unpacked at once while later steps are still on
-// the wire, and leaves the window when its sends are complete too. Packing step j+1 thus
-// overlaps the transfers of step j, and unpacking overlaps the transfers still in flight.
+// p2p-pipelined: a ring schedule (step j sends to me+j and receives from me-j) with every peer
+// block cut into `chunks` messages and at most `in_flight` steps outstanding. Entering a step
+// posts its receives and stages its send block piece by piece; each piece is sent the moment
+// the stager reports it where MPI reads it, and a received piece is staged back at once, while
+// later pieces are still on the wire; a step whose pieces have all landed is unpacked and
+// leaves the window when its sends are complete too.
+// On host memory packing is done when its call returns, so packing step j+1 overlaps the
+// transfers of step j. On a GPU under host staging the stager packs on one stream, copies the
+// pieces to the host on a second (an event per piece) and back on a third, so that the copy
+// out of piece k+1, the transfer of piece k and the copy in of piece k-1 run at once, and the
+// host waits only for the piece it sends next.
+#include <deque>
 #include <vector>
 
 #include "transport/pipelined.hpp"
+#include "transport/stage.hpp"
 
 namespace dfft::detail {
 
 namespace {
 
+using pipelined::Piece;
 using pipelined::Requests;
 using pipelined::Step;
 
 class P2pPipelined final : public Transport {
  public:
   P2pPipelined(MPI_Comm comm, const ExchangeSpec& s, Device& dev, int chunks, int in_flight)
-      : comm_(comm), b_(s), dev_(dev), chunks_(chunks), in_flight_(in_flight) {
-    if (b_.any_pack) send_stage_ = Buffer(dev, static_cast<std::size_t>(b_.stage_send_bytes));
-    if (b_.any_unpack) recv_stage_ = Buffer(dev, static_cast<std::size_t>(b_.stage_recv_bytes));
-  }
+      : comm_(comm), st_(dev.make_stager(s, StageUse::blocks)), chunks_(chunks), in_flight_(in_flight) {}
 
   void execute(const void* src, void* dst, StageTiming& t) override {
-    const int n = b_.size(), me = b_.spec.me, steps = n - 1;
-    std::vector<Step> ring(static_cast<std::size_t>(std::max(steps, 0)));
-    Requests reqs;
-    std::vector<Requests::Label> done;
-    int next = 0, active = 0, retired = 0;
+    const auto& b = st_->blocks();
+    const int steps = b.size() - 1;
+    {
+      PhaseTimer pt(t.pack);
+      st_->begin(true);
+    }
+    Run r;
+    r.ring.resize(static_cast<std::size_t>(std::max(steps, 0)));
+    r.rpieces.resize(r.ring.size());
     bool self_copied = false;
-    while (retired < steps) {
-      while (active < in_flight_ && next < steps) {
-        ring[next] = pipelined::ring_step(next, me, n);
-        begin(next, ring[next], src, dst, reqs, t);
-        ++next;
-        ++active;
+    while (r.retired < steps) {
+      while (r.active < in_flight_ && r.next < steps) {
+        begin(r, r.next, src, dst, t);
+        ++r.next;
+        ++r.active;
       }
       if (!self_copied) {  // overlaps the first window's transfers
         PhaseTimer pt(t.unpack);
-        copy_self(dev_, b_, src, dst);
+        st_->copy_self(src, dst);
         self_copied = true;
       }
-      if (retire(ring, next, active, retired)) continue;
-      {
-        // Packing and unpacking run between the waits while messages move, so comm is the
-        // time spent blocked on MPI, not the transfer time.
-        PhaseTimer pt(t.comm);
-        reqs.complete(true, done);
-      }
-      if (done.empty()) fail_internal("p2p-pipelined waits with nothing outstanding");
-      for (const auto& l : done) {
-        Step& s = ring[l.step];
-        if (!l.recv) {
-          --s.send_left;
-        } else if (--s.recv_left == 0 && !b_.direct_recv[s.from]) {
-          PhaseTimer pt(t.unpack);
-          unpack_block(dev_, b_, s.from, recv_stage_.get(), dst);
-        }
-      }
+      if (retire(r)) continue;
+      progress(r, dst, t);
     }
-    if (!self_copied) {
-      PhaseTimer pt(t.unpack);
-      copy_self(dev_, b_, src, dst);
-    }
+    PhaseTimer pt(t.unpack);
+    if (!self_copied) st_->copy_self(src, dst);
+    st_->finish();
   }
 
  private:
-  // Enter ring step j: post its receives, pack its block and send its pieces.
-  void begin(int j, Step& s, const void* src, void* dst, Requests& reqs, StageTiming& t) {
+  // A piece whose send waits for the stager.
+  struct Pending {
+    int step, peer, piece, ticket;
+    const char* from;
+    std::int64_t len;
+  };
+  struct Run {
+    std::vector<Step> ring;
+    std::vector<std::vector<Piece>> rpieces;  // per step: pieces of the received block
+    Requests reqs;
+    std::deque<Pending> sends;  // in the order they were shipped (their tickets complete in order)
+    std::vector<Requests::Label> done;
+    int next = 0, active = 0, retired = 0;
+  };
+
+  // Enter ring step j: post its receives, stage its block piece by piece.
+  void begin(Run& r, int j, const void* src, void* dst, StageTiming& t) {
+    const auto& b = st_->blocks();
+    Step& s = r.ring[j] = pipelined::ring_step(j, b.spec.me, b.size());
     {
       PhaseTimer pt(t.comm);
-      char* rbase = b_.direct_recv[s.from]
-                        ? static_cast<char*>(dst) + b_.dst_offset[s.from]
-                        : static_cast<char*>(recv_stage_.get()) + b_.stage_recv_off[s.from];
-      const auto pieces = pipelined::pieces_of(b_.recv_bytes[s.from], chunks_, b_);
-      for (std::size_t p = 0; p < pieces.size(); ++p)
-        reqs.irecv(rbase + pieces[p].off, pieces[p].len, s.from, pipelined::piece_tag(p), comm_,
-                   {j, static_cast<int>(p), true});
-      s.recv_left = static_cast<int>(pieces.size());
+      char* rbase = st_->recv_ptr(s.from, dst);
+      r.rpieces[j] = pipelined::pieces_of(b.recv_bytes[s.from], chunks_, b);
+      const auto& rp = r.rpieces[j];
+      for (std::size_t p = 0; p < rp.size(); ++p)
+        r.reqs.irecv(rbase + rp[p].off, rp[p].len, s.from, pipelined::piece_tag(p), comm_,
+                     {j, static_cast<int>(p), true});
+      s.recv_left = static_cast<int>(rp.size());
     }
-    const auto pieces = pipelined::pieces_of(b_.send_bytes[s.to], chunks_, b_);
+    const auto pieces = pipelined::pieces_of(b.send_bytes[s.to], chunks_, b);
     s.send_left = static_cast<int>(pieces.size());
     if (pieces.empty()) return;
-    const char* sbase;
-    if (b_.direct_send[s.to]) {
-      sbase = static_cast<const char*>(src) + b_.src_offset[s.to];
-    } else {
+    {
       PhaseTimer pt(t.pack);
-      pack_block(dev_, b_, s.to, src, send_stage_.get());
-      sbase = static_cast<const char*>(send_stage_.get()) + b_.stage_send_off[s.to];
+      st_->pack(s.to, src);
+      const char* from = st_->send_ptr(s.to, src);
+      for (std::size_t p = 0; p < pieces.size(); ++p)
+        r.sends.push_back({j, s.to, static_cast<int>(p), st_->ship(s.to, src, pieces[p].off, pieces[p].len),
+                           from + pieces[p].off, pieces[p].len});
     }
     PhaseTimer pt(t.comm);
-    for (std::size_t p = 0; p < pieces.size(); ++p)
-      reqs.isend(sbase + pieces[p].off, pieces[p].len, s.to, pipelined::piece_tag(p), comm_,
-                 {j, static_cast<int>(p), false});
+    post_ready(r);
   }
 
-  // Steps with nothing outstanding leave the window (their unpack already ran, or they had
-  // nothing to receive). Returns whether any did.
-  static bool retire(std::vector<Step>& ring, int next, int& active, int& retired) {
+  // Send the pieces the stager has put where MPI reads them, oldest first.
+  void post_ready(Run& r) {
+    while (!r.sends.empty() && st_->ready(r.sends.front().ticket)) {
+      const Pending& q = r.sends.front();
+      r.reqs.isend(q.from, q.len, q.peer, pipelined::piece_tag(static_cast<std::size_t>(q.piece)), comm_,
+                   {q.step, q.piece, false});
+      r.sends.pop_front();
+    }
+  }
+
+  // One round of progress: post ready sends, then collect finished requests. Blocks in MPI
+  // only when no piece waits for the device (else polls both, so that a piece is sent as soon
+  // as it is staged). Wait time goes to comm: staging runs meanwhile.
+  void progress(Run& r, void* dst, StageTiming& t) {
+    {
+      PhaseTimer pt(t.comm);
+      post_ready(r);
+      const bool block = r.sends.empty();
+      if (block && r.reqs.empty()) fail_internal("p2p-pipelined waits with nothing outstanding");
+      r.reqs.complete(block, r.done);
+    }
+    for (const auto& l : r.done) {
+      Step& s = r.ring[l.step];
+      if (!l.recv) {
+        --s.send_left;
+        continue;
+      }
+      PhaseTimer pt(t.unpack);
+      const Piece& pc = r.rpieces[l.step][l.piece];
+      st_->land(s.from, dst, pc.off, pc.len);
+      if (--s.recv_left == 0) st_->unpack(s.from, dst);
+    }
+  }
+
+  // Steps with nothing outstanding in MPI leave the window. Returns whether any did.
+  static bool retire(Run& r) {
     bool any = false;
-    for (int j = 0; j < next; ++j) {
-      Step& s = ring[j];
+    for (int j = 0; j < r.next; ++j) {
+      Step& s = r.ring[j];
       if (s.retired || s.recv_left > 0 || s.send_left > 0) continue;
       s.retired = true;
-      --active;
-      ++retired;
+      --r.active;
+      ++r.retired;
       any = true;
     }
     return any;
   }
 
   MPI_Comm comm_;
-  Blocks b_;
-  Device& dev_;
+  std::unique_ptr<Stager> st_;
   int chunks_, in_flight_;
-  Buffer send_stage_, recv_stage_;
 };
 
 }  // namespace

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// p2p-sync (thesis Listings 4.1 and 4.3): post every receive, pack and send peer by peer in ring
+// p2p-sync (thesis Listings 4.1 and 4.3): post every receive, stage and send peer by peer in ring
 // order, copy the local block, then unpack each block as soon as MPI_Waitany returns it.
 // The same loop runs a schedule of several rounds (node-ring, src/transport/node_ring.cpp):
 // each round posts its receives, sends its blocks and waits for its receives.
 #include <vector>
 
-#include "transport/pack_common.hpp"
+#include "transport/stage.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
@@ -15,64 +15,53 @@ namespace {
 class P2pRounds final : public Transport {
  public:
   P2pRounds(MPI_Comm comm, const ExchangeSpec& s, Device& dev, std::vector<PeerRound> rounds)
-      : comm_(comm), b_(s), dev_(dev), chunk_(chunk_bytes(b_)), rounds_(std::move(rounds)) {
-    if (b_.any_pack) send_stage_ = Buffer(dev, b_.stage_send_bytes);
-    if (b_.any_unpack) recv_stage_ = Buffer(dev, b_.stage_recv_bytes);
-  }
+      : comm_(comm), st_(dev.make_stager(s, StageUse::blocks)), chunk_(chunk_bytes(st_->blocks())),
+        rounds_(std::move(rounds)) {}
 
   void execute(const void* src, void* dst, StageTiming& t) override {
+    st_->begin(false);
     for (std::size_t r = 0; r < rounds_.size(); ++r) round(rounds_[r], r == 0, src, dst, t);
-    if (rounds_.empty()) {
-      PhaseTimer pt(t.unpack);
-      copy_self(dev_, b_, src, dst);
-    }
+    PhaseTimer pt(t.unpack);
+    if (rounds_.empty()) st_->copy_self(src, dst);
+    st_->finish();
   }
 
  private:
   void round(const PeerRound& rd, bool first, const void* src, void* dst, StageTiming& t) {
-    std::vector<MPI_Request> rreq, sreq;
-    std::vector<int> owner;  // peer of each receive request
-    std::vector<std::int64_t> left(b_.size(), 0);
+    const auto& b = st_->blocks();
+    ChunkedReceives recv;  // owned by their peer
+    std::vector<MPI_Request> sreq;
     {
       PhaseTimer pt(t.comm);
-      for (int k : rd.from) {
-        char* base = b_.direct_recv[k] ? static_cast<char*>(dst) + b_.dst_offset[k]
-                                       : static_cast<char*>(recv_stage_.get()) + b_.stage_recv_off[k];
-        left[k] = post_chunks(base, b_.recv_bytes[k], k, -1, chunk_, comm_, rreq, true);
-        owner.resize(rreq.size(), k);
-      }
+      for (int k : rd.from) recv.post(k, st_->recv_ptr(k, dst), b.recv_bytes[k], k, -1, chunk_, comm_);
     }
     for (int k : rd.to) {
-      const char* base = send_block(dev_, b_, k, src, send_stage_.get(), t.pack);
+      {
+        // Listing 4.1: each block is staged, and waited for, before its send starts.
+        PhaseTimer pt(t.pack);
+        st_->stage_out(k, src);
+        st_->fence();
+      }
       PhaseTimer pt(t.comm);
-      post_chunks(const_cast<char*>(base), b_.send_bytes[k], k, -1, chunk_, comm_, sreq, false);
+      post_chunks(const_cast<char*>(st_->send_ptr(k, src)), b.send_bytes[k], k, -1, chunk_, comm_, sreq,
+                  false);
     }
     if (first) {  // overlaps the first round's transfers
       PhaseTimer pt(t.unpack);
-      copy_self(dev_, b_, src, dst);
+      st_->copy_self(src, dst);
     }
-    for (std::size_t done = 0; done < rreq.size(); ++done) {
-      int idx = MPI_UNDEFINED;
-      {
-        PhaseTimer pt(t.comm);
-        DFFT_MPI(MPI_Waitany(static_cast<int>(rreq.size()), rreq.data(), &idx, MPI_STATUS_IGNORE));
-      }
-      int k = owner[idx];
-      if (--left[k] == 0 && !b_.direct_recv[k]) {
-        PhaseTimer pt(t.unpack);
-        unpack_block(dev_, b_, k, recv_stage_.get(), dst);
-      }
-    }
+    recv.each(t.comm, [&](int k) {
+      PhaseTimer pt(t.unpack);
+      st_->stage_in(k, dst);
+    });
     PhaseTimer pt(t.comm);
     DFFT_MPI(MPI_Waitall(static_cast<int>(sreq.size()), sreq.data(), MPI_STATUSES_IGNORE));
   }
 
   MPI_Comm comm_;
-  Blocks b_;
-  Device& dev_;
+  std::unique_ptr<Stager> st_;
   std::int64_t chunk_;
   std::vector<PeerRound> rounds_;
-  Buffer send_stage_, recv_stage_;
 };
 
 }  // namespace

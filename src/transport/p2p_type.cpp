@@ -3,51 +3,38 @@
 #include <vector>
 
 #include "transport/box_types.hpp"
-#include "transport/pack_common.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
 
 namespace {
 
-class P2pType final : public Transport {
+class P2pType final : public InPlaceTransport {
  public:
   P2pType(MPI_Comm comm, const ExchangeSpec& s, Device& dev)
-      : comm_(comm), b_(s), dev_(dev), elem_(make_elem_type(s.elem)), types_(b_, elem_) {}
-  ~P2pType() override { MPI_Type_free(&elem_); }
+      : InPlaceTransport(s, dev), comm_(comm) {}
 
-  void execute(const void* src, void* dst, StageTiming& t) override {
+  void exchange(const void* src, void* dst, StageTiming& t) override {
     std::vector<MPI_Request> req;
     const auto peers = ring_peers(b_.spec.me, b_.size());
-    {
-      PhaseTimer pt(t.comm);
-      for (int k : peers)
-        for (std::size_t p = 0; p < types_.recv[k].size(); ++p) {
-          req.emplace_back();
-          DFFT_MPI(MPI_Irecv(dst, 1, types_.recv[k][p], k, static_cast<int>(p % 32768), comm_,
-                             &req.back()));
-        }
-      for (int k : peers)
-        for (std::size_t p = 0; p < types_.send[k].size(); ++p) {
-          req.emplace_back();
-          DFFT_MPI(MPI_Isend(src, 1, types_.send[k][p], k, static_cast<int>(p % 32768), comm_,
-                             &req.back()));
-        }
-    }
-    {
-      PhaseTimer pt(t.unpack);
-      copy_self(dev_, b_, src, dst);
-    }
     PhaseTimer pt(t.comm);
+    for (int k : peers)
+      for (std::size_t p = 0; p < types_.recv[k].size(); ++p) {
+        req.emplace_back();
+        DFFT_MPI(MPI_Irecv(dst, 1, types_.recv[k][p], k, static_cast<int>(p % 32768), comm_,
+                           &req.back()));
+      }
+    for (int k : peers)
+      for (std::size_t p = 0; p < types_.send[k].size(); ++p) {
+        req.emplace_back();
+        DFFT_MPI(MPI_Isend(src, 1, types_.send[k][p], k, static_cast<int>(p % 32768), comm_,
+                           &req.back()));
+      }
     DFFT_MPI(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
   }
 
  private:
   MPI_Comm comm_;
-  Blocks b_;
-  Device& dev_;
-  MPI_Datatype elem_;
-  BoxTypes types_;
 };
 
 }  // namespace

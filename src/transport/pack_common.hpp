@@ -108,4 +108,37 @@ inline int post_chunks(char* base, std::int64_t bytes, int peer, int tag, std::i
   return n;
 }
 
+/// Receives of messages cut into chunks, each message owned by a number (a peer, or a message
+/// index of the schedule): each() hands an owner over once all its chunks have landed.
+class ChunkedReceives {
+ public:
+  /// Posts `bytes` at `base` from `peer` (post_chunks); returns whether there was anything.
+  bool post(int owner, char* base, std::int64_t bytes, int peer, int tag, std::int64_t chunk, MPI_Comm comm) {
+    const int n = post_chunks(base, bytes, peer, tag, chunk, comm, req_, true);
+    if (static_cast<std::size_t>(owner) >= left_.size()) left_.resize(static_cast<std::size_t>(owner) + 1, 0);
+    left_[owner] += n;
+    owner_.resize(req_.size(), owner);
+    return n > 0;
+  }
+  /// Waits for every posted chunk (the time blocked goes to `wait`); `arrived(owner)` runs as
+  /// soon as an owner's last chunk is in.
+  template <class F>
+  void each(double& wait, F arrived) {
+    for (std::size_t done = 0; done < req_.size(); ++done) {
+      int idx = MPI_UNDEFINED;
+      {
+        PhaseTimer pt(wait);
+        DFFT_MPI(MPI_Waitany(static_cast<int>(req_.size()), req_.data(), &idx, MPI_STATUS_IGNORE));
+      }
+      const int o = owner_[idx];
+      if (--left_[o] == 0) arrived(o);
+    }
+  }
+
+ private:
+  std::vector<MPI_Request> req_;
+  std::vector<int> owner_;
+  std::vector<std::int64_t> left_;
+};
+
 }  // namespace dfft::detail

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Pieces of the p2p-pipelined transport shared by its host (src/transport/p2p_pipelined.cpp)
-// and CUDA (src/backend/cuda/pipelined.cpp) versions: how a block is cut into chunks, the ring
-// step bookkeeping and the set of outstanding MPI requests.
+// Pieces of the p2p-pipelined transport (src/transport/p2p_pipelined.cpp): how a block is cut
+// into chunks, the ring step bookkeeping and the set of outstanding MPI requests.
 #pragma once
 
 #include <mpi.h>

@@ -119,6 +119,17 @@ std::vector<int> detected_nodes(MPI_Comm comm, int rank, int size) {
 
 }  // namespace
 
+SharedNode shared_node(MPI_Comm comm) {
+  MPI_Comm node;
+  DFFT_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  SharedNode r;
+  int rc = MPI_Comm_rank(node, &r.rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(node, &r.size);
+  MPI_Comm_free(&node);
+  DFFT_MPI(rc);
+  return r;
+}
+
 Topology make_topology(MPI_Comm comm, const std::vector<int>& option) {
   int rank = 0, size = 1;
   DFFT_MPI(MPI_Comm_rank(comm, &rank));

@@ -26,6 +26,13 @@ struct Topology {
   Topology restrict_to(const std::vector<int>& parent_ranks) const;
 };
 
+/// This rank's place among the ranks of comm that share its memory (the real node, never an
+/// emulated one): its rank there and how many they are.
+struct SharedNode {
+  int rank = 0, size = 1;
+};
+SharedNode shared_node(MPI_Comm comm);
+
 /// Node of each of `ranks` consecutive ranks for a layout in Options::ranks_per_node form;
 /// a layout that does not fit `ranks` fails saying what is allowed.
 std::vector<int> emulated_nodes(const std::vector<int>& layout, int ranks);

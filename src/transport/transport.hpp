@@ -69,13 +69,16 @@ struct Blocks {
   ExchangeSpec spec;
 };
 
+/// `box` cut into at most `parts` slabs along the slowest axis of `order` that has more than one
+/// element, in order; with `taper` the first and last are half the others where the extent
+/// allows (split_range). Sender and receiver cut the same box alike, so chunks pair up.
+std::vector<Box> slabs_of(const Box& box, const std::vector<int>& order, std::int64_t parts, bool taper);
+
 /// Peers in ring order: me+1, me+2, ... (each step pairs distinct senders and receivers).
 std::vector<int> ring_peers(int me, int n);
 
 /// Methods that cut blocks into TransportTuning::chunks pieces (and so are tuned over them).
-inline bool method_uses_chunks(Method m) {
-  return m == Method::onesided || m == Method::p2p_pipelined || m == Method::nccl;
-}
+bool method_uses_chunks(Method m);
 
 struct TransportTuning {
   OneSidedSync onesided_sync = OneSidedSync::fence;
@@ -101,22 +104,21 @@ struct PeerRound {
 /// Point-to-point rounds (p2p-sync: one round in ring order; node-ring: one round per node step).
 std::unique_ptr<Transport> make_p2p_rounds(MPI_Comm, const ExchangeSpec&, Device&,
                                            std::vector<PeerRound> rounds);
-/// Node-aware transports (docs/nodes.md), host memory only.
+/// Node-aware transports (docs/nodes.md).
 std::unique_ptr<Transport> make_node_ring(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_hierarchical(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_p2p_type(MPI_Comm, const ExchangeSpec&, Device&);
 /// `parent`: the plan's communicator (the sub-communicator's parent), over which windows are made.
 std::unique_ptr<Transport> make_onesided(MPI_Comm comm, MPI_Comm parent, const ExchangeSpec&,
                                          Device&, OneSidedSync, int chunks);
-/// Ring schedule, blocks split in `chunks` pieces, `in_flight` ring steps outstanding (CPU
-/// memory; the CUDA backend has its own host-staged variant behind make_device_transport).
+/// Ring schedule, blocks split in `chunks` pieces, `in_flight` ring steps outstanding.
 std::unique_ptr<Transport> make_p2p_pipelined(MPI_Comm, const ExchangeSpec&, Device&, int chunks,
                                               int in_flight);
 /// Host and device bytes a transport of method `m` for `spec` allocates (staging buffers, MPI
 /// windows); computed without building it, so that plans are checked before they allocate.
 Memory transport_memory(Method m, const ExchangeSpec& spec, bool on_device);
 
-/// Transports of the CUDA backend (src/backend/cuda); throw when it is not built.
+/// Transports only the CUDA backend has (src/backend/cuda); throw when it is not built.
 std::unique_ptr<Transport> make_device_transport(Method m, MPI_Comm comm, const ExchangeSpec& spec,
                                                  Device& dev, const TransportTuning& tuning);
 

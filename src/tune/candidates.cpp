@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "dfft/tune.hpp"
-#include "transport/transport.hpp"
+#include "transport/methods.hpp"
 
 namespace dfft {
 
@@ -67,22 +67,16 @@ void add_with_chunks(std::vector<Options>& out, Options o) {
 }  // namespace
 
 std::vector<Method> tune_methods(Backend b) {
-  std::vector<Method> m{Method::a2a_sync, Method::a2a_type, Method::p2p_sync, Method::p2p_type,
-                        Method::onesided, Method::p2p_pipelined};
-  // The node-aware methods run on host memory only (docs/nodes.md).
-  if (b == Backend::cpu) m.insert(m.end(), {Method::node_ring, Method::hierarchical});
-  if (b == Backend::cuda) {
-    m.push_back(Method::p2p_streams);
-    m.push_back(Method::nccl);
-    m.push_back(Method::cuda_ipc);
-  }
+  std::vector<Method> m;
+  for (const auto& i : detail::method_table())
+    if (b == Backend::cuda ? i.cuda : i.cpu) m.push_back(i.method);
   return m;
 }
 
 std::vector<Options> tune_candidates(const Options& base, int ranks, int dims, int nodes) {
   auto methods = tune_methods(base.backend);
   if (nodes < 2)  // on one node they send what p2p-sync sends
-    std::erase_if(methods, [](Method m) { return m == Method::node_ring || m == Method::hierarchical; });
+    std::erase_if(methods, [](Method m) { return detail::method_info(m).node_aware; });
   const auto shapes = shapes_for(base, ranks, dims);
   std::vector<Options> out;
   auto make = [&](const Shape& sh, Variant v, std::vector<Method> ms) {

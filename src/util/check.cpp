@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "util/check.hpp"
 
+#include <climits>
 #include <new>
 
 namespace dfft {
@@ -87,6 +88,18 @@ Status status_of(const std::exception_ptr& e) {
   } catch (...) {
     return Status::internal;
   }
+}
+
+void agree(MPI_Comm comm, const std::exception_ptr& err, const char* what) {
+  int r = 0;
+  check_mpi(MPI_Comm_rank(comm, &r), "MPI_Comm_rank");
+  // MPI_MINLOC on (rank, status): the lowest failing rank and the kind of its failure.
+  int mine[2] = {err ? r : INT_MAX, err ? static_cast<int>(status_of(err)) : 0}, first[2] = {0, 0};
+  check_mpi(MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm), "MPI_Allreduce");
+  if (first[0] == INT_MAX) return;
+  if (err) std::rethrow_exception(err);
+  throw_as(static_cast<Status>(first[1]),
+           concat(what, " failed on rank ", first[0], " of this exchange's communicator (that rank reports why)"));
 }
 
 }  // namespace detail

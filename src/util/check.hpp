@@ -28,6 +28,22 @@ int world_rank();
 /// The status of the exception `e` holds (internal for one that is not a dfft::Error).
 Status status_of(const std::exception_ptr& e);
 
+/// Collective failure, so that every rank of comm throws, never only some: every rank learns
+/// whether any holds an error; the failing ranks rethrow their own, the others throw one of the
+/// same class naming the first failing rank ("<what> failed on rank r").
+void agree(MPI_Comm comm, const std::exception_ptr& err, const char* what);
+/// Runs local (non-collective) work `f`, then agree().
+template <class F>
+void collectively(MPI_Comm comm, const char* what, F f) {
+  std::exception_ptr err;
+  try {
+    f();
+  } catch (...) {
+    err = std::current_exception();
+  }
+  agree(comm, err, what);
+}
+
 inline void check_mpi(int code, const char* call) {
   if (code != MPI_SUCCESS) throw_mpi(call, code);
 }

@@ -16,6 +16,14 @@ bool device_direct(const std::vector<Method>& ms) {
          (ms[0] == Method::nccl || ms[0] == Method::p2p_streams || ms[0] == Method::p2p_pipelined);
 }
 
+/// The node-aware methods on emulated nodes of one rank each (every message crosses nodes);
+/// on the cpu backend they have their own suite (nodes_test.cpp).
+std::vector<int> nodes_for(const std::vector<Method>& ms) {
+  for (auto m : ms)
+    if (m == Method::node_ring || m == Method::hierarchical) return {1};
+  return {};
+}
+
 std::vector<Case> sweep(std::vector<Decomposition> decs) {
   std::vector<Case> cases;
   const int n = world_size();
@@ -26,9 +34,10 @@ std::vector<Case> sweep(std::vector<Decomposition> decs) {
         for (const auto& ms : method_sets(dec))
           for (bool dbl : {true, false})
             for (auto tr : {Transform::r2c, Transform::c2c}) {
-              for (const auto& shape : kShapes) cases.push_back({dec, var, ms, grid, dbl, tr, shape});
+              for (const auto& shape : kShapes)
+                cases.push_back({dec, var, ms, grid, dbl, tr, shape, nodes_for(ms)});
               if (on_cuda() && (tr == Transform::r2c || device_direct(ms)))
-                cases.push_back({dec, var, ms, grid, dbl, tr, kLarge});
+                cases.push_back({dec, var, ms, grid, dbl, tr, kLarge, nodes_for(ms)});
             }
   }
   return cases;

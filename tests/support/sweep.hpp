@@ -67,9 +67,11 @@ inline std::vector<std::vector<int>> grids_of(int n, int dims) {
 
 /// The redistribution methods of the CUDA backend the sweep covers (MPI ones staged through the
 /// host or CUDA-aware, and the device-only ones).
-inline const std::vector<Method> kCudaMethods{Method::a2a_sync, Method::a2a_type, Method::p2p_sync,
-                                              Method::p2p_type, Method::p2p_streams, Method::nccl,
-                                              Method::cuda_ipc, Method::p2p_pipelined};
+inline const std::vector<Method> kCudaMethods{Method::a2a_sync,    Method::a2a_type,
+                                              Method::p2p_sync,    Method::p2p_type,
+                                              Method::p2p_streams, Method::nccl,
+                                              Method::cuda_ipc,    Method::p2p_pipelined,
+                                              Method::node_ring,   Method::hierarchical};
 
 /// Every method of the backend under test alone, and (pencils) mixed, one per exchange.
 inline std::vector<std::vector<Method>> method_sets(Decomposition dec) {

@@ -122,8 +122,8 @@ TEST(Topology, TunerTriesNodeMethodsOnlyWithSeveralNodes) {
   EXPECT_FALSE(uses(dfft::tune_candidates(base, 4, 3, 1), Method::node_ring));
   EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::hierarchical));
   EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::node_ring));
-  base.backend = dfft::Backend::cuda;  // host-memory methods: not for the CUDA backend
-  EXPECT_FALSE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::node_ring));
+  base.backend = dfft::Backend::cuda;  // one schedule for every device
+  EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::node_ring));
 }
 
 }  // namespace

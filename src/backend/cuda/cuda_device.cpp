@@ -3,6 +3,7 @@
 #include "backend/cuda/cuda_device.hpp"
 
 #include "backend/cuda/codec.hpp"
+#include "transport/topology.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -10,18 +11,6 @@
 namespace dfft::detail {
 
 namespace {
-
-// Rank among the ranks of this node (shared-memory domain): ranks of one node spread over its
-// GPUs round robin.
-int local_rank(MPI_Comm comm) {
-  MPI_Comm node;
-  DFFT_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int r = 0;
-  const int rc = MPI_Comm_rank(node, &r);
-  MPI_Comm_free(&node);
-  check_mpi(rc, "MPI_Comm_rank(node)");
-  return r;
-}
 
 int visible_devices() {
   int n = 0;
@@ -39,7 +28,8 @@ int visible_devices() {
 
 CudaDevice::CudaDevice(MPI_Comm comm, int requested, cudaStream_t user_stream) : comm_(comm) {
   const int n = visible_devices();
-  const int local = local_rank(comm);
+  // Ranks of one node spread over its GPUs round robin.
+  const int local = shared_node(comm).rank;
   if (requested >= n)
     fail("device ", requested, " requested but this rank sees ", n, " GPU(s) (0..", n - 1, ")");
   ordinal_ = requested >= 0 ? requested : local % n;

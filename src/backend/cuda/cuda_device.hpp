@@ -52,6 +52,8 @@ class CudaDevice final : public Device {
   void synchronize() override;
   std::unique_ptr<Marks> make_marks(int n) override;
   std::unique_ptr<LaneScope> comm_lane() override;
+  /// src/backend/cuda/stager.cpp; host staging or CUDA-aware MPI per ExchangeSpec::staging.
+  std::unique_ptr<Stager> make_stager(const ExchangeSpec& s, StageUse use) override;
 
   /// Make this device current on the calling thread (several plans may use several GPUs).
   void activate() const;

@@ -47,38 +47,12 @@
 
 #include "backend/cuda/cuda_device.hpp"
 #include "transport/pack_common.hpp"
+#include "transport/topology.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
 
 namespace {
-
-// ---- Collective failure: every rank of the exchange throws, never only some. -----------------
-
-/// Every rank learns whether any rank holds an error; all throw: the failing ranks their own
-/// error, the others one that names the first failing rank.
-void agree(MPI_Comm comm, const std::exception_ptr& err, const char* what) {
-  int r = 0;
-  DFFT_MPI(MPI_Comm_rank(comm, &r));
-  // MPI_MINLOC on (rank, status): the lowest failing rank and the kind of its failure.
-  int mine[2] = {err ? r : INT_MAX, err ? static_cast<int>(status_of(err)) : 0}, first[2] = {0, 0};
-  DFFT_MPI(MPI_Allreduce(mine, first, 1, MPI_2INT, MPI_MINLOC, comm));
-  if (first[0] == INT_MAX) return;
-  if (err) std::rethrow_exception(err);
-  throw_as(static_cast<Status>(first[1]), concat("cuda-ipc: ", what, " failed on rank ", first[0],
-           " of this exchange's communicator (that rank reports why)"));
-}
-
-/// Runs local (non-collective) work `f`, then agree().
-void collectively(MPI_Comm comm, const char* what, const std::function<void()>& f) {
-  std::exception_ptr err;
-  try {
-    f();
-  } catch (...) {
-    err = std::current_exception();
-  }
-  agree(comm, err, what);
-}
 
 // ---- Driver API, looked up at run time. -------------------------------------------------------
 
@@ -301,13 +275,7 @@ struct IpcEvents {
 // ---- Plan-time checks. ------------------------------------------------------------------------
 
 void check_one_node(MPI_Comm comm, int n) {
-  MPI_Comm node;
-  DFFT_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int nn = 0;
-  const int rc = MPI_Comm_size(node, &nn);
-  MPI_Comm_free(&node);
-  check_mpi(rc, "MPI_Comm_size(node)");
-  int mine = nn == n ? 1 : 0, all = 0;
+  int mine = shared_node(comm).size == n ? 1 : 0, all = 0;
   DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm));
   if (!all)
     unsupported("method cuda-ipc maps GPU memory between the processes of one node, but the ", n,
@@ -389,12 +357,12 @@ class CudaIpc final : public Transport {
     dev.activate();
     check_one_node(comm_, n_);
     cudaDeviceProp p{};
-    collectively(comm_, "the GPU query",
+    collectively(comm_, "cuda-ipc: the GPU query",
                  [&] { DFFT_CUDA(cudaGetDeviceProperties(&p, dev.ordinal())); });
     std::vector<cudaUUID_t> ids(static_cast<std::size_t>(n_));
     DFFT_MPI(MPI_Allgather(&p.uuid, sizeof(cudaUUID_t), MPI_BYTE, ids.data(), sizeof(cudaUUID_t),
                            MPI_BYTE, comm_));
-    collectively(comm_, "the GPU check", [&] { check_gpus(me_, ids, dev.ordinal()); });
+    collectively(comm_, "cuda-ipc: the GPU check", [&] { check_gpus(me_, ids, dev.ordinal()); });
     open_events();
   }
 
@@ -467,7 +435,7 @@ class CudaIpc final : public Transport {
       err = std::current_exception();
     }
     DFFT_CUDA(cudaEventRecord(ev_.done[me_], s));
-    agree(comm_, err, "mapping a peer's buffer or queuing the copies");
+    agree(comm_, err, "cuda-ipc: mapping a peer's buffer or queuing the copies");
     for (int k = 0; k < n_; ++k)
       if (k != me_ && !b_.recv[k].empty()) DFFT_CUDA(cudaStreamWaitEvent(s, ev_.done[k], 0));
     launched_ = launched;
@@ -495,7 +463,7 @@ class CudaIpc final : public Transport {
   /// throws if any fails.
   void open_events() {
     cudaIpcEventHandle_t mine[2] = {};
-    collectively(comm_, "creating interprocess events", [&] {
+    collectively(comm_, "cuda-ipc: creating interprocess events", [&] {
       for (auto* v : {&ev_.ready, &ev_.done}) {
         cudaEvent_t e = nullptr;
         DFFT_LIVE(Live::event, DFFT_CUDA(cudaEventCreateWithFlags(
@@ -508,7 +476,7 @@ class CudaIpc final : public Transport {
     std::vector<cudaIpcEventHandle_t> all(2 * static_cast<std::size_t>(n_));
     DFFT_MPI(
         MPI_Allgather(mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE, comm_));
-    collectively(comm_, "opening the peers' interprocess events", [&] {
+    collectively(comm_, "cuda-ipc: opening the peers' interprocess events", [&] {
       for (int k = 0; k < n_; ++k) {
         if (k == me_) continue;
         DFFT_LIVE(Live::event, DFFT_CUDA(cudaIpcOpenEventHandle(&ev_.ready[k], all[2 * k])));

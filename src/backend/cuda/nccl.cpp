@@ -80,32 +80,11 @@ struct NcclChunk {
 
 std::vector<NcclChunk> cut_block(const Box& box, const std::vector<int>& order, int chunks,
                                  std::int64_t min_chunk, bool taper, const ExchangeSpec& sp) {
-  std::vector<NcclChunk> out;
-  if (box.empty()) return out;
-  const std::int64_t total = wire_bytes(sp.codec, sp.elem, box.count());
-  int axis = -1;
-  for (int a : order)
-    if (box.extent(a) > 1) {
-      axis = a;
-      break;
-    }
   std::int64_t n = chunks;
-  if (min_chunk > 0) n = std::min<std::int64_t>(n, std::max<std::int64_t>(1, total / min_chunk));
-  if (axis < 0) n = 1;
-  else n = std::min(n, box.extent(axis));
-  // Tapering needs an extent of at least 2n - 2 so that no chunk comes out empty.
-  const bool tapered = taper && axis >= 0 && box.extent(axis) >= 2 * n - 2;
-  for (std::int64_t i = 0; i < n; ++i) {
-    NcclChunk c;
-    c.box = box;
-    if (axis >= 0) {
-      const Range r = split_range(box.extent(axis), static_cast<int>(n), static_cast<int>(i), tapered);
-      c.box.lo[axis] = box.lo[axis] + r.lo;
-      c.box.hi[axis] = box.lo[axis] + r.hi;
-    }
-    c.bytes = wire_bytes(sp.codec, sp.elem, c.box.count());
-    out.push_back(std::move(c));
-  }
+  if (min_chunk > 0)
+    n = std::min<std::int64_t>(n, std::max<std::int64_t>(1, wire_bytes(sp.codec, sp.elem, box.count()) / min_chunk));
+  std::vector<NcclChunk> out;
+  for (const Box& b : slabs_of(box, order, n, taper)) out.push_back({b, wire_bytes(sp.codec, sp.elem, b.count()), 0});
   return out;
 }
 
@@ -123,7 +102,7 @@ std::int64_t nccl_min_chunk() {
 class NcclExchange final : public Transport {
  public:
   NcclExchange(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev, int chunks, bool taper)
-      : st_(s, dev, true, false),
+      : st_(s, dev, true, StageUse::blocks),
         ev_{Event(true), Event(true), Event(true), Event(true)},
         taper_(taper) {
     if (st_.blocks().size() > 1) nccl_ = dev.nccl_comm(comm);
@@ -155,10 +134,10 @@ class NcclExchange final : public Transport {
     ev_[0].record(s);
     // The rank's own block moves on a side stream, beside packing and communication.
     DFFT_CUDA(cudaStreamWaitEvent(side_, ev_[0].get(), 0));
-    st_.copy_self(src, dst, side_);
+    st_.on(side_).copy_self(src, dst);
     self_done_.record(side_);
     for (int k = 0; k < n; ++k)
-      if (k != me) st_.stage_out(k, src, s);
+      if (k != me) st_.on(s).stage_out(k, src);
     ev_[1].record(s);
     if (n > 1) {
       DFFT_NCCL(ncclGroupStart());
@@ -176,7 +155,7 @@ class NcclExchange final : public Transport {
     ev_[2].record(s);
     DFFT_CUDA(cudaStreamWaitEvent(s, self_done_.get(), 0));
     for (int k = 0; k < n; ++k)
-      if (k != me) st_.stage_in(k, dst, s);
+      if (k != me) st_.on(s).stage_in(k, dst);
     ev_[3].record(s);
   }
 
@@ -203,13 +182,7 @@ class NcclExchange final : public Transport {
     for (int c = 0; c < rounds_; ++c) {
       for (int k = 0; k < n; ++k) {
         if (k == me || c >= static_cast<int>(send_[k].size()) || direct_send(k)) continue;
-        const NcclChunk& ch = send_[k][c];
-        if (sp.codec != Codec::none)
-          DFFT_CUDA(cuda::encode_box_async(src, sp.src[me], ch.box, sp.src[me].order, sbuf + ch.off,
-                                           sp.codec, sp.is_double, s));
-        else
-          dev.copy_box_async(src, sp.src[me], sbuf + ch.off, b.wire_layout(me, ch.box), ch.box,
-                             sp.elem, s);
+        st_.pack_on(send_[k][c].box, src, sbuf + send_[k][c].off, s);
       }
       packed_[c]->record(s);
       DFFT_CUDA(cudaStreamWaitEvent(cs, packed_[c]->get(), 0));
@@ -235,20 +208,14 @@ class NcclExchange final : public Transport {
       DFFT_CUDA(cudaStreamWaitEvent(us, moved_[c]->get(), 0));
       for (int k = 0; k < n; ++k) {
         if (k == me || c >= static_cast<int>(recv_[k].size()) || direct_recv(k)) continue;
-        const NcclChunk& ch = recv_[k][c];
-        if (sp.codec != Codec::none)
-          DFFT_CUDA(cuda::decode_box_async(rbuf + ch.off, sp.src[k].order, dst, sp.dst[me], ch.box,
-                                           sp.codec, sp.is_double, us));
-        else
-          dev.copy_box_async(rbuf + ch.off, b.wire_layout(k, ch.box), dst, sp.dst[me], ch.box,
-                             sp.elem, us);
+        st_.unpack_on(k, recv_[k][c].box, rbuf + recv_[k][c].off, dst, us);
       }
     }
     ev_[1].record(s);  // the last chunk packed
     // The rank's own block moves after the packing, while the transfers go on: packing and
     // copying are both bound by memory bandwidth, the transfers by the link.
     DFFT_CUDA(cudaStreamWaitEvent(side_, ev_[1].get(), 0));
-    st_.copy_self(src, dst, side_);
+    st_.on(side_).copy_self(src, dst);
     self_done_.record(side_);
     ev_[2].record(cs);  // the last chunk arrived
     unpacked_.record(us);
@@ -318,7 +285,7 @@ class NcclExchange final : public Transport {
     }
   }
 
-  Stager st_;
+  CudaStager st_;
   ncclComm_t nccl_ = nullptr;
   Event ev_[4];
   Event self_done_, unpacked_;

@@ -56,7 +56,7 @@ void CUDART_CB on_ready(void* p) {
 class DeviceP2pStreams final : public Transport {
  public:
   DeviceP2pStreams(MPI_Comm comm, const ExchangeSpec& s, CudaDevice& dev, bool aware)
-      : comm_(comm), st_(s, dev, aware, false), chunk_(chunk_bytes(st_.blocks())) {
+      : comm_(comm), st_(s, dev, aware, StageUse::blocks), chunk_(chunk_bytes(st_.blocks())) {
     require_thread_multiple("p2p-streams");
     const int n = st_.blocks().size();
     ready_.resize(n);
@@ -74,24 +74,19 @@ class DeviceP2pStreams final : public Transport {
     for (std::size_t i = 0; i < streams_.size(); ++i) streams_[i] = dev.side_stream(static_cast<int>(i));
     const auto& b = st_.blocks();
     const auto peers = ring_peers(b.spec.me, b.size());
-    std::vector<MPI_Request> rreq, sreq;
-    std::vector<int> owner;
-    std::vector<std::int64_t> left(b.size(), 0);
+    ChunkedReceives recv;  // owned by their peer
+    std::vector<MPI_Request> sreq;
     std::exception_ptr sender_error;
     {
       PhaseTimer pt(t.comm);
-      for (int k : peers) {
-        post_chunks(st_.recv_ptr(k, dst), b.recv_bytes[k], chunk_, k, comm_, rreq, true);
-        left[k] = chunks_of(b.recv_bytes[k], chunk_);
-        owner.resize(rreq.size(), k);
-      }
+      for (int k : peers) recv.post(k, st_.recv_ptr(k, dst), b.recv_bytes[k], k, -1, chunk_, comm_);
     }
     std::thread sender([&] {
       try {
         for (std::size_t i = 0; i < peers.size(); ++i) {
           const int k = ch_.pop();
           if (k < 0) return;
-          post_chunks(const_cast<char*>(st_.send_ptr(k, src)), b.send_bytes[k], chunk_, k, comm_,
+          post_chunks(const_cast<char*>(st_.send_ptr(k, src)), b.send_bytes[k], k, -1, chunk_, comm_,
                       sreq, false);
         }
       } catch (...) {
@@ -116,12 +111,15 @@ class DeviceP2pStreams final : public Transport {
         const int k = peers[i];
         const cudaStream_t s = streams_[i % streams_.size()];
         DFFT_CUDA(cudaStreamWaitEvent(s, start_.get(), 0));
-        st_.stage_out(k, src, s);
+        st_.on(s).stage_out(k, src);
         DFFT_CUDA(cudaLaunchHostFunc(s, on_ready, &ready_[k]));
       }
-      st_.copy_self(src, dst, main);
+      st_.on(main).copy_self(src, dst);
     }
-    receive_all(rreq, owner, left, dst, t);
+    recv.each(t.comm, [&](int k) {
+      PhaseTimer pt(t.unpack);
+      st_.on(main).stage_in(k, dst);
+    });
     sender.join();
     if (sender_error) std::rethrow_exception(sender_error);
     {
@@ -139,24 +137,8 @@ class DeviceP2pStreams final : public Transport {
   }
 
  private:
-  void receive_all(std::vector<MPI_Request>& rreq, const std::vector<int>& owner,
-                   std::vector<std::int64_t>& left, void* dst, StageTiming& t) {
-    for (std::size_t done = 0; done < rreq.size(); ++done) {
-      int idx = MPI_UNDEFINED;
-      {
-        PhaseTimer pt(t.comm);
-        DFFT_MPI(MPI_Waitany(static_cast<int>(rreq.size()), rreq.data(), &idx, MPI_STATUS_IGNORE));
-      }
-      const int k = owner[idx];
-      if (--left[k] == 0) {
-        PhaseTimer pt(t.unpack);
-        st_.stage_in(k, dst, st_.dev().stream());
-      }
-    }
-  }
-
   MPI_Comm comm_;
-  Stager st_;
+  CudaStager st_;
   std::int64_t chunk_;
   Channel ch_;
   std::vector<Ready> ready_;

@@ -3,22 +3,21 @@
 
 #include "backend/cuda/codec.hpp"
 
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-
 namespace dfft::detail {
 
-Stager::Stager(const ExchangeSpec& s, CudaDevice& dev, bool aware, bool uniform)
-    : b_(s), dev_(dev), aware_(aware) {
-  const int n = b_.size();
-  for (int k = 0; k < n; ++k) {
-    if (k == s.me) continue;
-    if (uniform && b_.any_pack) b_.direct_send[k] = false;
-    if (uniform && b_.any_unpack) b_.direct_recv[k] = false;
+CudaStager::CudaStager(const ExchangeSpec& s, CudaDevice& dev, bool aware, StageUse use)
+    : Stager(s, use, dev), gpu_(dev) {
+  all_staged_ = !aware;
+  using S = CudaDevice::Scratch;
+  if (use == StageUse::whole) {
+    if (aware) return;
+    const Whole w = whole();
+    dev.reserve_scratch(S::host_send, w.in);
+    dev.reserve_scratch(S::host_recv, w.out);
+    if (w.gaps) dev.reserve_scratch(S::dev_recv, w.out);
+    return;
   }
   // Device staging only where blocks need packing; host staging holds every message.
-  using S = CudaDevice::Scratch;
   if (b_.any_pack) dev.reserve_scratch(S::dev_send, static_cast<std::size_t>(b_.stage_send_bytes));
   if (b_.any_unpack) dev.reserve_scratch(S::dev_recv, static_cast<std::size_t>(b_.stage_recv_bytes));
   if (!aware) {
@@ -27,95 +26,165 @@ Stager::Stager(const ExchangeSpec& s, CudaDevice& dev, bool aware, bool uniform)
   }
 }
 
-const char* Stager::send_ptr(int k, const void* src) const {
-  if (!aware_) return hsend() + b_.stage_send_off[k];
-  if (b_.direct_send[k]) return static_cast<const char*>(src) + b_.src_offset[k];
-  return dsend() + b_.stage_send_off[k];
+CudaStager::~CudaStager() {
+  for (void* p : host_wires_) gpu_.release_host(p);
 }
 
-char* Stager::recv_ptr(int k, void* dst) const {
-  if (!aware_) return hrecv() + b_.stage_recv_off[k];
-  if (b_.direct_recv[k]) return static_cast<char*>(dst) + b_.dst_offset[k];
-  return drecv() + b_.stage_recv_off[k];
+void CudaStager::begin(bool lanes) {
+  gpu_.activate();
+  // Looked up per call: the calling thread's lane decides the streams (CudaDevice::CommLane).
+  on(gpu_.stream());
+  used_ = 0;
+  tickets_.clear();
+  lanes_ = lanes;
+  if (!lanes) return;
+  pack_ = gpu_.side_stream(0);
+  out_ = gpu_.side_stream(1);
+  in_ = gpu_.side_stream(2);
+  // src is written and dst may still be read by work queued before this exchange.
+  start_.record(main_);
+  for (cudaStream_t s : {pack_, out_, in_}) DFFT_CUDA(cudaStreamWaitEvent(s, start_.get(), 0));
+  // CUDA-aware MPI writes received pieces into device memory behind the streams' backs.
+  if (!all_staged_) DFFT_CUDA(cudaEventSynchronize(start_.get()));
 }
 
-void Stager::stage_out(int k, const void* src, cudaStream_t s) const {
-  if (b_.send_bytes[k] == 0) return;
+Event& CudaStager::next_event() {
+  if (used_ == events_.size()) events_.push_back(std::make_unique<Event>());
+  return *events_[used_++];
+}
+
+void CudaStager::pack_on(const Box& box, const void* src, char* out, cudaStream_t s) const {
   const auto& sp = b_.spec;
-  const char* from = static_cast<const char*>(src) + b_.src_offset[k];
-  if (!b_.direct_send[k]) {
-    char* packed = dsend() + b_.stage_send_off[k];
-    if (sp.codec != Codec::none)
-      DFFT_CUDA(cuda::encode_box_async(src, sp.src[sp.me], b_.send[k], sp.src[sp.me].order, packed,
-                                       sp.codec, sp.is_double, s));
-    else
-      dev_.copy_box_async(src, sp.src[sp.me], packed, b_.wire_layout(sp.me, b_.send[k]), b_.send[k],
-                          sp.elem, s);
-    from = packed;
-  }
-  if (!aware_)
-    DFFT_CUDA(cudaMemcpyAsync(hsend() + b_.stage_send_off[k], from,
-                              static_cast<std::size_t>(b_.send_bytes[k]), cudaMemcpyDeviceToHost, s));
-}
-
-void Stager::stage_in(int k, void* dst, cudaStream_t s) const {
-  if (b_.recv_bytes[k] == 0) return;
-  const auto& sp = b_.spec;
-  char* packed = b_.direct_recv[k] ? static_cast<char*>(dst) + b_.dst_offset[k]
-                                   : drecv() + b_.stage_recv_off[k];
-  if (!aware_)
-    DFFT_CUDA(cudaMemcpyAsync(packed, hrecv() + b_.stage_recv_off[k],
-                              static_cast<std::size_t>(b_.recv_bytes[k]), cudaMemcpyHostToDevice, s));
-  if (b_.direct_recv[k]) return;
   if (sp.codec != Codec::none)
-    DFFT_CUDA(cuda::decode_box_async(packed, sp.src[k].order, dst, sp.dst[sp.me], b_.recv[k],
-                                     sp.codec, sp.is_double, s));
+    DFFT_CUDA(cuda::encode_box_async(src, sp.src[sp.me], box, sp.src[sp.me].order, out, sp.codec,
+                                     sp.is_double, s));
   else
-    dev_.copy_box_async(packed, b_.wire_layout(k, b_.recv[k]), dst, sp.dst[sp.me], b_.recv[k],
-                        sp.elem, s);
+    gpu_.copy_box_async(src, sp.src[sp.me], out, b_.wire_layout(sp.me, box), box, sp.elem, s);
 }
 
-void Stager::copy_self(const void* src, void* dst, cudaStream_t s) const {
+void CudaStager::unpack_on(int k, const Box& box, const char* in, void* dst, cudaStream_t s) const {
   const auto& sp = b_.spec;
-  dev_.copy_box_async(src, sp.src[sp.me], dst, sp.dst[sp.me], b_.send[sp.me], sp.elem, s);
+  if (sp.codec != Codec::none)
+    DFFT_CUDA(cuda::decode_box_async(in, sp.src[k].order, dst, sp.dst[sp.me], box, sp.codec, sp.is_double, s));
+  else
+    gpu_.copy_box_async(in, b_.wire_layout(k, box), dst, sp.dst[sp.me], box, sp.elem, s);
 }
 
-bool mpi_is_cuda_aware() {
-#if defined(MPIX_CUDA_AWARE_SUPPORT)
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
-#endif
+void CudaStager::copy_out(int k, const void* src, std::int64_t off, std::int64_t len, cudaStream_t s) const {
+  if (all_staged_ && len > 0)
+    DFFT_CUDA(cudaMemcpyAsync(hsend() + b_.stage_send_off[k] + off,
+                              (b_.direct_send[k] ? static_cast<const char*>(src) + b_.src_offset[k]
+                                                 : dsend() + b_.stage_send_off[k]) + off,
+                              static_cast<std::size_t>(len), cudaMemcpyDeviceToHost, s));
 }
 
-bool use_cuda_aware(Staging s, Method m) {
-  if (s == Staging::host) return false;
-  const bool aware = mpi_is_cuda_aware();
-  if (s == Staging::cuda_aware && !aware)
-    unsupported("staging cuda-aware (method ", to_string(m), ") needs an MPI built with CUDA support, ",
-         "but this MPI reports none (MPIX_Query_cuda_support); use staging host or auto");
-  return aware;
+void CudaStager::copy_in(int k, void* dst, std::int64_t off, std::int64_t len, cudaStream_t s) const {
+  if (all_staged_ && len > 0)
+    DFFT_CUDA(cudaMemcpyAsync((b_.direct_recv[k] ? static_cast<char*>(dst) + b_.dst_offset[k]
+                                                 : drecv() + b_.stage_recv_off[k]) + off,
+                              hrecv() + b_.stage_recv_off[k] + off,
+                              static_cast<std::size_t>(len), cudaMemcpyHostToDevice, s));
 }
 
-void require_thread_multiple(const char* method) {
-  int provided = MPI_THREAD_SINGLE;
-  DFFT_MPI(MPI_Query_thread(&provided));
-  if (provided < MPI_THREAD_MULTIPLE)
-    unsupported(method, " sends from a second thread and needs MPI initialised with ",
-         "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...); this process has thread level ", provided,
-         " (MPI_THREAD_MULTIPLE = ", MPI_THREAD_MULTIPLE, ")");
+void CudaStager::pack(int k, const void* src) {
+  packed_ = nullptr;
+  if (b_.send_bytes[k] == 0 || b_.direct_send[k]) return;
+  pack_on(b_.send[k], src, dsend() + b_.stage_send_off[k], pack_);
+  if (!lanes_) return;
+  Event& e = next_event();
+  e.record(pack_);
+  packed_ = e.get();
 }
 
-void post_chunks(char* base, std::int64_t bytes, std::int64_t chunk, int peer, MPI_Comm comm,
-                 std::vector<MPI_Request>& reqs, bool recv) {
-  for (std::int64_t c = 0, off = 0; off < bytes; ++c, off += chunk) {
-    const int len = static_cast<int>(std::min(chunk, bytes - off));
-    const int tag = static_cast<int>(c % 32768);
-    MPI_Request r;
-    if (recv) DFFT_MPI(MPI_Irecv(base + off, len, MPI_BYTE, peer, tag, comm, &r));
-    else DFFT_MPI(MPI_Isend(base + off, len, MPI_BYTE, peer, tag, comm, &r));
-    reqs.push_back(r);
+int CudaStager::ship(int k, const void* src, std::int64_t off, std::int64_t len) {
+  if (!lanes_) {
+    copy_out(k, src, off, len, out_);
+    return -1;
   }
+  cudaEvent_t ev = packed_;  // CUDA-aware: MPI reads the packed block on the device
+  if (all_staged_) {
+    if (packed_) DFFT_CUDA(cudaStreamWaitEvent(out_, packed_, 0));
+    copy_out(k, src, off, len, out_);
+    Event& e = next_event();
+    e.record(out_);
+    ev = e.get();
+  }
+  if (!ev) return -1;  // sent from src, which begin() waited for
+  tickets_.push_back(ev);
+  return static_cast<int>(tickets_.size()) - 1;
+}
+
+bool CudaStager::ready(int ticket) {
+  if (ticket < 0) return true;
+  const cudaError_t e = cudaEventQuery(tickets_[static_cast<std::size_t>(ticket)]);
+  if (e == cudaErrorNotReady) {
+    // The runtime records "not ready" as the last error; clear it so that the next kernel
+    // launch check (which reads cudaGetLastError) is not blamed for it.
+    const cudaError_t last = cudaGetLastError();
+    if (last != cudaErrorNotReady) DFFT_CUDA(last);
+    return false;
+  }
+  DFFT_CUDA(e);
+  return true;
+}
+
+void CudaStager::fence() {
+  DFFT_CUDA(cudaStreamSynchronize(out_));
+  if (pack_ != out_) DFFT_CUDA(cudaStreamSynchronize(pack_));
+}
+
+void CudaStager::land(int k, void* dst, std::int64_t off, std::int64_t len) { copy_in(k, dst, off, len, in_); }
+
+void CudaStager::unpack(int k, void* dst) {
+  // Behind the block's copies in, on the same stream.
+  if (b_.recv_bytes[k] > 0 && !b_.direct_recv[k])
+    unpack_on(k, b_.recv[k], drecv() + b_.stage_recv_off[k], dst, in_);
+}
+
+void CudaStager::finish() {
+  if (lanes_) {
+    // The next step reads dst and overwrites src: the side streams' work must be done.
+    const cudaStream_t side[] = {pack_, out_, in_};
+    for (int i = 0; i < 3; ++i) {
+      done_[i].record(side[i]);
+      DFFT_CUDA(cudaStreamWaitEvent(main_, done_[i].get(), 0));
+    }
+  }
+  gpu_.synchronize();
+}
+
+CudaStager& CudaStager::on(cudaStream_t s) {
+  main_ = pack_ = out_ = in_ = s;
+  lanes_ = false;
+  packed_ = nullptr;
+  return *this;
+}
+
+// Wire memory under host staging is page-locked host memory, which kernels and copies of this
+// GPU address directly (unified addressing); with CUDA-aware MPI it is device memory.
+char* CudaStager::wire(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (!all_staged_) {
+    wires_.emplace_back(gpu_, bytes);
+    return static_cast<char*>(wires_.back().get());
+  }
+  host_wires_.push_back(gpu_.alloc_host(bytes));
+  return static_cast<char*>(host_wires_.back());
+}
+
+void CudaStager::copy_self(const void* src, void* dst) {
+  const auto& sp = b_.spec;
+  gpu_.copy_box_async(src, sp.src[sp.me], dst, sp.dst[sp.me], b_.send[sp.me], sp.elem, main_);
+}
+
+void CudaStager::pack_at(int k, const void* src, char* out) { pack_on(b_.send[k], src, out, main_); }
+void CudaStager::unpack_at(int k, const char* in, void* dst) { unpack_on(k, b_.recv[k], in, dst, main_); }
+void CudaStager::wire_copy(char* to, const char* from, std::int64_t len) {
+  DFFT_CUDA(cudaMemcpyAsync(to, from, static_cast<std::size_t>(len), cudaMemcpyDefault, main_));
+}
+
+std::unique_ptr<Stager> CudaDevice::make_stager(const ExchangeSpec& s, StageUse use) {
+  return std::make_unique<CudaStager>(s, *this, use_cuda_aware(s.staging), use);
 }
 
 }  // namespace dfft::detail
