@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// r2r: DCT-II/III and DST-II/III along chosen axes, alone (Transform::r2r, real data) against
-// FFTW's serial r2r of the gathered array, and mixed with periodic axes (Transform::c2c with
-// r2r kinds) against direct sums written here; odd sizes, every decomposition, both precisions.
+// r2r: DCT and DST of types I-IV along chosen axes, alone (Transform::r2r, real data), mixed
+// with periodic axes (Transform::c2c, complex data) and with a periodic last axis that is the
+// real-to-complex one (Transform::r2c), against separable direct sums of the definitions
+// written here; odd sizes, every decomposition, both precisions, every norm.
 #include <numbers>
 #include <sstream>
 
@@ -18,50 +19,70 @@ using dfft::Variant;
 
 constexpr double kPi = std::numbers::pi;
 
-/// Serial FFTW r2r of the whole real array: type II forward, type III inverse.
-std::vector<cd> fftw_r2r(const Shape& shape, const std::vector<cd>& x, const std::vector<R2R>& k,
-                         bool forward) {
-  std::vector<int> n(shape.begin(), shape.end());
-  std::vector<fftw_r2r_kind> kinds;
-  for (R2R r : k)
-    kinds.push_back(r == R2R::dct2 ? (forward ? FFTW_REDFT10 : FFTW_REDFT01)
-                                   : (forward ? FFTW_RODFT10 : FFTW_RODFT01));
-  std::vector<double> in(x.size()), out(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) in[i] = x[i].real();
-  fftw_plan p = fftw_plan_r2r(static_cast<int>(n.size()), n.data(), in.data(), out.data(),
-                              kinds.data(), FFTW_ESTIMATE);
-  fftw_execute(p);
-  fftw_destroy_plan(p);
-  return std::vector<cd>(out.begin(), out.end());
+/// The kind that undoes `k` (up to scale), from the definitions: I and IV self-inverse, II/III.
+R2R inverse_of(R2R k) {
+  switch (k) {
+    case R2R::dct2: return R2R::dct3;
+    case R2R::dct3: return R2R::dct2;
+    case R2R::dst2: return R2R::dst3;
+    case R2R::dst3: return R2R::dst2;
+    default: return k;
+  }
 }
 
-/// One output element of the 1-D transform of `v` along an axis, by its defining sum.
+/// Forward-then-inverse factor of one axis of n points (FFTW's logical size).
+double logical(R2R k, std::int64_t n) {
+  const double N = static_cast<double>(n);
+  if (k == R2R::none) return N;
+  if (k == R2R::dct1) return 2 * (N - 1);
+  if (k == R2R::dst1) return 2 * (N + 1);
+  return 2 * N;
+}
+
+/// Weight of input j in output k of the 1-D DCT/DST `kind` of length n (scipy.fft's and FFTW's
+/// unnormalised definitions).
+double trig_weight(R2R kind, std::int64_t n, std::int64_t j, std::int64_t k) {
+  const double N = static_cast<double>(n), jj = static_cast<double>(j), kk = static_cast<double>(k);
+  const double sign = k % 2 ? -1.0 : 1.0;
+  switch (kind) {
+    case R2R::dct1:
+      if (j == 0) return 1;
+      if (j == n - 1) return sign;
+      return 2 * std::cos(kPi * jj * kk / (N - 1));
+    case R2R::dct2: return 2 * std::cos(kPi * (jj + 0.5) * kk / N);
+    case R2R::dct3: return j == 0 ? 1 : 2 * std::cos(kPi * jj * (kk + 0.5) / N);
+    case R2R::dct4: return 2 * std::cos(kPi * (jj + 0.5) * (kk + 0.5) / N);
+    case R2R::dst1: return 2 * std::sin(kPi * (jj + 1) * (kk + 1) / (N + 1));
+    case R2R::dst2: return 2 * std::sin(kPi * (jj + 0.5) * (kk + 1) / N);
+    case R2R::dst3: return j == n - 1 ? sign : 2 * std::sin(kPi * (jj + 1) * (kk + 0.5) / N);
+    case R2R::dst4: return 2 * std::sin(kPi * (jj + 0.5) * (kk + 0.5) / N);
+    case R2R::none: break;
+  }
+  return 0;
+}
+
+/// One output element of the 1-D transform of `v` along an axis, by its defining sum. `kind`
+/// none: the periodic DFT (forward: exp(-2 pi i jk/n)).
 cd direct_1d(const std::vector<cd>& v, std::int64_t k, R2R kind, bool forward) {
   const auto n = static_cast<std::int64_t>(v.size());
-  const double N = static_cast<double>(n);
   cd s = 0;
   for (std::int64_t j = 0; j < n; ++j) {
-    const double jj = static_cast<double>(j), kk = static_cast<double>(k);
     if (kind == R2R::none)
-      s += v[j] * std::polar(1.0, (forward ? -2 : 2) * kPi * jj * kk / N);
-    else if (kind == R2R::dct2 && forward)
-      s += 2.0 * v[j] * std::cos(kPi * (jj + 0.5) * kk / N);
-    else if (kind == R2R::dst2 && forward)
-      s += 2.0 * v[j] * std::sin(kPi * (jj + 0.5) * (kk + 1) / N);
-    else if (kind == R2R::dct2)  // DCT-III (FFTW REDFT01)
-      s += (j == 0 ? 1.0 : 2.0) * v[j] * std::cos(kPi * jj * (kk + 0.5) / N);
-    else  // DST-III (FFTW RODFT01)
-      s += (j == n - 1 ? (k % 2 ? -1.0 : 1.0) : 2.0 * std::sin(kPi * (jj + 1) * (kk + 0.5) / N)) *
-           v[j];
+      s += v[j] * std::polar(1.0, (forward ? -2 : 2) * kPi * static_cast<double>(j * k) /
+                                      static_cast<double>(n));
+    else
+      s += trig_weight(kind, n, j, k) * v[j];
   }
   return s;
 }
 
-/// Separable transform of the whole array by direct sums, one axis after another.
-std::vector<cd> direct(const Shape& shape, std::vector<cd> x, const std::vector<R2R>& k,
+/// Separable transform of the whole array by direct sums, one axis after another: the kinds as
+/// given (forward), or their inverses with the backward DFT.
+std::vector<cd> direct(const Shape& shape, std::vector<cd> x, const std::vector<R2R>& kinds,
                        bool forward) {
   const int d = static_cast<int>(shape.size());
   for (int a = 0; a < d; ++a) {
+    const R2R k = forward ? kinds[a] : inverse_of(kinds[a]);
     std::int64_t stride = 1;
     for (int b = a + 1; b < d; ++b) stride *= shape[b];
     const std::int64_t n = shape[a];
@@ -70,11 +91,21 @@ std::vector<cd> direct(const Shape& shape, std::vector<cd> x, const std::vector<
       if ((static_cast<std::int64_t>(base) / stride) % n != 0) continue;  // line starts only
       std::vector<cd> line(static_cast<std::size_t>(n));
       for (std::int64_t j = 0; j < n; ++j) line[j] = x[base + j * stride];
-      for (std::int64_t q = 0; q < n; ++q) y[base + q * stride] = direct_1d(line, q, k[a], forward);
+      for (std::int64_t q = 0; q < n; ++q) y[base + q * stride] = direct_1d(line, q, k, forward);
     }
     x = std::move(y);
   }
   return x;
+}
+
+/// The first n/2+1 entries of the last axis (what an r2c transform keeps).
+std::vector<cd> halve(const Shape& shape, const std::vector<cd>& full) {
+  Shape spec = shape;
+  spec.back() = shape.back() / 2 + 1;
+  std::vector<cd> h;
+  for (std::size_t i = 0; i < full.size(); ++i)
+    if (static_cast<std::int64_t>(i) % shape.back() < spec.back()) h.push_back(full[i]);
+  return h;
 }
 
 struct Case {
@@ -107,81 +138,102 @@ double tol() {
   return std::is_same_v<T, double> ? 1e-11 : 2e-5;
 }
 
-template <class T, class V>
+/// A local array of layout `l` holding the global array `g` (of shape `shape`).
+template <class V>
+std::vector<V> scatter(const Layout& l, const Shape& shape, const std::vector<cd>& g) {
+  std::vector<V> v(static_cast<std::size_t>(alloc_elems(l)));
+  for_box(l.box, [&](const Shape& idx) {
+    const cd e = g[static_cast<std::size_t>(linear(idx, shape))];
+    if constexpr (std::is_floating_point_v<V>) v[padded_offset(l, idx)] = static_cast<V>(e.real());
+    else v[padded_offset(l, idx)] = V(e);
+  });
+  return v;
+}
+
+std::vector<cd> scaled(std::vector<cd> v, double f) {
+  for (auto& e : v) e *= f;
+  return v;
+}
+
+/// VI, VO: the plan's input and output elements (real or complex).
+template <class T, class VI, class VO>
 void run(const Case& c) {
-  const Shape shape{9, 7, 5};
-  const bool real = c.tr == Transform::r2r;
+  const Shape shape{9, 7, 7};  // odd; r2c's halved last axis (4) still splits over 4 ranks
+  const bool r2c = c.tr == Transform::r2c;
+  Shape spec = shape;
+  if (r2c) spec.back() = shape.back() / 2 + 1;
   dfft::Options o;
   o.decomposition = c.dec;
   o.variant = c.var;
   o.transform = c.tr;
   o.r2r = c.kinds;
   dfft::Plan<T> plan(MPI_COMM_WORLD, shape, o);
-  EXPECT_EQ(plan.spectral_shape(), shape);
+  EXPECT_EQ(plan.spectral_shape(), spec);
   const Layout il = plan.input_layout(), ol = plan.output_layout();
-  const auto x = make_local<V>(il, shape, 2);
+  const auto x = make_local<VI>(il, shape, 2);
   const auto gx = gather_padded(il, shape, x.data());
-  auto reference = [&](const std::vector<cd>& v, bool fwd) {
-    return real ? fftw_r2r(shape, v, c.kinds, fwd) : direct(shape, v, c.kinds, fwd);
+  auto forward_ref = [&](const std::vector<cd>& v) {
+    auto f = direct(shape, v, c.kinds, true);
+    return r2c ? halve(shape, f) : f;
   };
-
-  std::vector<V> y(static_cast<std::size_t>(plan.output_count()));
+  const auto want = forward_ref(gx);
+  std::vector<VO> y(static_cast<std::size_t>(plan.output_count()));
   plan.forward(x.data(), y.data());
-  const double fwd =
-      max_over_ranks(rel_max(gather_padded(ol, shape, y.data()), reference(gx, true)));
-  EXPECT_LE(fwd, tol<T>()) << plan.describe();
+  EXPECT_LE(max_over_ranks(rel_max(gather_padded(ol, spec, y.data()), want)), tol<T>())
+      << plan.describe();
 
-  // Inverse alone (type III) on the same data seen as spectral data, scaled by 1/N (the default
-  // norm): each DCT/DST axis contributes 2n, each periodic axis n.
+  // Inverse alone, scaled by 1/N (the default norm), N the product of the logical sizes. An
+  // r2c plan's inverse needs a Hermitian half spectrum: the reference spectrum of real data.
   double n = 1;
-  for (std::size_t a = 0; a < shape.size(); ++a)
-    n *= static_cast<double>(shape[a]) * (c.kinds[a] == R2R::none ? 1 : 2);
-  auto scaled = [](std::vector<cd> v, double f) {
-    for (auto& e : v) e *= f;
-    return v;
-  };
-  const auto s = make_local<V>(ol, shape, 4);
-  std::vector<V> z(static_cast<std::size_t>(plan.input_count()));
+  for (std::size_t a = 0; a < shape.size(); ++a) n *= logical(c.kinds[a], shape[a]);
+  const auto gs = r2c ? want : gather_padded(ol, spec, make_local<VO>(ol, spec, 4).data());
+  auto s = scatter<VO>(ol, spec, gs);
+  std::vector<VI> z(static_cast<std::size_t>(plan.input_count()));
   plan.inverse(s.data(), z.data());
-  const double inv = max_over_ranks(rel_max(gather_padded(il, shape, z.data()),
-                                            scaled(reference(gather_padded(ol, shape, s.data()), false), 1 / n)));
-  EXPECT_LE(inv, tol<T>()) << plan.describe();
+  const auto inv_want = r2c ? gx : scaled(direct(shape, gs, c.kinds, false), 1 / n);
+  EXPECT_LE(max_over_ranks(rel_max(gather_padded(il, shape, z.data()), inv_want)), tol<T>())
+      << plan.describe();
 
-  // Norm ortho: the forward scaled by 1/sqrt(N), and the round trip is the identity.
-  o.norm = dfft::Norm::ortho;
-  dfft::Plan<T> ortho(MPI_COMM_WORLD, shape, o);
-  std::vector<V> back(x.size());
-  ortho.forward(x.data(), y.data());
-  EXPECT_LE(max_over_ranks(rel_max(gather_padded(ol, shape, y.data()), scaled(reference(gx, true), 1 / std::sqrt(n)))),
-            tol<T>());
-  ortho.inverse(y.data(), back.data());
-  EXPECT_LE(max_over_ranks(rel_max(gather_padded(il, shape, back.data()), gx)), tol<T>());
+  // Norm ortho scales the forward by 1/sqrt(N), norm forward by 1/N; both round trips are the
+  // identity.
+  for (auto [norm, f] : {std::pair{dfft::Norm::ortho, 1 / std::sqrt(n)}, std::pair{dfft::Norm::forward, 1 / n}}) {
+    o.norm = norm;
+    dfft::Plan<T> p(MPI_COMM_WORLD, shape, o);
+    std::vector<VI> back(x.size());
+    p.forward(x.data(), y.data());
+    EXPECT_LE(max_over_ranks(rel_max(gather_padded(ol, spec, y.data()), scaled(want, f))), tol<T>())
+        << to_string(norm);
+    p.inverse(y.data(), back.data());
+    EXPECT_LE(max_over_ranks(rel_max(gather_padded(il, shape, back.data()), gx)), tol<T>())
+        << to_string(norm);
+  }
 }
 
 class R2r : public ::testing::TestWithParam<Case> {};
 
-TEST_P(R2r, MatchesSerialReference) {
+TEST_P(R2r, MatchesDirectSums) {
   const auto& c = GetParam();
-  if (c.tr == Transform::r2r) {
-    if (c.dbl)
-      run<double, double>(c);
-    else
-      run<float, float>(c);
-  } else {
-    if (c.dbl)
-      run<double, std::complex<double>>(c);
-    else
-      run<float, std::complex<float>>(c);
+  using cf = std::complex<float>;
+  switch (c.tr) {
+    case Transform::r2r:
+      return c.dbl ? run<double, double, double>(c) : run<float, float, float>(c);
+    case Transform::c2c:
+      return c.dbl ? run<double, cd, cd>(c) : run<float, cf, cf>(c);
+    case Transform::r2c:
+      return c.dbl ? run<double, double, cd>(c) : run<float, float, cf>(c);
   }
 }
 
 std::vector<Case> cases() {
   std::vector<Case> v;
   const std::vector<std::pair<Transform, std::vector<R2R>>> configs{
-      {Transform::r2r, {R2R::dct2, R2R::dst2, R2R::dct2}},
-      {Transform::r2r, {R2R::dst2, R2R::dst2, R2R::dst2}},
-      {Transform::c2c, {R2R::none, R2R::dct2, R2R::none}},
-      {Transform::c2c, {R2R::dst2, R2R::none, R2R::dct2}}};
+      {Transform::r2r, {R2R::dct1, R2R::dst1, R2R::dct4}},
+      {Transform::r2r, {R2R::dst3, R2R::dct3, R2R::dst4}},
+      {Transform::r2r, {R2R::dct2, R2R::dst2, R2R::dst2}},
+      {Transform::c2c, {R2R::none, R2R::dct1, R2R::none}},
+      {Transform::c2c, {R2R::dst4, R2R::none, R2R::dct3}},
+      {Transform::r2c, {R2R::none, R2R::dct1, R2R::none}},
+      {Transform::r2c, {R2R::dst1, R2R::dct2, R2R::none}}};
   for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
     for (auto var : {Variant::Default, Variant::Realigned})
       for (const auto& [tr, kinds] : configs)
@@ -194,7 +246,7 @@ INSTANTIATE_TEST_SUITE_P(Features, R2r, ::testing::ValuesIn(cases()), name_of);
 // r2r with user boxes (reshapes move reals) and batched.
 TEST(R2rMore, BoxesAndBatch) {
   const Shape shape{7, 5, 6};
-  const std::vector<R2R> kinds{R2R::dct2, R2R::dct2, R2R::dst2};
+  const std::vector<R2R> kinds{R2R::dct1, R2R::dct4, R2R::dst3};
   std::mt19937 g(9);
   const auto uin = random_layouts(shape, g, true);
   const auto uout = random_layouts(shape, g, true);
@@ -208,7 +260,7 @@ TEST(R2rMore, BoxesAndBatch) {
   const auto x = make_local<double>(uin[r], shape, 1, 0.0);
   std::vector<double> y(static_cast<std::size_t>(plan.output_count()));
   plan.forward(x.data(), y.data());
-  const auto want = fftw_r2r(shape, gather_padded(uin[r], shape, x.data()), kinds, true);
+  const auto want = direct(shape, gather_padded(uin[r], shape, x.data()), kinds, true);
   EXPECT_LE(max_over_ranks(rel_max(gather_padded(uout[r], shape, y.data()), want)), 1e-11);
 
   std::vector<double> xb(2 * x.size()), yb(2 * y.size());
@@ -226,9 +278,10 @@ TEST(R2rMore, BoxesAndBatch) {
 TEST(R2rMore, BadCombinationsAreRejected) {
   const Shape shape{6, 5, 4};
   dfft::Options o;
-  o.r2r = {R2R::dct2, R2R::none, R2R::none};
+  o.r2r = {R2R::dct2, R2R::none, R2R::dct4};
   o.transform = Transform::r2c;
-  expect_error_everywhere([&] { dfft::Plan<double> p(MPI_COMM_WORLD, shape, o); }, "r2c");
+  expect_error_everywhere([&] { dfft::Plan<double> p(MPI_COMM_WORLD, shape, o); },
+                          "must be periodic");
   o.transform = Transform::r2r;
   expect_error_everywhere([&] { dfft::Plan<double> p(MPI_COMM_WORLD, shape, o); }, "every axis");
   o.transform = Transform::c2c;
@@ -239,6 +292,15 @@ TEST(R2rMore, BadCombinationsAreRejected) {
   o.r2r = {R2R::dct2, R2R::dct2, R2R::dst2};
   o.codec = dfft::Codec::fp16;
   expect_error_everywhere([&] { dfft::Plan<double> p(MPI_COMM_WORLD, shape, o); }, "compressed");
+  // DCT-I of one point: its logical size 2(n-1) is 0.
+  dfft::Options one;
+  one.decomposition = Decomposition::slab_1d2d;  // never splits the length-1 axis
+  one.transform = Transform::c2c;
+  one.r2r = {R2R::none, R2R::dct1, R2R::none};
+  expect_error_everywhere([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {4, 1, 4}, one); },
+                          "dct1 needs at least 2");
+  one.r2r = {R2R::none, R2R::dst1, R2R::none};  // DST-I of one point is fine (2(n+1) = 4)
+  EXPECT_NO_THROW(dfft::Plan<double>(MPI_COMM_WORLD, {4, 1, 4}, one));
   // Calling the complex overloads of an r2r plan is an error too.
   dfft::Options ok;
   ok.transform = Transform::r2r;
@@ -248,6 +310,13 @@ TEST(R2rMore, BadCombinationsAreRejected) {
   expect_error_everywhere([&] { p.forward(a.data(), b.data()); }, "r2r");
   EXPECT_EQ(dfft::parse_r2r("dst2"), R2R::dst2);
   EXPECT_EQ(dfft::to_string(R2R::dct2), "dct2");
+  for (const char* k : {"dct1", "dct2", "dct3", "dct4", "dst1", "dst2", "dst3", "dst4"})
+    EXPECT_EQ(dfft::to_string(dfft::parse_r2r(k)), k);
+  for (R2R k : {R2R::dct1, R2R::dct2, R2R::dct3, R2R::dct4, R2R::dst1, R2R::dst2, R2R::dst3,
+                R2R::dst4}) {
+    EXPECT_EQ(dfft::r2r_inverse(k), inverse_of(k));
+    EXPECT_EQ(dfft::r2r_logical_size(k, 7), logical(k, 7));
+  }
   EXPECT_EQ(dfft::parse_transform("r2r"), Transform::r2r);
 }
 

@@ -400,8 +400,22 @@ INSTANTIATE_TEST_SUITE_P(Features, GpuFeaturesInPlace, ::testing::ValuesIn(plan_
 
 // ---- r2r ---------------------------------------------------------------------------------------
 
+/// FFTW's kind for a DCT/DST kind.
+fftw_r2r_kind fftw_kind(R2R k) {
+  switch (k) {
+    case R2R::dct1: return FFTW_REDFT00;
+    case R2R::dct2: return FFTW_REDFT10;
+    case R2R::dct3: return FFTW_REDFT01;
+    case R2R::dct4: return FFTW_REDFT11;
+    case R2R::dst1: return FFTW_RODFT00;
+    case R2R::dst2: return FFTW_RODFT10;
+    case R2R::dst3: return FFTW_RODFT01;
+    default: return FFTW_RODFT11;
+  }
+}
+
 /// Serial reference with FFTW, axis by axis on the whole array: a DFT on periodic axes, FFTW's
-/// r2r (REDFT10/01, RODFT10/01) on the others, applied to the real and imaginary parts.
+/// r2r (the kind, or its inverse) on the others, applied to the real and imaginary parts.
 std::vector<cd> serial_r2r(const Shape& shape, std::vector<cd> x, const std::vector<R2R>& kinds,
                            bool forward) {
   const int d = static_cast<int>(shape.size());
@@ -421,8 +435,7 @@ std::vector<cd> serial_r2r(const Shape& shape, std::vector<cd> x, const std::vec
       fftw_iodim64 dim{n, 2 * inner, 2 * inner};
       fftw_iodim64 how[3] = {{outer, 2 * n * inner, 2 * n * inner}, {inner, 2, 2}, {2, 1, 1}};
       auto* z = reinterpret_cast<double*>(x.data());
-      const fftw_r2r_kind k = kinds[a] == R2R::dct2 ? (forward ? FFTW_REDFT10 : FFTW_REDFT01)
-                                                    : (forward ? FFTW_RODFT10 : FFTW_RODFT01);
+      const fftw_r2r_kind k = fftw_kind(forward ? kinds[a] : dfft::r2r_inverse(kinds[a]));
       p = fftw_plan_guru64_r2r(1, &dim, 3, how, z, z, &k, FFTW_ESTIMATE);
     }
     if (!p) throw std::runtime_error("FFTW could not plan the serial reference");
@@ -478,11 +491,11 @@ void r2r_case(const R2rCase& c) {
   EXPECT_TRUE(all_ranks(std::isnan(std::real(y.back())))) << "wrote past the output array";
   EXPECT_TRUE(all_ranks(all_same_bits(dx.host(), x))) << "forward changed its input";
 
-  // Inverse alone (type III) on other data seen as spectral data, scaled by 1/N (the default
-  // norm): each DCT/DST axis contributes 2n, each periodic axis n.
+  // Inverse alone (the inverse kinds) on other data seen as spectral data, scaled by 1/N (the
+  // default norm): the product of FFTW's logical sizes.
   double n = 1;
   for (std::size_t a = 0; a < c.shape.size(); ++a)
-    n *= static_cast<double>(c.shape[a]) * (c.kinds[a] == R2R::none ? 1 : 2);
+    n *= static_cast<double>(dfft::r2r_logical_size(c.kinds[a], c.shape[a]));
   const auto sp = make_local<V>(ol, c.shape, 4);
   DevArray<V> ds(sp), dz(std::vector<V>(x.size()));
   plan->inverse(ds.get(), dz.get());
@@ -515,7 +528,10 @@ std::vector<R2rCase> r2r_cases() {
       {Transform::r2r, {R2R::dct2, R2R::dst2, R2R::dct2}},
       {Transform::r2r, {R2R::dst2, R2R::dst2, R2R::dst2}},
       {Transform::c2c, {R2R::none, R2R::dct2, R2R::none}},
-      {Transform::c2c, {R2R::dst2, R2R::none, R2R::dct2}}};
+      {Transform::c2c, {R2R::dst2, R2R::none, R2R::dct2}},
+      {Transform::r2r, {R2R::dct1, R2R::dst4, R2R::dst1}},
+      {Transform::r2r, {R2R::dct4, R2R::dct3, R2R::dst3}},
+      {Transform::c2c, {R2R::dct4, R2R::none, R2R::dst1}}};
   for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
     for (auto var : {Variant::Default, Variant::Realigned})
       for (const auto& [tr, kinds] : configs)
@@ -527,6 +543,11 @@ std::vector<R2rCase> r2r_cases() {
                {R2R::none, R2R::dct2, R2R::dst2}, false, {6, 5, 1}});
   v.push_back({Decomposition::pencil, Variant::Default, Transform::r2r,
                {R2R::dst2, R2R::dct2, R2R::dct2}, true, {8, 12, 10}});
+  // Types I and IV on a length-1 axis (they run an FFT of length 4 / 2) and even lengths.
+  v.push_back({Decomposition::slab_2d1d, Variant::Default, Transform::r2r,
+               {R2R::dct1, R2R::dct4, R2R::dst1}, true, {6, 5, 1}});
+  v.push_back({Decomposition::pencil, Variant::Realigned, Transform::r2r,
+               {R2R::dst4, R2R::dct1, R2R::dct4}, false, {8, 12, 10}});
   return v;
 }
 
@@ -537,7 +558,7 @@ class GpuFeaturesR2rMore : public GpuTest {};
 
 TEST_F(GpuFeaturesR2rMore, BoxesAndBatch) {
   const Shape shape{7, 5, 6};
-  const std::vector<R2R> kinds{R2R::dct2, R2R::dct2, R2R::dst2};
+  const std::vector<R2R> kinds{R2R::dct1, R2R::dct4, R2R::dst2};
   std::mt19937 g(9);
   const auto uin = random_layouts(shape, g, true);
   const auto uout = random_layouts(shape, g, true);
