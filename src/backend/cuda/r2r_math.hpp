@@ -221,20 +221,22 @@ DFFT_R2R_HD void split_index(const LineGeom& g, std::int64_t i, std::int64_t len
   }
 }
 
-/// Threads of the pre kernel: one per element it writes (work buffer positions of every line).
-DFFT_R2R_HD std::int64_t pre_count(const LineGeom& g) {
-  return g.lines * (pre_writes_real(g) ? real_length(g) : complex_length(g));
+/// Work buffer positions the pre kernel writes per line.
+DFFT_R2R_HD std::int64_t pre_length(const LineGeom& g) {
+  return pre_writes_real(g) ? real_length(g) : complex_length(g);
 }
+/// Threads of the pre kernel: one per element it writes.
+DFFT_R2R_HD std::int64_t pre_count(const LineGeom& g) { return g.lines * pre_length(g); }
 /// Threads of the post kernel: one per output element.
 DFFT_R2R_HD std::int64_t post_count(const LineGeom& g) { return g.lines * g.n; }
 
-// One thread's work in the two kernels; i runs over pre_count / post_count. `r` is the real
-// work buffer, `c` the complex one (interleaved reals).
+// One thread's work in the two kernels; i runs over pre_count / post_count. `work` is the
+// real work buffer or the complex one (interleaved reals), as pre_writes_real / post_reads_real
+// say.
 template <class T>
 DFFT_R2R_HD void pre_at(const LineGeom& g, const T* x, T* work, std::int64_t i) {
-  const std::int64_t len = pre_count(g) / g.lines;
   std::int64_t line, n, xo, yo;
-  split_index(g, i, len, line, n);
+  split_index(g, i, pre_length(g), line, n);
   line_offsets(g, line, xo, yo);
   const WorkLayout w = work_layout(g);
   if (pre_writes_real(g)) {
