@@ -23,7 +23,7 @@ module dfft
 
   integer(c_int), parameter :: DFFT_MAX_DIMS = 8
   integer(c_int), parameter :: DFFT_MAX_EXCHANGES = DFFT_MAX_DIMS - 1
-  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 2
+  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 3
   ! Statuses (dfft_status in dfft.h).
   integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INVALID_ARGUMENT = 1, DFFT_ERROR_MPI = 2, &
                                DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_OUT_OF_MEMORY = 4, &
@@ -68,6 +68,7 @@ module dfft
     real(c_double) :: tolerance, tune_budget_s
     type(c_ptr) :: wisdom_file, fftw_wisdom_dir
     type(c_ptr) :: stream
+    integer(c_int) :: user_workspace  ! version 3: 1 = every execution brings its workspace
   end type dfft_options
 
   type, bind(c) :: dfft_timings
@@ -116,6 +117,24 @@ module dfft
     integer(c_int) function dfft_inverse(plan, in, out) bind(c, name="dfft_inverse")
       import :: c_int, c_ptr
       type(c_ptr), value :: plan, in, out
+    end function
+
+    ! With a workspace of the caller's (work_bytes >= dfft_workspace_bytes(plan)).
+    integer(c_int) function dfft_forward_work(plan, in, out, work, work_bytes) bind(c, name="dfft_forward_work")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: plan, in, out, work
+      integer(c_int64_t), value :: work_bytes
+    end function
+
+    integer(c_int) function dfft_inverse_work(plan, in, out, work, work_bytes) bind(c, name="dfft_inverse_work")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: plan, in, out, work
+      integer(c_int64_t), value :: work_bytes
+    end function
+
+    integer(c_int64_t) function dfft_workspace_bytes(plan) bind(c, name="dfft_workspace_bytes")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: plan
     end function
 
     integer(c_int) function dfft_forward_batch(plan, batch, in, out) bind(c, name="dfft_forward_batch")

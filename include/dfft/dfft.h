@@ -78,7 +78,7 @@ enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
 
 /* Layout version of dfft_options: a library refuses (DFFT_ERROR_OPTIONS_VERSION) a struct whose
  * `size` or `version` it does not know, instead of reading fields that are not there. */
-#define DFFT_OPTIONS_VERSION 2
+#define DFFT_OPTIONS_VERSION 3
 /* Most exchanges a plan has (a pencil grid of DFFT_MAX_DIMS - 1 dimensions). */
 #define DFFT_MAX_EXCHANGES (DFFT_MAX_DIMS - 1)
 
@@ -122,6 +122,9 @@ typedef struct dfft_options {
   const char* wisdom_file;    /* NULL: none */
   const char* fftw_wisdom_dir; /* NULL: the default directory */
   void* stream;               /* DFFT_CUDA: the cudaStream_t all device work is queued on; NULL: the plan's own */
+  /* Version 3. Fields are only ever added here, at the end: a version-2 struct (the fields up to
+   * `stream`, its size) is still read, with the later fields at their defaults. */
+  int user_workspace;         /* 0; 1: every execution brings its workspace (dfft_forward_work) */
 } dfft_options;
 
 typedef struct dfft_plan_s* dfft_plan;
@@ -166,6 +169,14 @@ int dfft_inverse(dfft_plan plan, const void* in, void* out);
 int dfft_plan_prepare_batch(dfft_plan plan, int batch);
 int dfft_forward_batch(dfft_plan plan, int batch, const void* in, void* out);
 int dfft_inverse_batch(dfft_plan plan, int batch, const void* in, void* out);
+/* With a workspace of the caller's: `work_bytes` (>= dfft_workspace_bytes) bytes of the plan's
+ * backend memory (dfft_plan_allocate), any contents; NULL: the plan's own buffers, refused
+ * (DFFT_ERROR_INVALID_ARGUMENT) for a plan made with user_workspace = 1. On DFFT_CUDA the call
+ * is ordered on the plan's stream and waits for that stream only. */
+int dfft_forward_work(dfft_plan plan, const void* in, void* out, void* work, int64_t work_bytes);
+int dfft_inverse_work(dfft_plan plan, const void* in, void* out, void* work, int64_t work_bytes);
+/* Bytes of workspace one execution needs (0 for a NULL plan). */
+int64_t dfft_workspace_bytes(dfft_plan plan);
 
 /* Queries. Arrays hold ndims entries. The functions returning a count return 0 for a NULL plan. */
 int dfft_plan_ndims(dfft_plan plan);

@@ -29,6 +29,15 @@ namespace dfft {
 class PlanImpl;  // precision-independent implementation (src/exec)
 struct TuneReport;  // dfft/tune.hpp
 
+/// Scratch memory the caller lends a plan for one execution: at least Plan::workspace_bytes()
+/// bytes of the plan's backend memory (Plan::allocate() gives it the alignment the plan's own
+/// buffers have; any 16-byte aligned address works). Its contents before a call do not matter
+/// and are undefined after it. Empty (nullptr): the plan's own work buffers.
+struct Workspace {
+  void* data = nullptr;
+  std::int64_t bytes = 0;
+};
+
 template <class T>
 class Plan {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "float or double");
@@ -58,6 +67,19 @@ class Plan {
   void inverse(const complex_type* in, T* out) const;
   /// c2c inverse.
   void inverse(const complex_type* in, complex_type* out) const;
+  /// The same with a workspace of the caller's (Options::user_workspace; an empty one on other
+  /// plans uses the plan's own buffers). On the CUDA backend every call is ordered on
+  /// Options::stream and waits for that stream only, so plans on different streams with their
+  /// own workspaces run at the same time.
+  void forward(const T* in, complex_type* out, Workspace work) const;
+  void forward(const complex_type* in, complex_type* out, Workspace work) const;
+  void inverse(const complex_type* in, T* out, Workspace work) const;
+  void inverse(const complex_type* in, complex_type* out, Workspace work) const;
+  void forward(const T* in, T* out, Workspace work) const;  // r2r
+  void inverse(const T* in, T* out, Workspace work) const;  // r2r
+  /// Bytes of workspace one execution needs: the work buffers the steps write between the
+  /// user's arrays. The exchanges' staging and the FFT libraries' work areas stay the plan's.
+  std::int64_t workspace_bytes() const;
 
   /// Batched: `batch` independent arrays, each in this plan's layout, one after another. The
   /// batch moves in the same messages (one exchange per stage for all of it). The batched plan

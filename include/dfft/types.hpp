@@ -308,6 +308,10 @@ struct Options {
   /// return after synchronising this stream (never the whole device). nullptr: a stream of the
   /// plan's own, ordered after the legacy default stream. The stream must outlive the plan.
   void* stream = nullptr;
+  /// The caller supplies the plan's work buffers at every execution (Plan::workspace_bytes(),
+  /// forward(in, out, work)): the plan does not hold them, so memory() is smaller by
+  /// workspace_bytes(), and an execution without a workspace is refused. Not with adapt.
+  bool user_workspace = false;
 };
 
 /// Memory a plan holds on this rank, by kind (Plan::memory()). FFTW's own work areas are not

@@ -115,7 +115,9 @@ class Plan:
     boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays
     such as cupy's, on the plan's GPU; numpy arrays are copied to the GPU and back);
     memory_limit_bytes: refuse (OutOfMemory) a plan needing more host or GPU memory per rank
-    (0: the available memory).
+    (0: the available memory); user_workspace: the plan holds no work buffers and every
+    forward/inverse takes `work=`, an array of at least `workspace_bytes` bytes (numpy on the cpu
+    backend, a device array on cuda), whose contents do not matter.
 
     The other keywords are the C++ Options fields of the same name (docs/python.md lists them;
     None keeps dfft's default): codec ('none', 'fp32', 'fp16', 'bf16') or tolerance (pick the
@@ -139,7 +141,8 @@ class Plan:
                  codec=None, tolerance=None, overlap=None, adapt=None, threads=None,
                  chunks=None, in_flight=None, onesided_sync=None, max_message_bytes=None,
                  staging=None, batch=None, batches=None, in_place=None, tune=None,
-                 wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None):
+                 wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None,
+                 user_workspace=None):
         if isinstance(methods, str):
             methods = [methods]
         kinds = [_r2r_kind(k) for k in (r2r or [])]
@@ -159,7 +162,8 @@ class Plan:
                                           batch=batch, batches=batches, in_place=in_place,
                                           tune=tune, wisdom_file=wisdom_file,
                                           tune_budget_s=tune_budget_s,
-                                          ranks_per_node=ranks_per_node, stream=stream))
+                                          ranks_per_node=ranks_per_node, stream=stream,
+                                          user_workspace=user_workspace))
         self._batch = self._impl.options()["batch"]
         self._comm = comm
         self.transform = transform
@@ -176,6 +180,11 @@ class Plan:
         """(host_bytes, device_bytes) this plan holds on this rank (FFT libraries' own work
         areas not counted)."""
         return tuple(self._impl.memory())
+
+    @property
+    def workspace_bytes(self):
+        """Bytes of the `work=` array one forward/inverse needs (user_workspace plans)."""
+        return int(self._impl.workspace_bytes())
 
     # Geometry -----------------------------------------------------------------------------
     @property
@@ -297,19 +306,21 @@ class Plan:
         run; without it they raise InvalidArgument."""
         self._impl.prepare_batch(int(batch))
 
-    def forward(self, a, out=None):
+    def forward(self, a, out=None, work=None):
         """Forward transform of this rank's input block; returns the output block (new array,
-        or `out`). A leading extra axis is a batch: (batch,) + input_shape."""
-        return self._execute(True, a, out, self._in, self._out)
+        or `out`). A leading extra axis is a batch: (batch,) + input_shape. work: a workspace
+        (see user_workspace) used instead of the plan's own buffers."""
+        return self._execute(True, a, out, self._in, self._out, work)
 
-    def inverse(self, b, out=None):
+    def inverse(self, b, out=None, work=None):
         """Inverse transform (scaled as `norm` says: by 1/N for the default "backward")."""
-        return self._execute(False, b, out, self._out, self._in)
+        return self._execute(False, b, out, self._out, self._in, work)
 
-    def _execute(self, forward, a, out, src, dst):
+    def _execute(self, forward, a, out, src, dst, work=None):
         on_device = self.backend == "cuda"
+        work = _work_arg(work, on_device, self.device)
         if on_device and not _is_device_array(a):
-            return self._execute_staged(forward, a, out, src, dst)
+            return self._execute_staged(forward, a, out, src, dst, work)
         if on_device:
             a = _device_convert(a, src.dtype)
         a, batch = self._source(a, src, on_device)
@@ -324,10 +335,10 @@ class Plan:
             # Wrong GPU and pending producer work are checked before anything collective.
             for arr, ptr, what in ((a, in_ptr, "input"), (out, out_ptr, "out")):
                 _device_ready(arr, ptr, self.device, what)
-        self._impl.execute(forward, in_ptr, out_ptr, batch or self._batch)
+        self._impl.execute(forward, in_ptr, out_ptr, batch or self._batch, *work)
         return out
 
-    def _execute_staged(self, forward, a, out, src, dst):
+    def _execute_staged(self, forward, a, out, src, dst, work):
         """numpy arrays on a cuda plan: copied into plan-allocated GPU memory and back."""
         a, batch = self._source(a, src, False)
         shape = dst.shape if batch is None else (batch,) + dst.shape
@@ -344,7 +355,7 @@ class Plan:
             try:
                 if a.nbytes:
                     self._impl.upload(dev_in, in_ptr, a.nbytes)
-                self._impl.execute(forward, dev_in, dev_out, batch or self._batch)
+                self._impl.execute(forward, dev_in, dev_out, batch or self._batch, *work)
                 if out.nbytes:
                     self._impl.download(out_ptr, dev_out, out.nbytes)
             finally:
@@ -374,6 +385,26 @@ def _nbytes(side):
 
 def _view(buf, side):
     return buf[:_nbytes(side)].view(side.dtype).reshape(side.shape)
+
+
+def _work_arg(work, on_device, device):
+    """(address, bytes) of a workspace array, (0, 0) for None."""
+    if work is None:
+        return 0, 0
+    if on_device:
+        cai = getattr(work, "__cuda_array_interface__", None)
+        if cai is None:
+            raise TypeError("work: the cuda backend takes a device array (__cuda_array_interface__), "
+                            "got " + type(work).__name__)
+        ptr = int(cai["data"][0])
+        nbytes = int(np.prod(cai["shape"], dtype=np.int64)) * np.dtype(cai["typestr"]).itemsize
+        if cai.get("strides") is not None and nbytes and not work.flags.c_contiguous:
+            raise ValueError("work: the workspace must be one contiguous array")
+        _device_ready(work, ptr, device, "work")
+        return ptr, nbytes
+    if not isinstance(work, np.ndarray) or not work.flags.c_contiguous or not work.flags.writeable:
+        raise TypeError("work: the cpu backend takes a writeable C-contiguous numpy array")
+    return int(work.ctypes.data), int(work.nbytes)
 
 
 def _address(a, shape, dtype, on_device, what):

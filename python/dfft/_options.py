@@ -37,13 +37,14 @@ OPTION_KEYWORDS = {
     "memory_limit_bytes": "memory_limit_bytes",
     "batches": "batches",
     "stream": "stream",
+    "user_workspace": "user_workspace",
 }
 
 _CONVERT = {
     "codec": str, "tolerance": float, "overlap": int, "adapt": bool, "threads": int,
     "chunks": int, "in_flight": int, "onesided_sync": str, "max_message_bytes": int,
     "staging": str, "batch": int, "in_place": bool, "tune": str, "wisdom_file": str,
-    "tune_budget_s": float, "stream": int,
+    "tune_budget_s": float, "stream": int, "user_workspace": bool,
     "batches": lambda v: [int(x) for x in v],
     "ranks_per_node": lambda v: [int(v)] if isinstance(v, int) else [int(x) for x in v],
 }

@@ -83,9 +83,13 @@ class PyPlan {
     }
   }
 
-  void execute(bool forward, std::uintptr_t in, std::uintptr_t out, int batch) {
+  // work: the caller's workspace (0: the plan's own buffers) of work_bytes bytes.
+  void execute(bool forward, std::uintptr_t in, std::uintptr_t out, int batch, std::uintptr_t work,
+               std::int64_t work_bytes) {
     py::gil_scoped_release unlocked;
-    std::visit([&](auto& p) { run(*p, forward, in, out, batch); }, plan_);
+    const dfft::Workspace w{reinterpret_cast<void*>(work), work_bytes};
+    if (w.data && batch != 1) throw py::value_error("work: a workspace is for one array, not a batch");
+    std::visit([&](auto& p) { run(*p, forward, in, out, batch, w); }, plan_);
   }
 
   void prepare_batch(int batch) {
@@ -120,17 +124,18 @@ class PyPlan {
 
  private:
   template <class T>
-  static void run(dfft::Plan<T>& p, bool forward, std::uintptr_t i, std::uintptr_t o, int batch) {
+  static void run(dfft::Plan<T>& p, bool forward, std::uintptr_t i, std::uintptr_t o, int batch,
+                  dfft::Workspace w) {
     using C = std::complex<T>;
     auto fwd = [&](auto* a, auto* b) {
       if (batch == p.options().batch)
-        p.forward(a, b);
+        p.forward(a, b, w);
       else
         p.forward(batch, a, b);
     };
     auto inv = [&](auto* a, auto* b) {
       if (batch == p.options().batch)
-        p.inverse(a, b);
+        p.inverse(a, b, w);
       else
         p.inverse(batch, a, b);
     };
@@ -326,7 +331,8 @@ PYBIND11_MODULE(_dfft, m) {
            py::arg("fftw_wisdom"), py::arg("device"), py::arg("input_layout"), py::arg("output_layout"),
            py::arg("memory_limit_bytes"), py::arg("extra") = py::dict())
       .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
-           py::arg("batch"))
+           py::arg("batch"), py::arg("work"), py::arg("work_bytes"))
+      .def("workspace_bytes", [](const PyPlan& p) { return p.with([](auto& q) { return q.workspace_bytes(); }); })
       .def("prepare_batch", &PyPlan::prepare_batch, py::arg("batch"))
       .def("allocate", &PyPlan::allocate, py::arg("bytes"))
       .def("deallocate", &PyPlan::deallocate, py::arg("ptr"))

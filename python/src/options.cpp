@@ -73,6 +73,9 @@ const std::map<std::string, Setter>& setters() {
       {"stream", [](dfft::Options& o, const py::handle& v) {
          o.stream = reinterpret_cast<void*>(as<std::uintptr_t>(v, "stream"));
        }},
+      {"user_workspace", [](dfft::Options& o, const py::handle& v) {
+         o.user_workspace = as<bool>(v, "user_workspace");
+       }},
   };
   return s;
 }
@@ -128,6 +131,7 @@ py::dict options_dict(const dfft::Options& o) {
   d["memory_limit_bytes"] = o.memory_limit_bytes;
   d["batches"] = o.batches;
   d["stream"] = reinterpret_cast<std::uintptr_t>(o.stream);
+  d["user_workspace"] = o.user_workspace;
   return d;
 }
 

@@ -102,6 +102,34 @@ def test_out_argument_and_checks():
     assert np.array_equal(u32, before)
 
 
+@pytest.mark.parametrize("transform", ["r2c", "c2c"])
+@pytest.mark.parametrize("decomposition", ["slab-2d1d", "pencil"])
+def test_user_workspace(decomposition, transform):
+    """A plan without work buffers of its own: the same results from a workspace full of NaNs,
+    less memory, and a missing or short workspace refused."""
+    shape = (17, 12, 10)
+    c2c = transform == "c2c"
+    own = dfft.Plan(COMM, shape, decomposition=decomposition, transform=transform, effort="estimate")
+    plan = dfft.Plan(COMM, shape, decomposition=decomposition, transform=transform, effort="estimate",
+                     user_workspace=True)
+    size = plan.workspace_bytes
+    assert size > 0 and size == own.workspace_bytes
+    assert sum(own.memory) - sum(plan.memory) == size
+    g = global_array(shape, complex_values=c2c, seed=5)
+    u = plan.local_input(g)
+    work = np.full(size // 8, np.nan)
+    got = plan.forward(u, work=work)
+    want = np.fft.fftn(g) if c2c else np.fft.rfftn(g)
+    assert max_rel(got, plan.local_output(want)) < TOL["double"]
+    assert max_rel(got, own.forward(u)) < TOL["double"]
+    work[:] = np.nan
+    assert max_rel(plan.inverse(got, work=work), u) < TOL["double"]
+    with pytest.raises(dfft.InvalidArgument, match="workspace"):
+        plan.forward(u)
+    with pytest.raises(dfft.InvalidArgument, match="workspace"):
+        plan.forward(u, work=np.empty(size // 8 - 1))
+
+
 def test_batch_equals_single_transforms():
     shape = (7, 6, 5)
     plan = dfft.Plan(COMM, shape, decomposition="pencil")

@@ -7,6 +7,7 @@
 #include <complex>
 #include <cstring>
 #include <new>
+#include <cstddef>
 #include <string>
 #include <variant>
 
@@ -16,9 +17,13 @@
 // include/dfft/dfft.f90 declares the same fields as a bind(c) type: size, 44 ints, then the
 // 8-byte fields with no padding between. A field added to one must be added to the other, and
 // DFFT_OPTIONS_VERSION raised.
-static_assert(sizeof(dfft_options) ==
+// Fields added later go after `stream`, so that a struct of an older dfft.h is this one cut short:
+// its size is the offset of the first field it lacks.
+static_assert(offsetof(dfft_options, user_workspace) ==
                   sizeof(int64_t) + 44 * sizeof(int) + 2 * sizeof(int64_t) + 2 * sizeof(double) + 3 * sizeof(void*),
               "dfft_options layout changed: update include/dfft/dfft.f90 and DFFT_OPTIONS_VERSION");
+// Size of a version-2 dfft_options (the fields up to `stream`).
+constexpr int64_t kOptionsV2Size = offsetof(dfft_options, user_workspace);
 // dfft_status and dfft::Status are the same codes.
 static_assert(DFFT_ERROR_INVALID_ARGUMENT == static_cast<int>(dfft::Status::invalid_argument) &&
               DFFT_ERROR_MPI == static_cast<int>(dfft::Status::mpi_error) &&
@@ -134,6 +139,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.tune_budget_s = o->tune_budget_s;
   r.wisdom_file = o->wisdom_file ? o->wisdom_file : "";
   r.stream = o->stream;
+  if (o->version >= 3) r.user_workspace = o->user_workspace != 0;
   return r;
 }
 
@@ -171,7 +177,8 @@ int agree(MPI_Comm comm, int local_status) {
 
 // A struct from another dfft.h has other fields at other offsets: refuse it before reading any.
 int check_version(const dfft_options* o) {
-  if (!o || (o->size == static_cast<int64_t>(sizeof(dfft_options)) && o->version == DFFT_OPTIONS_VERSION))
+  if (!o || (o->size == static_cast<int64_t>(sizeof(dfft_options)) && o->version == DFFT_OPTIONS_VERSION) ||
+      (o->size == kOptionsV2Size && o->version == 2))
     return DFFT_SUCCESS;
   const std::string m = "dfft C API: dfft_options has size " + std::to_string(o->size) + " and version " +
                         std::to_string(o->version) + " but this library's are " +
@@ -237,21 +244,22 @@ int create_boxes(MPI_Comm comm, int ndims, const int64_t* shape, int precision, 
 }
 
 // forward/inverse with the element types of the plan's transform and precision.
-int execute(dfft_plan plan, bool fwd, int batch, const void* in, void* out) {
+int execute(dfft_plan plan, bool fwd, int batch, const void* in, void* out, dfft::Workspace work = {}) {
   if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
   return guarded([&] {
     if (batch < 1) bad("batch = " + std::to_string(batch) + " (>= 1)");
+    if (work.bytes < 0) bad("work_bytes = " + std::to_string(work.bytes) + " (>= 0)");
     std::visit(
         [&](auto& p) {
           using T = typename std::decay_t<decltype(p)>::real_type;
           using C = std::complex<T>;
           // One array: the plan itself; several: the C++ batch overloads (a plan per batch size).
           auto fwd_run = [&](auto* src, auto* dst) {
-            if (batch == 1) p.forward(src, dst);
+            if (batch == 1) p.forward(src, dst, work);
             else p.forward(batch, src, dst);
           };
           auto inv_run = [&](auto* src, auto* dst) {
-            if (batch == 1) p.inverse(src, dst);
+            if (batch == 1) p.inverse(src, dst, work);
             else p.inverse(batch, src, dst);
           };
           switch (plan->transform) {
@@ -368,6 +376,17 @@ int dfft_plan_destroy(dfft_plan* plan) {
 
 int dfft_forward(dfft_plan plan, const void* in, void* out) { return execute(plan, true, 1, in, out); }
 int dfft_inverse(dfft_plan plan, const void* in, void* out) { return execute(plan, false, 1, in, out); }
+int dfft_forward_work(dfft_plan plan, const void* in, void* out, void* work, int64_t work_bytes) {
+  return execute(plan, true, 1, in, out, {work, work_bytes});
+}
+int dfft_inverse_work(dfft_plan plan, const void* in, void* out, void* work, int64_t work_bytes) {
+  return execute(plan, false, 1, in, out, {work, work_bytes});
+}
+int64_t dfft_workspace_bytes(dfft_plan plan) {
+  std::int64_t n = 0;
+  if (plan) guarded([&] { n = with_plan(plan, [](auto& p) { return p.workspace_bytes(); }); });
+  return n;
+}
 int dfft_forward_batch(dfft_plan plan, int batch, const void* in, void* out) {
   return execute(plan, true, batch, in, out);
 }

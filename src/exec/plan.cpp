@@ -8,11 +8,26 @@
 
 namespace dfft {
 
+namespace {
+// The tuner times candidates and adapt re-plans sliced FFTs during executions, both on buffers
+// of the plan's own.
+const Options& check_workspace_options(const Options& o) {
+  if (o.user_workspace && o.tune != Tune::none)
+    detail::unsupported("user_workspace takes tune = none (the tuner times candidates on buffers of "
+                        "its own): tune first and make the plan with the options it chose");
+  if (o.user_workspace && o.adapt)
+    detail::unsupported("user_workspace takes adapt = false (adapt re-plans FFTs on the plan's own "
+                        "buffers while it executes)");
+  return o;
+}
+}  // namespace
+
 // With options.tune != none the tuner (src/tune) picks the options and builds that plan.
 template <class T>
 Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options)
     : comm_(comm) {
-  impl_ = detail::make_plan_impl(comm, shape, options, std::is_same_v<T, double>, nullptr, nullptr, tune_);
+  impl_ = detail::make_plan_impl(comm, shape, check_workspace_options(options), std::is_same_v<T, double>,
+                                 nullptr, nullptr, tune_);
   for (int b : options.batches) prepare_batch(b);
 }
 
@@ -20,7 +35,8 @@ template <class T>
 Plan<T>::Plan(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Layout& in,
               const Layout& out, const Options& options)
     : comm_(comm), user_in_(std::make_unique<Layout>(in)), user_out_(std::make_unique<Layout>(out)) {
-  impl_ = detail::make_plan_impl(comm, shape, options, std::is_same_v<T, double>, &in, &out, tune_);
+  impl_ = detail::make_plan_impl(comm, shape, check_workspace_options(options), std::is_same_v<T, double>,
+                                 &in, &out, tune_);
   for (int b : options.batches) prepare_batch(b);
 }
 
@@ -41,6 +57,7 @@ void Plan<T>::prepare_batch(int batch) {
     if (b->options().batch == batch) return;
   Options o = impl_->options();
   o.batch = batch;
+  o.user_workspace = false;  // workspaces are for the single plan: batched plans hold their own
   batched_.push_back(std::make_unique<PlanImpl>(comm_, impl_->shape(), o, std::is_same_v<T, double>,
                                                 user_in_.get(), user_out_.get()));
 }
@@ -62,23 +79,39 @@ void need(const PlanImpl& p, Transform t, const char* call) {
 
 template <class T>
 void Plan<T>::forward(const T* in, complex_type* out) const {
+  forward(in, out, Workspace{});
+}
+template <class T>
+void Plan<T>::forward(const T* in, complex_type* out, Workspace work) const {
   need(*impl_, Transform::r2c, "forward(real*, complex*)");
-  (last_ = impl_.get())->forward(in, out);
+  (last_ = impl_.get())->forward(in, out, work.data, work.bytes);
 }
 template <class T>
 void Plan<T>::forward(const complex_type* in, complex_type* out) const {
+  forward(in, out, Workspace{});
+}
+template <class T>
+void Plan<T>::forward(const complex_type* in, complex_type* out, Workspace work) const {
   need(*impl_, Transform::c2c, "forward(complex*, complex*)");
-  (last_ = impl_.get())->forward(in, out);
+  (last_ = impl_.get())->forward(in, out, work.data, work.bytes);
 }
 template <class T>
 void Plan<T>::inverse(const complex_type* in, T* out) const {
+  inverse(in, out, Workspace{});
+}
+template <class T>
+void Plan<T>::inverse(const complex_type* in, T* out, Workspace work) const {
   need(*impl_, Transform::r2c, "inverse(complex*, real*)");
-  (last_ = impl_.get())->inverse(in, out);
+  (last_ = impl_.get())->inverse(in, out, work.data, work.bytes);
 }
 template <class T>
 void Plan<T>::inverse(const complex_type* in, complex_type* out) const {
+  inverse(in, out, Workspace{});
+}
+template <class T>
+void Plan<T>::inverse(const complex_type* in, complex_type* out, Workspace work) const {
   need(*impl_, Transform::c2c, "inverse(complex*, complex*)");
-  (last_ = impl_.get())->inverse(in, out);
+  (last_ = impl_.get())->inverse(in, out, work.data, work.bytes);
 }
 
 template <class T>
@@ -104,13 +137,21 @@ void Plan<T>::inverse(int batch, const complex_type* in, complex_type* out) cons
 
 template <class T>
 void Plan<T>::forward(const T* in, T* out) const {
+  forward(in, out, Workspace{});
+}
+template <class T>
+void Plan<T>::forward(const T* in, T* out, Workspace work) const {
   need(*impl_, Transform::r2r, "forward(real*, real*)");
-  (last_ = impl_.get())->forward(in, out);
+  (last_ = impl_.get())->forward(in, out, work.data, work.bytes);
 }
 template <class T>
 void Plan<T>::inverse(const T* in, T* out) const {
+  inverse(in, out, Workspace{});
+}
+template <class T>
+void Plan<T>::inverse(const T* in, T* out, Workspace work) const {
   need(*impl_, Transform::r2r, "inverse(real*, real*)");
-  (last_ = impl_.get())->inverse(in, out);
+  (last_ = impl_.get())->inverse(in, out, work.data, work.bytes);
 }
 template <class T>
 void Plan<T>::forward(int batch, const T* in, T* out) const {
@@ -186,6 +227,10 @@ std::vector<std::int64_t> Plan<T>::exchange_bytes() const {
 template <class T>
 NodeTraffic Plan<T>::node_traffic() const {
   return impl_->node_traffic();
+}
+template <class T>
+std::int64_t Plan<T>::workspace_bytes() const {
+  return impl_->workspace_bytes();
 }
 template <class T>
 Codec Plan<T>::codec() const {

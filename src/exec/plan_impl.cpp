@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 #include <utility>
@@ -17,6 +18,13 @@
 namespace dfft {
 
 using namespace detail;
+
+namespace {
+// Work buffers start on this boundary inside a workspace: cudaMalloc's alignment, a multiple
+// of every SIMD width FFTW plans for, so a workspace from Plan::allocate() runs the aligned
+// FFT plans made on the plan's own buffers.
+constexpr std::int64_t kWorkAlign = 256;
+}  // namespace
 
 PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
                    bool is_double, const Layout* user_in, const Layout* user_out)
@@ -164,7 +172,7 @@ void PlanImpl::build_steps() {
                         st.exchange.dst[st.exchange.me].alloc_count() * e});
     }
   }
-  work_bytes_ = static_cast<std::size_t>(bytes);
+  work_bytes_ = static_cast<std::size_t>((bytes + kWorkAlign - 1) / kWorkAlign * kWorkAlign);
   const auto nx = static_cast<std::size_t>(path_.exchanges);
   if (opt_.methods.size() != 1 && opt_.methods.size() != nx)
     fail("give one method or one per exchange (", nx, " for ", to_string(opt_.decomposition),
@@ -214,6 +222,42 @@ void PlanImpl::build_steps() {
   build_transports();
   build_direction(false);
   build_direction(true);
+  // The third buffer exists where an overlap group needs it (memory_ counted it for any
+  // overlap > 1); adapt may still make it later.
+  work_buffers_ = c_.get() ? 3 : 2;
+  if (opt_.overlap > 1 && work_buffers_ == 2 && !opt_.adapt && !opt_.user_workspace)
+    drop_third_buffer_from_memory();
+  if (opt_.user_workspace) {
+    // The FFTs were planned on the plan's buffers (FFTW measures on them); from now on every
+    // execution brings its own.
+    a_ = {};
+    b_ = {};
+    c_ = {};
+  }
+}
+
+std::int64_t PlanImpl::workspace_bytes() const {
+  return static_cast<std::int64_t>(work_bytes_) * work_buffers_;
+}
+
+void PlanImpl::use_workspace(void* work, std::int64_t work_bytes) {
+  if (!work) {
+    if (opt_.user_workspace)
+      fail("this plan was made with Options::user_workspace: pass a workspace of at least ",
+           workspace_bytes(), " bytes (Plan::workspace_bytes()) to forward() and inverse()");
+    work_[0] = a_.get(), work_[1] = b_.get(), work_[2] = c_.get();
+    return;
+  }
+  if (work_bytes < workspace_bytes())
+    fail("the workspace has ", work_bytes, " bytes; this plan needs at least ", workspace_bytes(),
+         " (Plan::workspace_bytes())");
+  if (reinterpret_cast<std::uintptr_t>(work) % 16 != 0)
+    fail("the workspace must start on a 16-byte boundary (memory from Plan::allocate() does)");
+  char* w = static_cast<char*>(work);
+  work_[0] = w;
+  work_[1] = w + work_bytes_;
+  // A third buffer that adapt made later stays the plan's own.
+  work_[2] = work_buffers_ == 3 ? w + 2 * work_bytes_ : c_.get();
 }
 
 void PlanImpl::check_overlap_options() const {
@@ -311,9 +355,9 @@ void* PlanImpl::buffer(int id, const void* in, void* out) const {
   switch (id) {
     case 0: return const_cast<void*>(in);  // out-of-place r2c/c2c leave their input untouched
     case 1: return out;
-    case 2: return a_.get();
-    case 3: return b_.get();
-    default: return c_.get();
+    case 2: return work_[0];
+    case 3: return work_[1];
+    default: return work_[2];
   }
 }
 
@@ -361,8 +405,8 @@ void PlanImpl::run(bool inverse, const void* in, void* out) {
         // A multi-dimensional c2r overwrites its input (FFTW and cuFFT alike), and the caller's
         // is const: transform a copy. Only a plan whose inverse is one c2r step gets here.
         const Layout& l = d.sched[j].in;
-        dev_->copy_box(cur, l, a_.get(), l, l.box, is_double_ ? 16 : 8);
-        cur = a_.get();
+        dev_->copy_box(cur, l, work_[0], l, l.box, is_double_ ? 16 : 8);
+        cur = work_[0];
       }
       (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft)->execute(cur, next);
       dev_->synchronize();
@@ -375,11 +419,16 @@ void PlanImpl::run(bool inverse, const void* in, void* out) {
   }
 }
 
-void PlanImpl::forward(const void* in, void* out) { transform(false, in, out); }
+void PlanImpl::forward(const void* in, void* out, void* work, std::int64_t work_bytes) {
+  transform(false, in, out, work, work_bytes);
+}
 
-void PlanImpl::inverse(const void* in, void* out) { transform(true, in, out); }
+void PlanImpl::inverse(const void* in, void* out, void* work, std::int64_t work_bytes) {
+  transform(true, in, out, work, work_bytes);
+}
 
-void PlanImpl::transform(bool inverse, const void* in, void* out) {
+void PlanImpl::transform(bool inverse, const void* in, void* out, void* work, std::int64_t work_bytes) {
+  use_workspace(work, work_bytes);
   adapt_before();
   const double t0 = MPI_Wtime();
   run(inverse, in, out);

@@ -26,8 +26,11 @@ class PlanImpl {
   PlanImpl(const PlanImpl&) = delete;
   PlanImpl& operator=(const PlanImpl&) = delete;
 
-  void forward(const void* in, void* out);
-  void inverse(const void* in, void* out);
+  /// `work`: the caller's workspace of `work_bytes` bytes (nullptr: the plan's own buffers).
+  void forward(const void* in, void* out, void* work = nullptr, std::int64_t work_bytes = 0);
+  void inverse(const void* in, void* out, void* work = nullptr, std::int64_t work_bytes = 0);
+  /// Bytes of the work buffers one execution writes (Plan::workspace_bytes()).
+  std::int64_t workspace_bytes() const;
 
   const std::vector<std::int64_t>& shape() const { return shape_; }
   const detail::Path& path() const { return path_; }
@@ -82,6 +85,8 @@ class PlanImpl {
   void check_same_everywhere(const std::vector<std::int64_t>& shape) const;
   void build_steps();
   Memory predict_memory() const;
+  /// memory_ counted a third work buffer that no overlap group turned out to need.
+  void drop_third_buffer_from_memory();
   /// Throws OutOfMemory on every rank when memory_ exceeds the limit or the available memory
   /// on any rank. Collective.
   void check_memory() const;
@@ -96,7 +101,9 @@ class PlanImpl {
   void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
   void* buffer(int id, const void* in, void* out) const;
   void run(bool inverse, const void* in, void* out);
-  void transform(bool inverse, const void* in, void* out);  // run, then the norm's scaling
+  // Points the work buffers at the caller's workspace or the plan's own, then runs and scales.
+  void transform(bool inverse, const void* in, void* out, void* work, std::int64_t work_bytes);
+  void use_workspace(void* work, std::int64_t work_bytes);
   void check_overlap_options() const;
   void adapt_before();
   void adapt_after(double seconds);
@@ -112,8 +119,12 @@ class PlanImpl {
   int rank_ = 0, size_ = 1;
   detail::Path path_;
   std::unique_ptr<detail::Device> dev_;
+  // The plan's own work buffers (made for planning and released again with
+  // Options::user_workspace), and where the running execution's work buffers are.
   detail::Buffer a_, b_, c_;
-  std::size_t work_bytes_ = 0;
+  void* work_[3] = {nullptr, nullptr, nullptr};
+  std::size_t work_bytes_ = 0;  // one work buffer, a multiple of kWorkAlign
+  int work_buffers_ = 2;        // a_, b_ and, where overlap groups need it, c_
   Memory memory_;
   std::vector<StepExec> exec_;
   std::vector<Method> step_method_;  // per step (exchanges)

@@ -17,11 +17,23 @@ void Memory::add(std::string what, std::int64_t host, std::int64_t device) {
   items.push_back({std::move(what), host, device});
 }
 
+
+void PlanImpl::drop_third_buffer_from_memory() {
+  const bool gpu = dev_->on_device();
+  const auto bytes = static_cast<std::int64_t>(work_bytes_);
+  for (auto& item : memory_.items)
+    if (item.what == "work buffers") {
+      (gpu ? item.device_bytes : item.host_bytes) -= bytes;
+      (gpu ? memory_.device_bytes : memory_.host_bytes) -= bytes;
+    }
+}
+
 Memory PlanImpl::predict_memory() const {
   Memory m;
   const bool gpu = dev_->on_device();
-  // a_ and b_; c_ only where overlap groups need a third buffer (counted whenever overlap > 1).
-  const auto work = static_cast<std::int64_t>(work_bytes_) * (opt_.overlap > 1 ? 3 : 2);
+  // a_ and b_, and c_ for any overlap > 1 (build_steps takes it back where no group needs it).
+  // With Options::user_workspace the caller holds them (workspace_bytes()).
+  const auto work = opt_.user_workspace ? 0 : static_cast<std::int64_t>(work_bytes_) * (opt_.overlap > 1 ? 3 : 2);
   m.add("work buffers", gpu ? 0 : work, gpu ? work : 0);
   for (std::size_t k = 0; k < path_.steps.size(); ++k) {
     const Step& st = path_.steps[k];

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #define N0 17
@@ -526,6 +527,71 @@ static void statuses(MPI_Comm comm) {
   dfft_plan_destroy(&p);
 }
 
+/* A plan made with user_workspace: no work buffers of its own (memory smaller by the workspace),
+ * executions without a workspace or with a short one refused, results from a workspace full of
+ * garbage right; and a version-2 options struct (no user_workspace field) still read. */
+static void workspace(MPI_Comm comm) {
+  const int64_t shape[3] = {N0, N1, N2};
+  const char* cfg = "user workspace";
+  dfft_options opt;
+  dfft_options_init(&opt);
+  opt.backend = backend_;
+  dfft_plan own = NULL, p = NULL;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &own) == DFFT_SUCCESS, "plan", cfg);
+  opt.user_workspace = 1;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS, "plan with user_workspace", cfg);
+  if (!own || !p) return;
+  const int64_t ws = dfft_workspace_bytes(p);
+  dfft_memory m_own, m_user;
+  dfft_plan_memory(own, &m_own);
+  dfft_plan_memory(p, &m_user);
+  check(ws > 0 && ws == dfft_workspace_bytes(own) &&
+            m_own.host_bytes + m_own.device_bytes - m_user.host_bytes - m_user.device_bytes == ws,
+        "memory smaller by workspace_bytes", cfg);
+  Buffers b = buffers(p, (size_t)dfft_plan_input_count(p) * sizeof(double),
+                      (size_t)dfft_plan_output_count(p) * 2 * sizeof(double));
+  void* work = backend_alloc(p, (size_t)ws);
+  unsigned char* junk = malloc((size_t)ws);
+  memset(junk, 0xff, (size_t)ws); /* NaN in every double */
+  check(dfft_plan_upload(p, work, junk, (size_t)ws) == DFFT_SUCCESS, "garbage into the workspace", cfg);
+  fill_input(p, 1, 0, b.in, 1.0);
+  check(dfft_plan_upload(p, b.din, b.in, b.in_bytes) == DFFT_SUCCESS, "upload", cfg);
+  check(dfft_forward(p, b.din, b.dout) == DFFT_ERROR_INVALID_ARGUMENT &&
+            strstr(dfft_error_message(), "workspace") != NULL,
+        "forward without a workspace refused", cfg);
+  check(dfft_forward_work(p, b.din, b.dout, work, ws - 1) == DFFT_ERROR_INVALID_ARGUMENT, "short workspace refused", cfg);
+  check(dfft_forward_work(p, b.din, b.dout, work, ws) == DFFT_SUCCESS, "forward with a workspace", cfg);
+  check(dfft_plan_download(p, b.out, b.dout, b.out_bytes) == DFFT_SUCCESS, "download", cfg);
+  check(output_error(p, comm, 1, 1, b.out, 1.0) <= 1e-12, "forward result", cfg);
+  check(dfft_plan_upload(p, work, junk, (size_t)ws) == DFFT_SUCCESS, "garbage into the workspace", cfg);
+  check(dfft_inverse_work(p, b.dout, b.din, work, ws) == DFFT_SUCCESS, "inverse with a workspace", cfg);
+  check(dfft_plan_download(p, b.in, b.din, b.in_bytes) == DFFT_SUCCESS, "download", cfg);
+  check(roundtrip_error(p, comm, 1, 0, b.in) <= 1e-12, "round trip", cfg);
+  free(junk);
+  dfft_plan_deallocate(p, work);
+  release(p, &b, cfg);
+  dfft_plan_destroy(&p);
+  dfft_plan_destroy(&own);
+  /* A caller compiled against the version-2 dfft.h passes the fields up to `stream`. */
+  dfft_options_init(&opt);
+  opt.backend = backend_;
+  opt.version = 2;
+  opt.size = (int64_t)offsetof(dfft_options, user_workspace);
+  opt.user_workspace = 1; /* past the old struct's end: not read */
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS &&
+            dfft_workspace_bytes(p) > 0,
+        "a version-2 options struct is read", cfg);
+  if (p) {
+    b = buffers(p, (size_t)dfft_plan_input_count(p) * sizeof(double),
+                (size_t)dfft_plan_output_count(p) * 2 * sizeof(double));
+    fill_input(p, 1, 0, b.in, 1.0);
+    forward(p, &b, 1, "version-2 options");
+    check(output_error(p, comm, 1, 1, b.out, 1.0) <= 1e-12, "version-2 plan holds its work buffers", cfg);
+    release(p, &b, cfg);
+    dfft_plan_destroy(&p);
+  }
+}
+
 int main(int argc, char** argv) {
   int provided, size;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -543,6 +609,7 @@ int main(int argc, char** argv) {
   r2r(MPI_COMM_WORLD, DFFT_DCT4);
   refusals(MPI_COMM_WORLD);
   statuses(MPI_COMM_WORLD);
+  workspace(MPI_COMM_WORLD);
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) printf("capi: %s (%d failure(s) over %d rank(s))\n", total ? "FAILED" : "PASSED", total, size);

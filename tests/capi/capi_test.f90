@@ -3,9 +3,11 @@
 ! trip) and r2c float plans, slab and pencil, and a c2c plan on user boxes
 ! (dfft_plan_create_boxes_f), on a 9x8x7 array checked against a naive DFT written here; the
 ! options' defaults as seen from Fortran (the bind(c) type's layout); a refused option and the
-! other status codes (unsupported, out of memory, options version). 1-4 ranks (tests/capi/CMakeLists.txt); exits non-zero on any failure.
+! other status codes (unsupported, out of memory, options version); a plan with a workspace of
+! the caller's (dfft_forward_work). 1-4 ranks (tests/capi/CMakeLists.txt); exits non-zero on any failure.
 program capi_fortran_test
   use, intrinsic :: iso_c_binding
+  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
   use mpi
   use dfft
   implicit none
@@ -24,7 +26,8 @@ program capi_fortran_test
       opt%overlap /= 1 .or. opt%batch /= 1 .or. opt%max_message_bytes /= 2_c_int64_t**31 - 4096 .or. &
       c_associated(opt%wisdom_file) .or. opt%norm /= DFFT_NORM_BACKWARD .or. &
       opt%effort /= DFFT_MEASURE .or. opt%fftw_wisdom /= 1 .or. c_associated(opt%fftw_wisdom_dir) .or. &
-      opt%version /= DFFT_OPTIONS_VERSION .or. opt%memory_limit_bytes /= 0 .or. opt%threads /= 1) then
+      opt%version /= DFFT_OPTIONS_VERSION .or. opt%memory_limit_bytes /= 0 .or. opt%threads /= 1 .or. &
+      opt%user_workspace /= 0) then
     print *, 'rank', rank, 'FAIL: dfft_options defaults seen from Fortran'
     failures = failures + 1
   end if
@@ -36,6 +39,7 @@ program capi_fortran_test
 
   call run_boxes()
   call run_dct1()
+  call run_workspace()
 
   call dfft_options_init(opt)
   opt%methods(1) = 42
@@ -330,6 +334,34 @@ contains
       den = den + abs(u0(pos(n)))**2
     end do
     call report('c2c + dct1 round trip', global_ratio(num, den), 1d-12)
+    e = dfft_plan_destroy(plan)
+  end subroutine
+
+  ! user_workspace: forward without a workspace refused, with one (NaN-filled) right.
+  subroutine run_workspace()
+    complex(c_double_complex), allocatable, target :: u(:), uk(:), work(:)
+    integer(c_int64_t) :: bytes
+    integer :: e
+    call dfft_options_init(opt)
+    opt%transform = DFFT_C2C
+    opt%user_workspace = 1
+    e = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
+    if (e /= DFFT_SUCCESS) then
+      print *, 'rank', rank, 'FAIL: user_workspace plan:', dfft_error_message()
+      failures = failures + 1
+      return
+    end if
+    call c2c_arrays(u, uk)
+    bytes = dfft_workspace_bytes(plan)
+    allocate(work(bytes / 16))
+    work = cmplx(ieee_value(0d0, ieee_quiet_nan), 0d0, c_double_complex)
+    e = dfft_forward(plan, c_loc(u), c_loc(uk))
+    if (e /= DFFT_ERROR_INVALID_ARGUMENT) then
+      print *, 'rank', rank, 'FAIL: forward without a workspace not refused:', e
+      failures = failures + 1
+    end if
+    e = dfft_forward_work(plan, c_loc(u), c_loc(uk), c_loc(work), bytes)
+    call check_c2c_forward(uk, 'c2c forward with a workspace')
     e = dfft_plan_destroy(plan)
   end subroutine
 
