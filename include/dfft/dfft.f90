@@ -35,7 +35,9 @@ module dfft
   integer(c_int), parameter :: DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2
   integer(c_int), parameter :: DFFT_DEFAULT = 0, DFFT_REALIGNED = 1
   integer(c_int), parameter :: DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2
-  integer(c_int), parameter :: DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2
+  integer(c_int), parameter :: DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2, DFFT_DCT1 = 3, &
+                               DFFT_DCT3 = 4, DFFT_DCT4 = 5, DFFT_DST1 = 6, DFFT_DST3 = 7, &
+                               DFFT_DST4 = 8
   integer(c_int), parameter :: DFFT_A2A_SYNC = 0, DFFT_A2A_TYPE = 1, DFFT_P2P_SYNC = 2, &
                                DFFT_P2P_TYPE = 3, DFFT_P2P_STREAMS = 4, DFFT_NCCL = 5, &
                                DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8, &

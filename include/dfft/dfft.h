@@ -57,7 +57,12 @@ enum { DFFT_DOUBLE = 0, DFFT_FLOAT = 1 };
 enum { DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2 };
 enum { DFFT_DEFAULT = 0, DFFT_REALIGNED = 1 };
 enum { DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2 };
-enum { DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2 };
+/* DCT/DST kind the forward transform applies along an axis (the inverse applies the inverse
+   kind: types I and IV self-inverse, II and III each other's; docs/r2r.md). */
+enum {
+  DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2, DFFT_DCT1 = 3, DFFT_DCT3 = 4, DFFT_DCT4 = 5,
+  DFFT_DST1 = 6, DFFT_DST3 = 7, DFFT_DST4 = 8
+};
 enum {
   DFFT_A2A_SYNC = 0, DFFT_A2A_TYPE = 1, DFFT_P2P_SYNC = 2, DFFT_P2P_TYPE = 3, DFFT_P2P_STREAMS = 4,
   DFFT_NCCL = 5, DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8, DFFT_NODE_RING = 9,
@@ -99,7 +104,8 @@ typedef struct dfft_options {
   int grid_dims;              /* 0: grid chosen automatically; else grid[0..grid_dims) */
   int grid[DFFT_MAX_DIMS - 1];
   int r2r[DFFT_MAX_DIMS];     /* per axis, DFFT_R2R_NONE = periodic; read for the first ndims axes
-                                 when any is set (c2c with some real-to-real axes, or r2r) */
+                                 when any is set (r2r; c2c or r2c with some DCT/DST axes, r2c
+                                 with the last axis periodic) */
   int chunks;                 /* 4 */
   int in_flight;              /* 2 */
   int overlap;                /* 1: no FFT/exchange overlap */

@@ -132,10 +132,25 @@ struct Layout {
 enum class Decomposition { slab_2d1d, slab_1d2d, pencil };
 enum class Variant { Default, Realigned };
 enum class Transform { r2c, c2c, r2r };  // c2r is the inverse of r2c; r2r: real DCT/DST on every axis
-/// Real-to-real kind of one axis (docs/r2r.md). The forward transform uses the type-II
-/// transform (FFTW REDFT10 / RODFT10), the inverse the type-III one (REDFT01 / RODFT01);
-/// both unnormalised: forward then inverse multiplies by 2n per r2r axis.
-enum class R2R { none, dct2, dst2 };
+/// Real-to-real kind of one axis (docs/r2r.md): the DCT or DST of type I-IV that the forward
+/// transform applies along it (FFTW's REDFT00/10/01/11, RODFT00/10/01/11, scipy.fft's dct/dst
+/// type=1..4, unnormalised). The inverse transform applies the inverse kind (r2r_inverse: types I
+/// and IV are their own inverses, II and III each other's). The first three values keep the
+/// numbers they have in the C interface.
+enum class R2R { none, dct2, dst2, dct1, dct3, dct4, dst1, dst3, dst4 };
+/// The kind that undoes `k` up to scaling: dct1 -> dct1, dct2 <-> dct3, dct4 -> dct4 (and the
+/// same for dst); none -> none.
+R2R r2r_inverse(R2R k);
+/// Type of a DCT/DST kind, 1..4 (0 for none).
+int r2r_type(R2R k);
+/// True for the sine kinds (dst1..dst4).
+bool r2r_is_sine(R2R k);
+/// The kind of type `type` (1..4), cosine or sine: the inverse of r2r_type / r2r_is_sine.
+R2R r2r_kind(bool sine, int type);
+/// Factor by which the kind and its inverse, applied in turn on an axis of n points, multiply
+/// the data (FFTW's logical size): 2(n-1) for dct1, 2(n+1) for dst1, 2n otherwise, n for none
+/// (the periodic DFT). Options::norm divides by the product of these.
+std::int64_t r2r_logical_size(R2R k, std::int64_t n);
 /// FFTW planning (CPU backend): `measure` times candidate algorithms the first time a size is
 /// planned and keeps the result as FFTW wisdom on disk (Options::fftw_wisdom), so later plans
 /// of that size cost milliseconds; `estimate` plans at once from heuristics (strided
@@ -143,8 +158,8 @@ enum class R2R { none, dct2, dst2 };
 enum class Effort { estimate, measure };
 /// Scaling, as numpy.fft's `norm`: `backward` leaves the forward transform unscaled and scales
 /// the inverse by 1/N, `forward` the other way round, `ortho` scales both by 1/sqrt(N). N is the
-/// product of the real-space sizes, each DCT/DST axis counted twice (2n: FFTW's and scipy's
-/// unnormalised type II/III pair), so every choice gives inverse(forward(x)) == x.
+/// product over the axes of r2r_logical_size (n on a periodic axis, 2n on most DCT/DST axes:
+/// FFTW's and scipy's unnormalised pairs), so every choice gives inverse(forward(x)) == x.
 enum class Norm { backward, ortho, forward };
 enum class Backend { cpu, cuda };
 /// Global redistribution methods. The four CPU methods are always available; the others need
@@ -196,7 +211,7 @@ Variant parse_variant(const std::string&);
 Transform parse_transform(const std::string&);
 Method parse_method(const std::string&);
 Backend parse_backend(const std::string&);
-R2R parse_r2r(const std::string&);  // "none", "dct2", "dst2"
+R2R parse_r2r(const std::string&);  // "none", "dct1".."dct4", "dst1".."dst4"
 Codec parse_codec(const std::string&);
 OneSidedSync parse_onesided_sync(const std::string&);
 Staging parse_staging(const std::string&);
@@ -207,9 +222,11 @@ struct Options {
   Decomposition decomposition = Decomposition::slab_2d1d;
   Variant variant = Variant::Default;
   Transform transform = Transform::r2c;
-  /// Per axis (empty: all periodic): R2R::dct2 / R2R::dst2 make that axis a DCT-II / DST-II
-  /// (inverse: type III). With Transform::c2c the other axes stay periodic (complex data); with
-  /// Transform::r2r every axis must have a kind (real data). Not combinable with r2c.
+  /// Per axis (empty: all periodic): the DCT/DST kind the forward transform applies along that
+  /// axis (the inverse applies r2r_inverse of it); R2R::none keeps the axis periodic. With
+  /// Transform::r2r every axis needs a kind (real data); with Transform::c2c the periodic axes
+  /// are complex DFTs; with Transform::r2c the last axis must be periodic (it is the halved
+  /// one), the others any kind (real input, complex output).
   std::vector<R2R> r2r;
   /// Process grid: {} picks one automatically; {P} for slabs; {P1, P2} for pencils
   /// (any length up to d-1 for a d-dimensional pencil decomposition).

@@ -84,6 +84,17 @@ class _Side:
         self.dtype = dtype
 
 
+def _r2r_kind(k):
+    """One axis's r2r kind as dfft names it: None -> 'none', ('dct', 2) -> 'dct2'."""
+    if k is None:
+        return "none"
+    if isinstance(k, (tuple, list)):
+        if len(k) != 2 or k[0] not in ("dct", "dst") or k[1] not in (1, 2, 3, 4):
+            raise ValueError(f"an r2r kind pair is ('dct' or 'dst', type 1..4), got {k!r}")
+        return f"{k[0]}{int(k[1])}"
+    return str(k)
+
+
 class Plan:
     """A distributed FFT plan (collective to build and to execute).
 
@@ -93,11 +104,14 @@ class Plan:
     'hierarchical'; on the cuda backend also 'p2p-streams', 'nccl', 'cuda-ipc'); transform: 'r2c' (inverse c2r),
     'c2c' or 'r2r'; precision: 'double' or 'float'; grid: process grid or None (automatic);
     norm: 'backward' (inverse scaled by 1/N), 'ortho' (both by 1/sqrt(N)) or 'forward' (forward
-    scaled by 1/N), as numpy.fft's norm (N counts each DCT/DST axis twice, as scipy.fft.dctn;
-    'ortho' there matches dctn(norm='ortho', orthogonalize=False)); effort: FFTW planning,
+    scaled by 1/N), as numpy.fft's norm (on a DCT/DST axis N is scipy.fft.dctn's logical size:
+    2(n-1) for type 1 DCT, 2(n+1) for type 1 DST, 2n otherwise; 'ortho' there matches
+    dctn(norm='ortho', orthogonalize=False)); effort: FFTW planning,
     'measure' or 'estimate'; fftw_wisdom: True (FFTW wisdom kept in the default directory),
-    False (none) or a directory; r2r: one kind per axis
-    ('dct2', 'dst2', or 'none'/None for a periodic axis of a c2c plan); input_layout and
+    False (none) or a directory; r2r: one kind per axis, the DCT/DST the forward applies
+    ('dct1'..'dct4', 'dst1'..'dst4', or scipy.fft's names as a pair such as ('dct', 1); 'none' or
+    None for a periodic axis of a c2c or r2c plan; r2c needs the last axis periodic); the inverse
+    applies the inverse kind (types 1 and 4 self-inverse, 2 and 3 each other's); input_layout and
     output_layout: this rank's (lo, hi) or (lo, hi, order) boxes (the box API: any tiling, empty
     boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays
     such as cupy's, on the plan's GPU; numpy arrays are copied to the GPU and back);
@@ -132,7 +146,7 @@ class Plan:
                  user_workspace=None):
         if isinstance(methods, str):
             methods = [methods]
-        kinds = [("none" if k is None else str(k)) for k in (r2r or [])]
+        kinds = [_r2r_kind(k) for k in (r2r or [])]
         if precision not in _REAL:
             raise ValueError(f"precision must be 'double' or 'float', got {precision!r}")
         self._impl = _Plan(comm, [int(n) for n in shape], decomposition, variant, list(methods),

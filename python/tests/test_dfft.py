@@ -200,30 +200,93 @@ def test_norm_matches_numpy(decomposition, norm):
                    cplan.local_input(np.fft.ifftn(c, norm=norm))) < TOL["double"]
 
 
-@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
-def test_r2r_norm_matches_scipy(norm):
+R2R_CASES = [
+    # (transform, kinds per axis): DCT/DST types 1-4 alone, with c2c axes, with an r2c last axis.
+    ("r2r", ["dct1", "dst1", "dct4"]),
+    ("r2r", ["dst3", ("dct", 3), ("dst", 4)]),
+    ("r2r", ["dct2", "dst2", "dst2"]),
+    ("c2c", [None, "dct1", "none"]),
+    ("c2c", ["dst4", None, "dct3"]),
+    ("r2c", [None, "dct1", None]),
+    ("r2c", ["dst1", "dct2", None]),
+]
+
+
+def _scipy_kind(k):
+    """('dct' or 'dst', type) of a kind as dfft.Plan takes it; None for a periodic axis."""
+    if k is None or k == "none":
+        return None
+    return (k[0], int(k[1])) if isinstance(k, tuple) else (k[:3], int(k[3]))
+
+
+def _by_parts(f, x, **kw):
+    """f on the real and imaginary parts (scipy 1.10's dct/dst drop orthogonalize=False on
+    complex input)."""
+    if np.iscomplexobj(x):
+        return f(x.real, **kw) + 1j * f(x.imag, **kw)
+    return f(x, **kw)
+
+
+def scipy_forward(x, transform, kinds, norm):
+    """The forward transform by scipy.fft's dct/dst and numpy.fft, one axis at a time (dfft's
+    ortho is scipy's orthogonalize=False form: a uniform 1/sqrt(N) per axis)."""
     sfft = pytest.importorskip("scipy.fft")
+    for axis, k in enumerate(map(_scipy_kind, kinds)):
+        if k is not None:
+            f = sfft.dct if k[0] == "dct" else sfft.dst
+            x = _by_parts(f, x, type=k[1], axis=axis, norm=norm, orthogonalize=False)
+    periodic = [a for a, k in enumerate(kinds) if _scipy_kind(k) is None]
+    if transform == "r2c":
+        x = np.fft.rfft(x, axis=periodic[-1], norm=norm)
+        periodic = periodic[:-1]
+    return np.fft.fftn(x, axes=periodic, norm=norm) if periodic else x
+
+
+def scipy_inverse(x, kinds, norm):
+    """The inverse of a c2c or r2r plan: scipy.fft's idct/idst (the inverse kinds, scaled as
+    norm says) and numpy.fft.ifftn."""
+    sfft = pytest.importorskip("scipy.fft")
+    for axis, k in enumerate(map(_scipy_kind, kinds)):
+        if k is not None:
+            f = sfft.idct if k[0] == "dct" else sfft.idst
+            x = _by_parts(f, x, type=k[1], axis=axis, norm=norm, orthogonalize=False)
+    periodic = [a for a, k in enumerate(kinds) if _scipy_kind(k) is None]
+    return np.fft.ifftn(x, axes=periodic, norm=norm) if periodic else x
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+@pytest.mark.parametrize("transform,kinds", R2R_CASES)
+@pytest.mark.parametrize("decomposition", ["slab-2d1d", "pencil"])
+def test_r2r_kinds_match_scipy(decomposition, transform, kinds, norm):
     shape = (7, 5, 9)
-    g = global_array(shape, seed=9)
-    kinds = ["dct2", "dst2", "dct2"]
-    plan = dfft.Plan(COMM, shape, transform="r2r", r2r=kinds, norm=norm, effort="estimate")
-
-    def scipy_r2r(x, inverse):
-        # dfft's ortho is a uniform 1/sqrt(2n) per axis: scipy's orthogonalize=False form.
-        kw = {"norm": norm, "orthogonalize": False}
-        for axis, kind in enumerate(kinds):
-            f = {("dct2", False): sfft.dct, ("dst2", False): sfft.dst,
-                 ("dct2", True): sfft.idct, ("dst2", True): sfft.idst}[(kind, inverse)]
-            x = f(x, type=2, axis=axis, **kw)
-        return x
-
+    g = global_array(shape, complex_values=transform == "c2c", seed=9)
+    plan = dfft.Plan(COMM, shape, decomposition=decomposition, transform=transform, r2r=kinds,
+                     norm=norm, effort="estimate")
+    want = scipy_forward(g, transform, kinds, norm)
     y = plan.forward(plan.local_input(g))
-    assert max_rel(y, plan.local_output(scipy_r2r(g, False))) < TOL["double"]
-    assert max_rel(plan.inverse(plan.local_output(g)),
-                   plan.local_input(scipy_r2r(g, True))) < TOL["double"]
-    if norm != "ortho":  # without orthogonalize, scipy's dctn/dstn give the same numbers
-        assert max_rel(y, plan.local_output(
-            sfft.dstn(sfft.dctn(g, type=2, axes=(0, 2), norm=norm), type=2, axes=(1,), norm=norm))) < TOL["double"]
+    assert max_rel(y, plan.local_output(want)) < TOL["double"]
+    if transform == "r2c":  # a c2r needs a Hermitian half spectrum: that of real data
+        assert max_rel(plan.inverse(plan.local_output(want)), plan.local_input(g)) < TOL["double"]
+    else:
+        h = global_array(shape, complex_values=transform == "c2c", seed=10)
+        assert max_rel(plan.inverse(plan.local_output(h)),
+                       plan.local_input(scipy_inverse(h, kinds, norm))) < TOL["double"]
+
+
+def test_r2r_float_and_dctn():
+    # Float plans, and scipy's n-dimensional dctn/dstn (same numbers as axis by axis).
+    sfft = pytest.importorskip("scipy.fft")
+    shape = (6, 9, 5)
+    g = global_array(shape, seed=11)
+    plan = dfft.Plan(COMM, shape, transform="r2r", r2r=["dst1", "dst1", "dst1"],
+                     precision="float", norm="forward", effort="estimate")
+    y = plan.forward(plan.local_input(g.astype(np.float32)))
+    assert y.dtype == np.float32
+    assert max_rel(y, plan.local_output(sfft.dstn(g, type=1, norm="forward"))) < TOL["float"]
+    with pytest.raises(dfft.Error, match="dct1 needs at least 2"):
+        dfft.Plan(COMM, (4, 1, 5), transform="c2c", r2r=[None, "dct1", None])
+    with pytest.raises(ValueError, match="type 1..4"):
+        dfft.Plan(COMM, shape, transform="r2r", r2r=[("dct", 5)] * 3)
 
 
 @pytest.mark.parametrize("decomposition", DECOMPOSITIONS)
@@ -249,8 +312,8 @@ def test_r2r(decomposition):
 def test_errors_are_clear():
     with pytest.raises(dfft.Error, match="allowed: slab-2d1d"):
         dfft.Plan(COMM, (8, 8, 8), decomposition="slab")
-    with pytest.raises(dfft.Error, match="r2c"):
-        dfft.Plan(COMM, (8, 8, 8), r2r=["dct2", "none", "none"])
+    with pytest.raises(dfft.Error, match="must be periodic"):
+        dfft.Plan(COMM, (8, 8, 8), r2r=["dct2", "none", "dct2"])
     with pytest.raises(TypeError):
         dfft.Plan("not a communicator", (8, 8, 8))
     with pytest.raises(ValueError):

@@ -121,6 +121,23 @@ def test_cupy_r2r(cp):
         assert max_rel(cp.asnumpy(plan.inverse(y)), plan.local_input(g)) < TOL["double"]
 
 
+@pytest.mark.parametrize("transform,kinds", [("r2r", ["dct1", "dst4", "dst1"]),
+                                              ("r2c", ["dct4", ("dst", 3), None]),
+                                              ("c2c", [None, "dct1", "dst4"])])
+def test_cupy_r2r_kinds(cp, transform, kinds):
+    # Types I and IV (their own cuFFT paths) and r2c mixing, against scipy.fft (test_dfft.py).
+    from test_dfft import scipy_forward
+    shape = (7, 6, 9)
+    g = global_array(shape, complex_values=transform == "c2c", seed=8)
+    plan = dfft.Plan(COMM, shape, decomposition="pencil", transform=transform, r2r=kinds,
+                     norm="ortho", backend="cuda")
+    want = scipy_forward(g, transform, kinds, "ortho")
+    with cp.cuda.Device(plan.device):
+        y = plan.forward(cp.asarray(plan.local_input(g)))
+        assert max_rel(cp.asnumpy(y), plan.local_output(want)) < TOL["double"]
+        assert max_rel(cp.asnumpy(plan.inverse(y)), plan.local_input(g)) < TOL["double"]
+
+
 def test_cupy_argument_checks(cp):
     shape = (6, 5, 4)
     plan = dfft.Plan(COMM, shape, backend="cuda")

@@ -26,8 +26,9 @@ struct FftDesc {
   Layout in, out;         // same box but for the halved axis; any memory orders
   bool is_double = true;
   Effort effort = Effort::estimate;
-  /// Per axis of the layouts (empty: all periodic): DCT/DST axes, type II for `forward`, type
-  /// III for `backward`. `real`: the elements are reals (Transform::r2r), not complex.
+  /// Per axis of the layouts (empty: all periodic): the DCT/DST kind this step applies along
+  /// each axis (the inverse transform's steps carry the inverse kinds). `real`: the elements are
+  /// reals (Transform::r2r), not complex.
   std::vector<R2R> r2r;
   bool real = false;
 };

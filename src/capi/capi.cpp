@@ -120,7 +120,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   for (int a = ndims; a < DFFT_MAX_DIMS; ++a)
     if (o->r2r[a] != DFFT_R2R_NONE) bad("r2r[" + std::to_string(a) + "] is set but the array has " + std::to_string(ndims) + " axes");
   if (any_r2r)
-    for (int a = 0; a < ndims; ++a) r.r2r.push_back(pick<dfft::R2R>(o->r2r[a], 3, "r2r[axis]"));
+    for (int a = 0; a < ndims; ++a) r.r2r.push_back(pick<dfft::R2R>(o->r2r[a], 9, "r2r[axis]"));
   if (o->batch != 1)
     bad("batch = " + std::to_string(o->batch) + ": leave it 1 and call dfft_forward_batch / dfft_inverse_batch");
   if (!(o->tolerance >= 0)) bad("tolerance must be >= 0");

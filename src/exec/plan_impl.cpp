@@ -287,6 +287,7 @@ FftDesc PlanImpl::fft_desc(const Step& st, bool inverse) const {
   if (inverse) {
     std::swap(d.in, d.out);
     d.kind = st.fft.r2c ? FftDesc::Kind::c2r : FftDesc::Kind::backward;
+    for (R2R& k : d.r2r) k = r2r_inverse(k);
   }
   return d;
 }
@@ -474,10 +475,10 @@ std::string PlanImpl::describe() const {
 }
 
 double norm_factor(const Options& opt, const std::vector<std::int64_t>& shape, bool inverse) {
-  // Each DCT/DST axis scales by 2n (forward type II, inverse type III), a periodic one by n.
+  // Forward then inverse multiplies each axis by its logical size (n periodic, 2n most DCT/DST).
   double n = 1;
   for (std::size_t a = 0; a < shape.size(); ++a)
-    n *= static_cast<double>(shape[a]) * (!opt.r2r.empty() && opt.r2r[a] != R2R::none ? 2.0 : 1.0);
+    n *= static_cast<double>(r2r_logical_size(opt.r2r.empty() ? R2R::none : opt.r2r[a], shape[a]));
   switch (opt.norm) {
     case Norm::ortho: return 1 / std::sqrt(n);
     case Norm::forward: return inverse ? 1 : 1 / n;

@@ -58,7 +58,8 @@ std::vector<int> realigned_order(int dims, int split_axis) {
 }
 
 // r2r kinds are per axis; which combinations a plan can take is decided here, once.
-void check_r2r(const Options& opt, int d) {
+void check_r2r(const Options& opt, const std::vector<std::int64_t>& shape) {
+  const int d = static_cast<int>(shape.size());
   bool any = false, all = !opt.r2r.empty();
   for (R2R k : opt.r2r) {
     any |= k != R2R::none;
@@ -67,11 +68,18 @@ void check_r2r(const Options& opt, int d) {
   if (!opt.r2r.empty() && static_cast<int>(opt.r2r.size()) != d)
     fail("r2r takes one kind per axis (", d, " for this array), got ", opt.r2r.size());
   if (opt.transform == Transform::r2r && !all)
-    fail("transform r2r needs a kind (dct2 or dst2) on every axis; for periodic axes mixed with "
-         "DCT/DST axes use transform c2c with r2r kinds on the DCT/DST axes");
-  if (opt.transform == Transform::r2c && any)
-    fail("r2r axes cannot be combined with the r2c transform; use c2c (complex data, periodic "
-         "and DCT/DST axes mixed) or r2r (real data, DCT/DST on every axis)");
+    fail("transform r2r needs a DCT/DST kind (dct1..dct4, dst1..dst4) on every axis; for "
+         "periodic axes mixed with DCT/DST axes use transform c2c (complex data) or r2c (real "
+         "input, last axis periodic) with r2r kinds on the DCT/DST axes");
+  if (opt.transform == Transform::r2c && any && opt.r2r.back() != R2R::none)
+    fail("with transform r2c the last axis is the halved real-to-complex one and must be "
+         "periodic (r2r kind none), got ", to_string(opt.r2r.back()), "; put the DCT/DST axes "
+         "first, or use c2c");
+  for (int a = 0; a < static_cast<int>(opt.r2r.size()); ++a)
+    // DCT-I's logical size 2(n-1) vanishes at n = 1 (FFTW's REDFT00 needs n >= 2).
+    if (r2r_type(opt.r2r[a]) == 1 && !r2r_is_sine(opt.r2r[a]) && shape[a] < 2)
+      fail("dct1 needs at least 2 points on its axis; axis ", a, " has ", shape[a],
+           " (use dct2 or none on a length-1 axis)");
   // The codecs code complex elements; r2r exchanges move reals.
   if (opt.transform == Transform::r2r && (opt.codec != Codec::none || opt.tolerance > 0))
     unsupported("compressed exchanges (codec, tolerance) are not implemented for transform r2r");
@@ -213,7 +221,7 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
       if (__builtin_mul_overflow(bytes, n, &bytes))
         fail("the global array ", join(shape, 'x'), " (batch ", opt.batch, ") is too large: its size in bytes overflows 64 bits");
   }
-  check_r2r(opt, d);
+  check_r2r(opt, shape);
   Recipe rec = recipe_for(opt.decomposition, d, static_cast<int>(grid.size()));
   // A batch is one more axis in front: never split, never transformed, slowest in memory.
   const int o = opt.batch > 1 ? 1 : 0;

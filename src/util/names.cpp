@@ -20,7 +20,15 @@ constexpr Table<Decomposition, 3> kDecomp{{{Decomposition::slab_2d1d, "slab-2d1d
 constexpr Table<Variant, 2> kVariant{{{Variant::Default, "default"}, {Variant::Realigned, "realigned"}}};
 constexpr Table<Transform, 3> kTransform{
     {{Transform::r2c, "r2c"}, {Transform::c2c, "c2c"}, {Transform::r2r, "r2r"}}};
-constexpr Table<R2R, 3> kR2R{{{R2R::none, "none"}, {R2R::dct2, "dct2"}, {R2R::dst2, "dst2"}}};
+constexpr Table<R2R, 9> kR2R{{{R2R::none, "none"},
+                              {R2R::dct1, "dct1"},
+                              {R2R::dct2, "dct2"},
+                              {R2R::dct3, "dct3"},
+                              {R2R::dct4, "dct4"},
+                              {R2R::dst1, "dst1"},
+                              {R2R::dst2, "dst2"},
+                              {R2R::dst3, "dst3"},
+                              {R2R::dst4, "dst4"}}};
 constexpr Table<Codec, 4> kCodec{{{Codec::none, "none"}, {Codec::fp32, "fp32"},
                                   {Codec::fp16, "fp16"}, {Codec::bf16, "bf16"}}};
 constexpr Table<OneSidedSync, 2> kSync{{{OneSidedSync::fence, "fence"}, {OneSidedSync::flush, "flush"}}};

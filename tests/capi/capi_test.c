@@ -327,10 +327,10 @@ static void batch(MPI_Comm comm) {
   dfft_plan_destroy(&p);
 }
 
-/* Real-to-real: DCT-II on every axis (FFTW's REDFT10, unnormalised: X_k = 2 sum_n x_n
- * cos(pi k (2n+1) / 2N)) against a naive separable DCT, and the round trip (the default norm
- * divides the inverse by 2N per axis). */
-static void r2r(MPI_Comm comm) {
+/* Real-to-real: DCT-II (FFTW's REDFT10, unnormalised: X_k = 2 sum_n x_n cos(pi k (2n+1) / 2N))
+ * or DCT-IV (REDFT11: X_k = 2 sum_n x_n cos(pi (2k+1) (2n+1) / 4N)) on every axis against a naive
+ * separable DCT, and the round trip (the default norm divides the inverse by 2N per axis). */
+static void r2r(MPI_Comm comm, int kind) {
   static double ref[NTOT];
   const int n[3] = {N0, N1, N2};
   const long stride[3] = {N1 * N2, N2, 1};
@@ -342,7 +342,10 @@ static void r2r(MPI_Comm comm) {
       if (idx[a] != 0) continue;
       for (int k = 0; k < n[a]; ++k) {
         double sum = 0;
-        for (int x = 0; x < n[a]; ++x) sum += ref[base + x * stride[a]] * cos(PI * k * (2 * x + 1) / (2.0 * n[a]));
+        for (int x = 0; x < n[a]; ++x)
+          sum += ref[base + x * stride[a]] *
+                 (kind == DFFT_DCT4 ? cos(PI * (2 * k + 1) * (2 * x + 1) / (4.0 * n[a]))
+                                    : cos(PI * k * (2 * x + 1) / (2.0 * n[a])));
         tmp[k] = 2 * sum;
       }
       for (int k = 0; k < n[a]; ++k) ref[base + k * stride[a]] = tmp[k];
@@ -354,7 +357,7 @@ static void r2r(MPI_Comm comm) {
   opt.backend = backend_;
   opt.decomposition = DFFT_PENCIL;
   opt.transform = DFFT_R2R;
-  opt.r2r[0] = opt.r2r[1] = opt.r2r[2] = DFFT_DCT2;
+  opt.r2r[0] = opt.r2r[1] = opt.r2r[2] = kind;
   dfft_plan p = NULL;
   if (dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) != DFFT_SUCCESS) {
     check(0, "dfft_plan_create", "r2r");
@@ -392,7 +395,8 @@ static void r2r(MPI_Comm comm) {
   const double e = sqrt(tot[0] / tot[1]), rt = sqrt(tot[2] / tot[3]);
   if (!(e <= 1e-12 && rt <= 1e-12)) {
     ++failures;
-    printf("rank %d: FAIL r2r DCT-II error %.3g, round trip %.3g\n", rank_, e, rt);
+    printf("rank %d: FAIL r2r %s error %.3g, round trip %.3g\n", rank_,
+           kind == DFFT_DCT4 ? "DCT-IV" : "DCT-II", e, rt);
   }
   release(p, &b, "r2r");
   dfft_plan_destroy(&p);
@@ -601,7 +605,8 @@ int main(int argc, char** argv) {
   sweep(MPI_COMM_WORLD);
   boxes(MPI_COMM_WORLD, size);
   batch(MPI_COMM_WORLD);
-  r2r(MPI_COMM_WORLD);
+  r2r(MPI_COMM_WORLD, DFFT_DCT2);
+  r2r(MPI_COMM_WORLD, DFFT_DCT4);
   refusals(MPI_COMM_WORLD);
   statuses(MPI_COMM_WORLD);
   workspace(MPI_COMM_WORLD);

@@ -38,6 +38,7 @@ program capi_fortran_test
   end do
 
   call run_boxes()
+  call run_dct1()
   call run_workspace()
 
   call dfft_options_init(opt)
@@ -281,6 +282,58 @@ contains
     call c2c_arrays(u, uk)
     e = dfft_forward(plan, c_loc(u), c_loc(uk))
     call check_c2c_forward(uk, 'boxes c2c forward')
+    e = dfft_plan_destroy(plan)
+  end subroutine
+
+  ! c2c with a DCT-I (FFTW's REDFT00) on C axis 1: the forward against a naive sum (DFT on axes 0
+  ! and 2, y_k = x_0 + (-1)^k x_{n-1} + 2 sum x_j cos(pi j k / (n-1)) on axis 1), and the round
+  ! trip (the default norm divides by n0 * 2(n1-1) * n2).
+  subroutine run_dct1()
+    complex(c_double_complex), allocatable, target :: u(:), uk(:), u0(:)
+    integer, allocatable :: idx(:, :)
+    integer(c_int64_t), allocatable :: pos(:)
+    integer :: n, i, j, k, e
+    real(c_double) :: num, den, w
+    complex(c_double_complex) :: want
+    real(c_double), parameter :: pi = 3.14159265358979323846d0
+    call dfft_options_init(opt)
+    opt%transform = DFFT_C2C
+    opt%r2r(2) = DFFT_DCT1
+    if (dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan) /= DFFT_SUCCESS) then
+      print *, 'rank', rank, 'FAIL: dct1 plan:', dfft_error_message()
+      failures = failures + 1
+      return
+    end if
+    call c2c_arrays(u, uk)
+    u0 = u
+    e = dfft_forward(plan, c_loc(u), c_loc(uk))
+    call block(.false., idx, pos)
+    num = 0; den = 0
+    do n = 1, size(pos)
+      want = (0d0, 0d0)
+      do i = 0, n0 - 1
+        do j = 0, n1 - 1
+          w = 2 * cos(pi * j * idx(2, n) / (n1 - 1))
+          if (j == 0) w = 1
+          if (j == n1 - 1) w = merge(-1d0, 1d0, mod(idx(2, n), 2) == 1)
+          do k = 0, n2 - 1
+            want = want + w * input(i, j, k) * exp(cmplx(0d0, -2 * pi * (dble(mod(idx(1, n) * i, n0)) &
+                   / n0 + dble(mod(idx(3, n) * k, n2)) / n2), c_double_complex))
+          end do
+        end do
+      end do
+      num = num + abs(uk(pos(n)) - want)**2
+      den = den + abs(want)**2
+    end do
+    call report('c2c + dct1 forward', global_ratio(num, den), 1d-12)
+    e = dfft_inverse(plan, c_loc(uk), c_loc(u))
+    call block(.true., idx, pos)
+    num = 0; den = 0
+    do n = 1, size(pos)
+      num = num + abs(u(pos(n)) - u0(pos(n)))**2
+      den = den + abs(u0(pos(n)))**2
+    end do
+    call report('c2c + dct1 round trip', global_ratio(num, den), 1d-12)
     e = dfft_plan_destroy(plan)
   end subroutine
 

@@ -2,7 +2,8 @@
 // The CUDA backend's DCT/DST algorithm, run on the CPU (so in CI, without a GPU): the same
 // __host__ __device__ pre/post functions the kernels call (src/backend/cuda/r2r_math.hpp), with
 // FFTW's r2c/c2r executing exactly the batch description the cuFFT plan gets, against
-//  - FFTW's serial REDFT10/REDFT01/RODFT10/RODFT01 for single lines of odd and even lengths;
+//  - FFTW's serial REDFT00/10/01/11 and RODFT00/10/01/11 for single lines of odd and even
+//    lengths;
 //  - the CPU backend's DCT/DST step (FFTW guru r2r) for whole steps: shuffled memory orders,
 //    padding, real and complex data, lines contiguous or interleaved, lengths 1 included.
 #include <fftw3.h>
@@ -22,33 +23,57 @@ namespace {
 using namespace dfft;
 using namespace dfft::detail;
 
-fftw_r2r_kind fftw_kind(int trig, bool forward) {
-  if (trig == r2r::kCos) return forward ? FFTW_REDFT10 : FFTW_REDFT01;
-  return forward ? FFTW_RODFT10 : FFTW_RODFT01;
+// FFTW's kinds by (sine?, type), written out here rather than taken from the CPU backend.
+fftw_r2r_kind fftw_kind(int trig, int type) {
+  static const fftw_r2r_kind cosines[] = {FFTW_REDFT00, FFTW_REDFT10, FFTW_REDFT01, FFTW_REDFT11};
+  static const fftw_r2r_kind sines[] = {FFTW_RODFT00, FFTW_RODFT10, FFTW_RODFT01, FFTW_RODFT11};
+  return (trig == r2r::kCos ? cosines : sines)[type - 1];
+}
+
+/// One axis of a step as the GPU runs it: kernels as loops over the same per-thread functions,
+/// the cuFFT plan's description executed by FFTW's guru interface.
+void emulate_axis(const r2r::LineGeom& g, const double* src, double* dst) {
+  if (!r2r::needs_fft(g)) {
+    for (std::int64_t i = 0; i < g.lines; ++i) r2r::length1_at(g, src, dst, i);
+    return;
+  }
+  const r2r::WorkLayout w = r2r::work_layout(g);
+  std::vector<double> real(static_cast<std::size_t>(g.lines * r2r::real_length(g)));
+  std::vector<double> cplx(2 * static_cast<std::size_t>(g.lines * r2r::complex_length(g)));
+  auto* c = reinterpret_cast<fftw_complex*>(cplx.data());
+  for (std::int64_t i = 0; i < r2r::pre_count(g); ++i)
+    r2r::pre_at(g, src, r2r::pre_writes_real(g) ? real.data() : cplx.data(), i);
+  const std::int64_t L = r2r::fft_length(g);
+  fftw_plan p;
+  if (g.type == 4) {
+    fftw_iodim64 dim{L, w.cstride, w.cstride}, how{g.lines, w.cdist, w.cdist};
+    p = fftw_plan_guru64_dft(1, &dim, 1, &how, c, c, FFTW_FORWARD, FFTW_ESTIMATE);
+  } else if (g.type == 3) {
+    fftw_iodim64 dim{L, w.cstride, w.rstride}, how{g.lines, w.cdist, w.rdist};
+    p = fftw_plan_guru64_dft_c2r(1, &dim, 1, &how, c, real.data(), FFTW_ESTIMATE);
+  } else {
+    fftw_iodim64 dim{L, w.rstride, w.cstride}, how{g.lines, w.rdist, w.cdist};
+    p = fftw_plan_guru64_dft_r2c(1, &dim, 1, &how, real.data(), c, FFTW_ESTIMATE);
+  }
+  ASSERT_NE(p, nullptr) << "FFTW refused the cuFFT description";
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+  for (std::int64_t i = 0; i < r2r::post_count(g); ++i)
+    r2r::post_at(g, r2r::post_reads_real(g) ? real.data() : cplx.data(), dst, i);
 }
 
 /// One line of length n through the emulated GPU procedure; x has stride xs.
 std::vector<double> emulate_line(const std::vector<double>& x, std::int64_t xs, std::int64_t n,
-                                 int trig, bool forward) {
-  const std::int64_t h = n / 2 + 1;
-  std::vector<double> real(static_cast<std::size_t>(n)), cplx(2 * static_cast<std::size_t>(h));
+                                 int trig, int type) {
+  r2r::LineGeom g;
+  g.lines = 1;
+  g.n = n;
+  g.xs = xs;
+  g.ys = 1;
+  g.trig = trig;
+  g.type = type;
   std::vector<double> y(static_cast<std::size_t>(n));
-  auto* c = reinterpret_cast<fftw_complex*>(cplx.data());
-  const int len = static_cast<int>(n);
-  if (forward) {
-    for (std::int64_t i = 0; i < n; ++i) real[i] = r2r::pre2(x.data(), xs, i, n, trig);
-    fftw_plan p = fftw_plan_dft_r2c_1d(len, real.data(), c, FFTW_ESTIMATE);
-    fftw_execute(p);
-    fftw_destroy_plan(p);
-    for (std::int64_t k = 0; k < n; ++k) y[k] = r2r::post2(cplx.data(), 1, k, n, trig);
-  } else {
-    for (std::int64_t k = 0; k < h; ++k)
-      r2r::pre3(x.data(), xs, k, n, trig, cplx[2 * k], cplx[2 * k + 1]);
-    fftw_plan p = fftw_plan_dft_c2r_1d(len, c, real.data(), FFTW_ESTIMATE);
-    fftw_execute(p);
-    fftw_destroy_plan(p);
-    for (std::int64_t j = 0; j < n; ++j) y[j] = r2r::post3(real.data(), 1, j, n, trig);
-  }
+  emulate_axis(g, x.data(), y.data());
   return y;
 }
 
@@ -67,19 +92,20 @@ TEST(CudaR2rMath, LinesMatchSerialFftw) {
   std::uniform_real_distribution<double> u(-1, 1);
   for (std::int64_t n : {1, 2, 3, 5, 12, 17})
     for (int trig : {r2r::kCos, r2r::kSin})
-      for (bool forward : {true, false}) {
+      for (int type = 1; type <= 4; ++type) {
+        if (trig == r2r::kCos && type == 1 && n == 1) continue;  // REDFT00 needs n >= 2
         const std::int64_t xs = 3;  // a strided source, as the kernels read it
         std::vector<double> strided(static_cast<std::size_t>(n * xs),
                                     std::numeric_limits<double>::quiet_NaN());
         std::vector<double> x(static_cast<std::size_t>(n)), want(x.size());
         for (std::int64_t j = 0; j < n; ++j) strided[j * xs] = x[j] = u(gen);
         fftw_plan p = fftw_plan_r2r_1d(static_cast<int>(n), x.data(), want.data(),
-                                       fftw_kind(trig, forward), FFTW_ESTIMATE);
+                                       fftw_kind(trig, type), FFTW_ESTIMATE);
         fftw_execute(p);
         fftw_destroy_plan(p);
-        const auto got = emulate_line(strided, xs, n, trig, forward);
+        const auto got = emulate_line(strided, xs, n, trig, type);
         EXPECT_LE(rel_err(got, want), 1e-14)
-            << "n=" << n << (trig == r2r::kCos ? " DCT" : " DST") << (forward ? "-II" : "-III");
+            << "n=" << n << (trig == r2r::kCos ? " DCT" : " DST") << " type " << type;
       }
 }
 
@@ -93,37 +119,6 @@ TEST(CudaR2rMath, MakhoulReorderIsAPermutation) {
       EXPECT_EQ(r2r::makhoul_inverse(j, n), i);
     }
     EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int v) { return v == 1; }));
-  }
-}
-
-/// One axis of a step as the GPU runs it: kernels as loops over the same per-thread functions,
-/// the cuFFT plan's description executed by FFTW's guru interface.
-void emulate_axis(const r2r::LineGeom& g, bool forward, const double* src, double* dst) {
-  if (g.n == 1) {
-    for (std::int64_t i = 0; i < g.lines; ++i) r2r::length1_at(g, forward, src, dst, i);
-    return;
-  }
-  const std::int64_t h = r2r::half(g);
-  const r2r::WorkLayout w = r2r::work_layout(g);
-  std::vector<double> real(static_cast<std::size_t>(g.lines * g.n));
-  std::vector<double> cplx(2 * static_cast<std::size_t>(g.lines * h));
-  auto* c = reinterpret_cast<fftw_complex*>(cplx.data());
-  fftw_plan p;
-  if (forward) {
-    for (std::int64_t i = 0; i < g.lines * g.n; ++i) r2r::pre2_at(g, src, real.data(), i);
-    fftw_iodim64 dim{g.n, w.rstride, w.cstride}, how{g.lines, w.rdist, w.cdist};
-    p = fftw_plan_guru64_dft_r2c(1, &dim, 1, &how, real.data(), c, FFTW_ESTIMATE);
-  } else {
-    for (std::int64_t i = 0; i < g.lines * h; ++i) r2r::pre3_at(g, src, cplx.data(), i);
-    fftw_iodim64 dim{g.n, w.cstride, w.rstride}, how{g.lines, w.cdist, w.rdist};
-    p = fftw_plan_guru64_dft_c2r(1, &dim, 1, &how, c, real.data(), FFTW_ESTIMATE);
-  }
-  ASSERT_NE(p, nullptr) << "FFTW refused the cuFFT description";
-  fftw_execute(p);
-  fftw_destroy_plan(p);
-  for (std::int64_t i = 0; i < g.lines * g.n; ++i) {
-    if (forward) r2r::post2_at(g, cplx.data(), dst, i);
-    else r2r::post3_at(g, real.data(), dst, i);
   }
 }
 
@@ -157,10 +152,11 @@ TEST(CudaR2rMath, StepsMatchCpuBackend) {
     d.in = random_layout(ext, gen);
     d.out = random_layout(ext, gen);
     d.r2r.assign(3, R2R::none);
-    for (int a = 0; a < 3; ++a)  // each axis: DCT, DST, or not in this step
+    for (int a = 0; a < 3; ++a)  // each axis: a DCT/DST of any type, or not in this step
       if (gen() % 3 || (a == 2 && d.axes.empty())) {
         d.axes.push_back(a);
-        d.r2r[a] = gen() % 2 ? R2R::dct2 : R2R::dst2;
+        d.r2r[a] = r2r_kind(gen() % 2 == 1, 1 + static_cast<int>(gen() % 4));
+        if (d.r2r[a] == R2R::dct1 && ext[a] < 2) d.r2r[a] = R2R::dct4;  // REDFT00 needs n >= 2
       }
     const std::size_t m = d.real ? 1 : 2;
     const auto ni = static_cast<std::size_t>(d.in.alloc_count()) * m;
@@ -184,7 +180,7 @@ TEST(CudaR2rMath, StepsMatchCpuBackend) {
     const double* src = in_copy.data();
     for (const auto& g : s.lines) {
       (g.rows ? contiguous : interleaved) += 1;
-      emulate_axis(g, d.kind == FftDesc::Kind::forward, src, got.data());
+      emulate_axis(g, src, got.data());
       src = got.data();
     }
     double err = 0, mag = 0;
@@ -224,6 +220,16 @@ TEST(CudaR2rMath, MixedStepsRunPeriodicAxesFirst) {
   EXPECT_EQ(g.ys, 2);
   EXPECT_TRUE(g.rows);
   EXPECT_EQ(g.trig, r2r::kSin);
+  EXPECT_EQ(g.type, 2);
+  // After a c2r (the inverse of a step with an r2c axis) the DCT/DST axes see real data.
+  d.kind = FftDesc::Kind::c2r;
+  d.r2r[1] = R2R::dct1;
+  const R2rSchedule c2r = schedule_r2r(d);
+  ASSERT_EQ(c2r.lines.size(), 1u);
+  EXPECT_EQ(c2r.lines[0].parts, 1);
+  EXPECT_EQ(c2r.lines[0].type, 1);
+  EXPECT_EQ(c2r.lines[0].trig, r2r::kCos);
+  d.kind = FftDesc::Kind::forward;
   // Axes not transformed by a step do not make it an r2r step.
   d.axes = {0, 2};
   EXPECT_FALSE(has_r2r_axis(d));

@@ -169,8 +169,16 @@ class FftwLocal final : public LocalFft {
   int align_in_ = 0, align_out_ = 0;
 };
 
-// A step with DCT/DST axes. Its periodic axes (complex data only) go first, by a complex FFT
-// from `in` to `out`; the DCT/DST axes then run as one FFTW r2r plan, in place on `out` (or
+fftw_r2r_kind fftw_kind(R2R k) {
+  static constexpr fftw_r2r_kind cosines[] = {FFTW_REDFT00, FFTW_REDFT10, FFTW_REDFT01, FFTW_REDFT11};
+  static constexpr fftw_r2r_kind sines[] = {FFTW_RODFT00, FFTW_RODFT10, FFTW_RODFT01, FFTW_RODFT11};
+  const int t = r2r_type(k);
+  if (t == 0) fail_internal("a periodic axis has no FFTW r2r kind");
+  return (r2r_is_sine(k) ? sines : cosines)[t - 1];
+}
+
+// A step with DCT/DST axes. Its periodic axes go first, by a complex (or r2c / c2r) FFT from
+// `in` to `out`; the DCT/DST axes then run as one FFTW r2r plan, in place on `out` (or
 // from `in` to `out` when there is no periodic axis). Complex data are transformed as two real
 // arrays, real and imaginary parts (r2r is linear): one more batch dimension of extent 2.
 template <class T>
@@ -189,18 +197,18 @@ class FftwR2r final : public LocalFft {
     if (!periodic.axes.empty()) first_ = std::make_unique<FftwLocal<T>>(periodic, si, so, threads);
     const Layout& src = first_ ? d.out : d.in;
     scratch_in_ = first_ ? so : si;
-    const std::int64_t m = d.real ? 1 : 2;  // reals per element
+    // Reals per element of the output (c2r: the periodic part has made the data real).
+    const bool real = d.real || d.kind == FftDesc::Kind::c2r;
+    const std::int64_t m = real ? 1 : 2;
     auto is = src.strides(), os = d.out.strides();
-    const bool fwd = d.kind == FftDesc::Kind::forward;
     for (int a : d.axes)
       if (trig[a]) {
         dims_.push_back({src.box.extent(a), m * is[a], m * os[a]});
-        if (d.r2r[a] == R2R::dct2) kinds_.push_back(fwd ? FFTW_REDFT10 : FFTW_REDFT01);
-        else kinds_.push_back(fwd ? FFTW_RODFT10 : FFTW_RODFT01);
+        kinds_.push_back(fftw_kind(d.r2r[a]));
       }
     for (int a : d.out.order)
       if (!trig[a]) howmany_.push_back({src.box.extent(a), m * is[a], m * os[a]});
-    if (!d.real) howmany_.push_back({2, 1, 1});
+    if (!real) howmany_.push_back({2, 1, 1});
     plan_ = make(planner_flags(d));
     if (!plan_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64_r2r", -1, "FFTW could not plan an r2r transform of rank ", dims_.size());
     align_in_ = Fftw<T>::alignment(scratch_in_);

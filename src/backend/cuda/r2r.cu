@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The four pre/post-processing kernels of the DCT/DST steps (and the length-1 one): grid-stride
+// The pre/post-processing kernels of the DCT/DST steps (and the length-1 one): grid-stride
 // loops around the per-element functions of r2r_math.hpp, which the CPU tests check.
 #include <algorithm>
 #include <cstdint>
@@ -12,7 +12,7 @@ namespace {
 
 using r2r::LineGeom;
 
-enum class Op { pre2, post2, pre3, post3 };
+enum class Op { pre, post };
 
 template <class T, Op op>
 __global__ void r2r_kernel(const LineGeom g, const T* __restrict__ src, T* __restrict__ dst,
@@ -20,20 +20,18 @@ __global__ void r2r_kernel(const LineGeom g, const T* __restrict__ src, T* __res
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < total; i += step) {
-    if constexpr (op == Op::pre2) r2r::pre2_at(g, src, dst, i);
-    else if constexpr (op == Op::post2) r2r::post2_at(g, src, dst, i);
-    else if constexpr (op == Op::pre3) r2r::pre3_at(g, src, dst, i);
-    else r2r::post3_at(g, src, dst, i);
+    if constexpr (op == Op::pre) r2r::pre_at(g, src, dst, i);
+    else r2r::post_at(g, src, dst, i);
   }
 }
 
 template <class T>
-__global__ void length1_kernel(const LineGeom g, bool forward, const T* src, T* dst) {
+__global__ void length1_kernel(const LineGeom g, const T* src, T* dst) {
   // No __restrict__: later axes of a step run in place (src == dst).
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < g.lines; i += step)
-    r2r::length1_at(g, forward, src, dst, i);
+    r2r::length1_at(g, src, dst, i);
 }
 
 constexpr int kThreads = 256;
@@ -43,52 +41,40 @@ unsigned blocks_for(std::int64_t total) {
       std::min<std::int64_t>((total + kThreads - 1) / kThreads, std::int64_t{1} << 20));
 }
 
-template <class T, Op op>
+template <Op op>
 cudaError_t launch(const LineGeom& g, const void* src, void* dst, std::int64_t total,
-                   cudaStream_t s) {
+                   bool is_double, cudaStream_t s) {
   if (total == 0) return cudaSuccess;
-  r2r_kernel<T, op><<<blocks_for(total), kThreads, 0, s>>>(g, static_cast<const T*>(src),
-                                                           static_cast<T*>(dst), total);
+  if (is_double)
+    r2r_kernel<double, op><<<blocks_for(total), kThreads, 0, s>>>(
+        g, static_cast<const double*>(src), static_cast<double*>(dst), total);
+  else
+    r2r_kernel<float, op><<<blocks_for(total), kThreads, 0, s>>>(
+        g, static_cast<const float*>(src), static_cast<float*>(dst), total);
   return cudaGetLastError();
-}
-
-template <class T>
-cudaError_t pre_typed(const LineGeom& g, bool forward, const void* src, void* work,
-                      cudaStream_t s) {
-  if (forward) return launch<T, Op::pre2>(g, src, work, g.lines * g.n, s);
-  return launch<T, Op::pre3>(g, src, work, g.lines * r2r::half(g), s);
-}
-
-template <class T>
-cudaError_t post_typed(const LineGeom& g, bool forward, const void* work, void* dst,
-                       cudaStream_t s) {
-  if (forward) return launch<T, Op::post2>(g, work, dst, g.lines * g.n, s);
-  return launch<T, Op::post3>(g, work, dst, g.lines * g.n, s);
 }
 
 }  // namespace
 
-cudaError_t launch_r2r_pre(const r2r::LineGeom& g, bool forward, const void* src, void* work,
-                           bool is_double, cudaStream_t s) {
-  return is_double ? pre_typed<double>(g, forward, src, work, s)
-                   : pre_typed<float>(g, forward, src, work, s);
+cudaError_t launch_r2r_pre(const r2r::LineGeom& g, const void* src, void* work, bool is_double,
+                           cudaStream_t s) {
+  return launch<Op::pre>(g, src, work, r2r::pre_count(g), is_double, s);
 }
 
-cudaError_t launch_r2r_post(const r2r::LineGeom& g, bool forward, const void* work, void* dst,
-                            bool is_double, cudaStream_t s) {
-  return is_double ? post_typed<double>(g, forward, work, dst, s)
-                   : post_typed<float>(g, forward, work, dst, s);
+cudaError_t launch_r2r_post(const r2r::LineGeom& g, const void* work, void* dst, bool is_double,
+                            cudaStream_t s) {
+  return launch<Op::post>(g, work, dst, r2r::post_count(g), is_double, s);
 }
 
-cudaError_t launch_r2r_length1(const r2r::LineGeom& g, bool forward, const void* src, void* dst,
+cudaError_t launch_r2r_length1(const r2r::LineGeom& g, const void* src, void* dst,
                                bool is_double, cudaStream_t s) {
   if (g.lines == 0) return cudaSuccess;
   if (is_double)
     length1_kernel<double><<<blocks_for(g.lines), kThreads, 0, s>>>(
-        g, forward, static_cast<const double*>(src), static_cast<double*>(dst));
+        g, static_cast<const double*>(src), static_cast<double*>(dst));
   else
     length1_kernel<float><<<blocks_for(g.lines), kThreads, 0, s>>>(
-        g, forward, static_cast<const float*>(src), static_cast<float*>(dst));
+        g, static_cast<const float*>(src), static_cast<float*>(dst));
   return cudaGetLastError();
 }
 

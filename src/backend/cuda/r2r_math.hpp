@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
-// DCT-II/III and DST-II/III of length N through one real FFT of length N (Makhoul, 1980):
-//  - type II: reorder the input (even elements ascending, odd ones descending), real-to-complex
-//    FFT, then y[k] = 2 Re(exp(-i pi k / 2N) V[k]);
+// DCT/DST of types I-IV through one FFT per line, unnormalised like FFTW's REDFT00/10/01/11 and
+// RODFT00/10/01/11:
+//  - type II, length N, one real FFT of length N (Makhoul, 1980): reorder the input (even
+//    elements ascending, odd ones descending), real-to-complex FFT, then
+//    y[k] = 2 Re(exp(-i pi k / 2N) V[k]);
 //  - type III: the exact inverse procedure: W[k] = exp(i pi k / 2N) (X[k] - i X[N-k]) (X[N] = 0)
 //    is the Hermitian half spectrum of a real sequence; complex-to-real FFT, undo the reorder;
-//  - DST-II(x)[k] = DCT-II((-1)^j x_j)[N-1-k] and DST-III(X) = (-1)^j DCT-III(X reversed)[j].
-// Unnormalised like FFTW's REDFT10/REDFT01/RODFT10/RODFT01.
+//  - DST-II(x)[k] = DCT-II((-1)^j x_j)[N-1-k] and DST-III(X) = (-1)^j DCT-III(X reversed)[j];
+//  - type I: the symmetric extension, one real FFT of length L = 2(N-1) (DCT: even, x mirrored
+//    about both ends) or 2(N+1) (DST: odd, zeros at 0 and N+1); y[k] = Re V[k] (DCT) or
+//    -Im V[k+1] (DST);
+//  - type IV: y[k] = 2 Re(exp(-i pi (2k+1) / 4N) W[k]), W the complex FFT of length 2N of
+//    z[j] = x[j] exp(-i pi j / 2N) (zero for j >= N); DST-IV(x)[k] = (-1)^k DCT-IV(x reversed)[k].
 //
 // Everything here is __host__ __device__ and free of CUDA headers: the kernels of r2r.cu call
 // these functions, and tests/gpu/cuda_r2r_host_test.cpp calls the same ones on the CPU with FFTW
@@ -42,9 +48,26 @@ struct LineGeom {
   /// that neighbouring threads touch neighbouring lines, i.e. neighbouring addresses).
   bool rows = true;
   int trig = kCos;
+  int type = 2;  // 1..4: the DCT/DST type this axis applies
 };
 
-DFFT_R2R_HD std::int64_t half(const LineGeom& g) { return g.n / 2 + 1; }
+/// Length of the FFT that runs one line.
+DFFT_R2R_HD std::int64_t fft_length(const LineGeom& g) {
+  if (g.type == 1) return 2 * (g.trig == kSin ? g.n + 1 : g.n - 1);
+  return g.type == 4 ? 2 * g.n : g.n;
+}
+/// Reals per line of the real work buffer (type IV has none: its FFT is complex to complex).
+DFFT_R2R_HD std::int64_t real_length(const LineGeom& g) { return g.type == 4 ? 0 : fft_length(g); }
+/// Complex elements per line of the complex work buffer (a half spectrum, or the whole one).
+DFFT_R2R_HD std::int64_t complex_length(const LineGeom& g) {
+  return g.type == 4 ? fft_length(g) : fft_length(g) / 2 + 1;
+}
+/// Types II and III of length 1 need no FFT (length1_at); the others always run one.
+DFFT_R2R_HD bool needs_fft(const LineGeom& g) { return g.n > 1 || g.type == 1 || g.type == 4; }
+/// The pre kernel fills the real work buffer (types I, II; the FFT is real to complex), else the
+/// complex one; the post kernel reads the other one (type IV: in place in the complex buffer).
+DFFT_R2R_HD bool pre_writes_real(const LineGeom& g) { return g.type <= 2; }
+DFFT_R2R_HD bool post_reads_real(const LineGeom& g) { return g.type == 3; }
 
 /// Position in Makhoul's reordered sequence v: v[n] = x[makhoul_index(n)].
 DFFT_R2R_HD std::int64_t makhoul_index(std::int64_t n, std::int64_t N) {
@@ -117,6 +140,49 @@ DFFT_R2R_HD T post3(const T* w, std::int64_t ws, std::int64_t j, std::int64_t N,
   return trig == kSin && j % 2 == 1 ? -v : v;
 }
 
+/// Type I, before the FFT: element m (0..L-1) of the symmetric extension.
+template <class T>
+DFFT_R2R_HD T pre1(const T* x, std::int64_t xs, std::int64_t m, std::int64_t N, int trig) {
+  if (trig == kCos) {
+    const std::int64_t L = 2 * (N - 1);
+    return x[(m < N ? m : L - m) * xs];
+  }
+  const std::int64_t L = 2 * (N + 1);
+  if (m == 0 || m == N + 1) return T(0);
+  return m <= N ? x[(m - 1) * xs] : -x[(L - m - 1) * xs];
+}
+
+/// Type I, after the FFT: output k from the half spectrum F (as post2).
+template <class T>
+DFFT_R2R_HD T post1(const T* F, std::int64_t fs, std::int64_t k, int trig) {
+  return trig == kCos ? F[2 * k * fs] : -F[2 * (k + 1) * fs + 1];
+}
+
+/// Type IV, before the FFT: element j (0..2N-1) of the complex FFT input.
+template <class T>
+DFFT_R2R_HD void pre4(const T* x, std::int64_t xs, std::int64_t j, std::int64_t N, int trig,
+                      T& re, T& im) {
+  if (j >= N) {
+    re = im = T(0);
+    return;
+  }
+  const double v = static_cast<double>(x[(trig == kSin ? N - 1 - j : j) * xs]);
+  double c, s;
+  quarter_twiddle(j, N, c, s);
+  re = static_cast<T>(v * c);
+  im = static_cast<T>(-v * s);
+}
+
+/// Type IV, after the FFT: output k from the full spectrum F (element m at F[2 m fs]).
+template <class T>
+DFFT_R2R_HD T post4(const T* F, std::int64_t fs, std::int64_t k, std::int64_t N, int trig) {
+  double c, s;
+  quarter_twiddle(2 * k + 1, 2 * N, c, s);
+  const double y = 2.0 * (c * static_cast<double>(F[2 * k * fs]) +
+                          s * static_cast<double>(F[2 * k * fs + 1]));
+  return static_cast<T>(trig == kSin && k % 2 == 1 ? -y : y);
+}
+
 // ---- Lines and work buffers --------------------------------------------------------------
 
 /// Source and destination offsets (reals) of line `line`.
@@ -138,7 +204,7 @@ struct WorkLayout {
   std::int64_t rstride, rdist, cstride, cdist;
 };
 DFFT_R2R_HD WorkLayout work_layout(const LineGeom& g) {
-  if (g.rows) return {1, g.n, 1, half(g)};
+  if (g.rows) return {1, real_length(g), 1, complex_length(g)};
   return {g.lines, 1, g.lines, 1};
 }
 
@@ -155,48 +221,57 @@ DFFT_R2R_HD void split_index(const LineGeom& g, std::int64_t i, std::int64_t len
   }
 }
 
-// One thread's work in each of the four kernels; i runs over lines * n (lines * half for
-// pre3_at). `r` is the real work buffer, `c` the complex one (interleaved reals).
+/// Work buffer positions the pre kernel writes per line.
+DFFT_R2R_HD std::int64_t pre_length(const LineGeom& g) {
+  return pre_writes_real(g) ? real_length(g) : complex_length(g);
+}
+/// Threads of the pre kernel: one per element it writes.
+DFFT_R2R_HD std::int64_t pre_count(const LineGeom& g) { return g.lines * pre_length(g); }
+/// Threads of the post kernel: one per output element.
+DFFT_R2R_HD std::int64_t post_count(const LineGeom& g) { return g.lines * g.n; }
+
+// One thread's work in the two kernels; i runs over pre_count / post_count. `work` is the
+// real work buffer or the complex one (interleaved reals), as pre_writes_real / post_reads_real
+// say.
 template <class T>
-DFFT_R2R_HD void pre2_at(const LineGeom& g, const T* x, T* r, std::int64_t i) {
+DFFT_R2R_HD void pre_at(const LineGeom& g, const T* x, T* work, std::int64_t i) {
   std::int64_t line, n, xo, yo;
-  split_index(g, i, g.n, line, n);
+  split_index(g, i, pre_length(g), line, n);
   line_offsets(g, line, xo, yo);
   const WorkLayout w = work_layout(g);
-  r[line * w.rdist + n * w.rstride] = pre2(x + xo, g.xs, n, g.n, g.trig);
+  if (pre_writes_real(g)) {
+    T& r = work[line * w.rdist + n * w.rstride];
+    r = g.type == 1 ? pre1(x + xo, g.xs, n, g.n, g.trig) : pre2(x + xo, g.xs, n, g.n, g.trig);
+    return;
+  }
+  const std::int64_t at = 2 * (line * w.cdist + n * w.cstride);
+  if (g.type == 3) pre3(x + xo, g.xs, n, g.n, g.trig, work[at], work[at + 1]);
+  else pre4(x + xo, g.xs, n, g.n, g.trig, work[at], work[at + 1]);
 }
 template <class T>
-DFFT_R2R_HD void post2_at(const LineGeom& g, const T* c, T* y, std::int64_t i) {
+DFFT_R2R_HD void post_at(const LineGeom& g, const T* work, T* y, std::int64_t i) {
   std::int64_t line, k, xo, yo;
   split_index(g, i, g.n, line, k);
   line_offsets(g, line, xo, yo);
   const WorkLayout w = work_layout(g);
-  y[yo + k * g.ys] = post2(c + 2 * line * w.cdist, w.cstride, k, g.n, g.trig);
-}
-template <class T>
-DFFT_R2R_HD void pre3_at(const LineGeom& g, const T* x, T* c, std::int64_t i) {
-  std::int64_t line, k, xo, yo;
-  split_index(g, i, half(g), line, k);
-  line_offsets(g, line, xo, yo);
-  const WorkLayout w = work_layout(g);
-  const std::int64_t at = 2 * (line * w.cdist + k * w.cstride);
-  pre3(x + xo, g.xs, k, g.n, g.trig, c[at], c[at + 1]);
-}
-template <class T>
-DFFT_R2R_HD void post3_at(const LineGeom& g, const T* r, T* y, std::int64_t i) {
-  std::int64_t line, j, xo, yo;
-  split_index(g, i, g.n, line, j);
-  line_offsets(g, line, xo, yo);
-  const WorkLayout w = work_layout(g);
-  y[yo + j * g.ys] = post3(r + line * w.rdist, w.rstride, j, g.n, g.trig);
+  T& out = y[yo + k * g.ys];
+  if (post_reads_real(g)) {
+    out = post3(work + line * w.rdist, w.rstride, k, g.n, g.trig);
+    return;
+  }
+  const T* c = work + 2 * line * w.cdist;
+  if (g.type == 1) out = post1(c, w.cstride, k, g.trig);
+  else if (g.type == 2) out = post2(c, w.cstride, k, g.n, g.trig);
+  else out = post4(c, w.cstride, k, g.n, g.trig);
 }
 
-/// Length 1 (no FFT: the FFT of one element is itself): line i, through the same pre/post.
+/// Types II and III of length 1 (no FFT: the FFT of one element is itself): line i, through
+/// the same pre/post.
 template <class T>
-DFFT_R2R_HD void length1_at(const LineGeom& g, bool forward, const T* x, T* y, std::int64_t i) {
+DFFT_R2R_HD void length1_at(const LineGeom& g, const T* x, T* y, std::int64_t i) {
   std::int64_t xo, yo;
   line_offsets(g, i, xo, yo);
-  if (forward) {
+  if (g.type == 2) {
     const T f[2] = {pre2(x + xo, g.xs, 0, 1, g.trig), T(0)};
     y[yo] = post2(f, 1, 0, 1, g.trig);
   } else {
