@@ -23,7 +23,7 @@ module dfft
 
   integer(c_int), parameter :: DFFT_MAX_DIMS = 8
   integer(c_int), parameter :: DFFT_MAX_EXCHANGES = DFFT_MAX_DIMS - 1
-  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 2
+  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 3
   ! Statuses (dfft_status in dfft.h).
   integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INVALID_ARGUMENT = 1, DFFT_ERROR_MPI = 2, &
                                DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_OUT_OF_MEMORY = 4, &
@@ -66,6 +66,12 @@ module dfft
     real(c_double) :: tolerance, tune_budget_s
     type(c_ptr) :: wisdom_file, fftw_wisdom_dir
     type(c_ptr) :: stream
+    ! Version 3: padding factors per axis (1: none); n_axes = 0: every axis, else axes(1:n_axes)
+    ! are the transformed axes (numbered as in C, 0 = the slowest), the last halved for r2c.
+    real(c_double) :: padding(DFFT_MAX_DIMS)
+    integer(c_int) :: n_axes
+    integer(c_int) :: axes(DFFT_MAX_DIMS)
+    integer(c_int) :: reserved
   end type dfft_options
 
   type, bind(c) :: dfft_timings
@@ -144,6 +150,12 @@ module dfft
     end function
 
     integer(c_int) function dfft_plan_spectral_shape(plan, shape) bind(c, name="dfft_plan_spectral_shape")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out) :: shape(*)
+    end function
+
+    integer(c_int) function dfft_plan_physical_shape(plan, shape) bind(c, name="dfft_plan_physical_shape")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: plan
       integer(c_int64_t), intent(out) :: shape(*)

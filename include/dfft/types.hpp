@@ -211,13 +211,12 @@ struct Options {
   /// (inverse: type III). With Transform::c2c the other axes stay periodic (complex data); with
   /// Transform::r2r every axis must have a kind (real data). Not combinable with r2c.
   std::vector<R2R> r2r;
-  /// Axes to transform, in order (as numpy.fft.fftn's `axes`; docs/transform.md, "Axes and
-  /// padding"). Empty: every axis. A negative entry counts from the end (-1 is the last axis).
+  /// Axes to transform, in order (as numpy.fft.fftn's `axes`; docs/axes.md). Empty: every axis. A negative entry counts from the end (-1 is the last axis).
   /// With r2c the last listed axis is the halved one (n/2+1 complex values), as numpy.fft.rfftn.
   /// The other axes are not transformed; they may stay distributed throughout. Repeated or
   /// out-of-range axes are refused at plan time.
   std::vector<int> axes;
-  /// Padding for dealiasing (the 3/2 rule; docs/transform.md, "Axes and padding"). Empty: none;
+  /// Padding for dealiasing (the 3/2 rule; docs/axes.md). Empty: none;
   /// else one factor per axis (>= 1; 1: not padded; only transformed axes may be padded). The
   /// plan's shape is the spectral (unpadded) grid n; the physical grid has floor(n * factor)
   /// points on a padded axis. forward() takes the padded physical grid and returns the

@@ -56,6 +56,28 @@ _REAL = {"double": np.dtype(np.float64), "float": np.dtype(np.float32)}
 _COMPLEX = {"double": np.dtype(np.complex128), "float": np.dtype(np.complex64)}
 
 
+def _axes_arg(axes):
+    """None: every axis; an int or a non-empty sequence of ints otherwise."""
+    if axes is None:
+        return []
+    if isinstance(axes, int):
+        return [axes]
+    axes = [int(a) for a in axes]
+    if not axes:
+        raise ValueError("axes must list at least one axis (None transforms every axis)")
+    return axes
+
+
+def _padding_arg(padding, ndim, axes):
+    """None: none; one number: that factor on every transformed axis; else one per axis."""
+    if padding is None:
+        return []
+    if isinstance(padding, (int, float)):
+        on = set(a % ndim for a in axes) if axes else set(range(ndim))
+        return [float(padding) if a in on else 1.0 for a in range(ndim)]
+    return [float(f) for f in padding]
+
+
 def _layout_arg(layout, name):
     """(lo, hi) or (lo, hi, order) -> the extension's (lo, hi, order) tuple."""
     if layout is None:
@@ -98,7 +120,14 @@ class Plan:
     boxes allowed); backend: 'cpu' (numpy arrays) or 'cuda' (__cuda_array_interface__ arrays
     such as cupy's, on the plan's GPU; numpy arrays are copied to the GPU and back);
     memory_limit_bytes: refuse (OutOfMemory) a plan needing more host or GPU memory per rank
-    (0: the available memory).
+    (0: the available memory); axes: the axes to transform, in order, as numpy.fft.fftn's
+    (None: all; negative ones count from the end; for r2c the last listed is halved, as
+    numpy.fft.rfftn); padding: None, one factor for every transformed axis, or one per axis
+    (1: not padded; 1.5: the 3/2 rule): `shape` is then the spectral grid, the physical grid
+    (physical_shape) has floor(n * factor) points on a padded axis; forward truncates the
+    padded grid's spectrum to numpy's frequencies of an n-point FFT, inverse zero-pads (an even
+    n's Nyquist mode split in halves between +n/2 and -n/2); norm counts the padded sizes
+    (docs/axes.md).
 
     Failures raise dfft.Error or one of its subclasses: InvalidArgument (bad argument),
     Unsupported (not possible with this build, backend or method), OutOfMemory, MpiError and
@@ -108,9 +137,12 @@ class Plan:
     def __init__(self, comm, shape, decomposition="slab-2d1d", variant="default",
                  methods="a2a-sync", transform="r2c", precision="double", grid=None,
                  norm="backward", r2r=None, input_layout=None, output_layout=None,
-                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0):
+                 backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0,
+                 axes=None, padding=None):
         if isinstance(methods, str):
             methods = [methods]
+        axes_list = _axes_arg(axes)
+        padding_list = _padding_arg(padding, len(shape), axes_list)
         kinds = [("none" if k is None else str(k)) for k in (r2r or [])]
         if precision not in _REAL:
             raise ValueError(f"precision must be 'double' or 'float', got {precision!r}")
@@ -120,7 +152,8 @@ class Plan:
                            None if fftw_wisdom is False else ("" if fftw_wisdom is True else str(fftw_wisdom)),
                            int(device),
                            _layout_arg(input_layout, "input_layout"),
-                           _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes))
+                           _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes),
+                           axes_list, padding_list)
         self.transform = transform
         self.precision = precision
         self.backend = backend
@@ -139,13 +172,19 @@ class Plan:
     # Geometry -----------------------------------------------------------------------------
     @property
     def shape(self):
-        """Global real-space shape."""
+        """Global shape the plan was made for (with padding: the spectral grid; physical_shape is
+        the real-space one)."""
         return tuple(self._impl.shape())
 
     @property
     def spectral_shape(self):
-        """Global shape of the forward output (last axis n//2+1 for r2c)."""
+        """Global shape of the forward output (the halved axis n//2+1 for r2c)."""
         return tuple(self._impl.spectral_shape())
+
+    @property
+    def physical_shape(self):
+        """Global shape of the forward input: `shape` with `padding` applied."""
+        return tuple(self._impl.physical_shape())
 
     @property
     def input_box(self):

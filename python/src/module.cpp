@@ -307,20 +307,24 @@ PYBIND11_MODULE(_dfft, m) {
                        const std::vector<std::string>& r2r, const std::string& backend,
                        const std::string& effort, const std::optional<std::string>& fftw_wisdom,
                        int device, const std::optional<PyLayout>& in,
-                       const std::optional<PyLayout>& out, std::int64_t memory_limit_bytes) {
+                       const std::optional<PyLayout>& out, std::int64_t memory_limit_bytes,
+                       const std::vector<int>& axes, const std::vector<double>& padding) {
              if (precision != "double" && precision != "float")
                throw py::value_error("precision must be 'double' or 'float', got '" + precision +
                                      "'");
              auto o = make_options(decomposition, variant, methods, transform, grid, norm, r2r,
                                    backend, effort, fftw_wisdom, device);
              o.memory_limit_bytes = memory_limit_bytes;
+             o.axes = axes;
+             o.padding = padding;
              return std::make_unique<PyPlan>(comm, shape, o, precision == "double", in, out);
            }),
            py::arg("comm"), py::arg("shape"), py::arg("decomposition"), py::arg("variant"),
            py::arg("methods"), py::arg("transform"), py::arg("precision"), py::arg("grid"),
            py::arg("norm"), py::arg("r2r"), py::arg("backend"), py::arg("effort"),
            py::arg("fftw_wisdom"), py::arg("device"), py::arg("input_layout"), py::arg("output_layout"),
-           py::arg("memory_limit_bytes"))
+           py::arg("memory_limit_bytes"), py::arg("axes") = std::vector<int>{},
+           py::arg("padding") = std::vector<double>{})
       .def("execute", &PyPlan::execute, py::arg("forward"), py::arg("src"), py::arg("dst"),
            py::arg("batch"))
       .def("prepare_batch", &PyPlan::prepare_batch, py::arg("batch"))
@@ -339,6 +343,8 @@ PYBIND11_MODULE(_dfft, m) {
       .def("shape", [](const PyPlan& p) { return p.with([](auto& q) { return q.shape(); }); })
       .def("spectral_shape",
            [](const PyPlan& p) { return p.with([](auto& q) { return q.spectral_shape(); }); })
+      .def("physical_shape",
+           [](const PyPlan& p) { return p.with([](auto& q) { return q.physical_shape(); }); })
       .def("grid", [](const PyPlan& p) { return p.with([](auto& q) { return q.grid(); }); })
       .def("describe", [](const PyPlan& p) { return p.with([](auto& q) { return q.describe(); }); })
       .def("device", [](const PyPlan& p) { return p.with([](auto& q) { return q.device(); }); })
