@@ -177,7 +177,7 @@ def error_cases(c, r, work, rng):
         ("output in a missing directory", [good, os.path.join(work, "no_dir", "o.npy")], "cannot write", 1),
         ("output is a directory", [good, work], "is a directory", 2),
         ("c2r with a wrong --last-n", [spec, os.path.join(work, "o2.npy"), "--transform", "c2r", "--last-n", "7"],
-         "does not match the last axis", 3),
+         "does not match the halved axis", 3),
         ("unknown decomposition", [good, os.path.join(work, "o3.npy"), "--decomp", "cube"], "unknown decomposition", 2),
         ("--inverse with r2c", [good, os.path.join(work, "o4.npy"), "--inverse"], "--inverse applies to c2c", 2),
     ]
