@@ -90,7 +90,7 @@ void check_r2r(const Options& opt, int d, const AxesPlan& ax) {
     if (ax.transformed[a]) all &= kind;
   }
   if (opt.transform == Transform::r2r && !all)
-    fail("transform r2r needs a kind (dct2 or dst2) on every transformed axis; for periodic axes mixed with "
+    fail("transform r2r needs a kind (dct2 or dst2) on every axis it transforms; for periodic axes mixed with "
          "DCT/DST axes use transform c2c with r2r kinds on the DCT/DST axes");
   if (opt.transform == Transform::r2c && any)
     fail("r2r axes cannot be combined with the r2c transform; use c2c (complex data, periodic "
