@@ -26,6 +26,7 @@ struct TransformArgs {
   std::vector<std::string> methods, methods1, methods2;
   bool inverse = false, verbose = false, quiet = false, in_place = false;
   std::int64_t last_n = -1;
+  std::vector<int> axes;  // empty: every axis
 };
 
 // Input and output of the run as the files see them.
@@ -43,7 +44,8 @@ the backward transform, like numpy.fft.ifftn).
 Element types: float32 and complex64 run in single precision, float64 and complex128 in double;
 the output has the matching type. Input in C or Fortran order, output in C order; little endian.
 Scaling (--norm, as numpy.fft): backward (default: inverse scaled by 1/N), ortho (both by
-1/sqrt(N)), forward (forward by 1/N). N = product of the real shape.
+1/sqrt(N)), forward (forward by 1/N). N = product of the real shape's transformed axes.
+--axes 1,2 transforms only those axes (numpy.fft's axes=); r2c and c2r halve the last listed one.
 The output is written to OUT.dfft-tmp and renamed at the end: on any error no OUT is left.
 OUT must be a new or a regular file: a symbolic link, a device, a FIFO, a directory or the input
 file itself is refused before any work (--in-place rewrites an existing regular OUT in place).
@@ -57,8 +59,12 @@ void add_options(CLI::App* c, TransformArgs& a) {
       ->capture_default_str()
       ->check(CLI::IsMember({"r2c", "c2r", "c2c"}));
   c->add_flag("--inverse", a.inverse, "c2c: the inverse (backward) transform");
-  c->add_option("--last-n", a.last_n, "c2r: length of the real last axis (2*(m-1) or 2*(m-1)+1)")
+  c->add_option("--last-n", a.last_n, "c2r: length of the real halved axis (2*(m-1) or 2*(m-1)+1)")
       ->check(at_least(1, "an integer >= 1"));
+  c->add_option("--axes", a.axes,
+                "Axes to transform, in order, as numpy.fft's axes= (e.g. 1,2; default all); r2c "
+                "and c2r halve the last listed axis")
+      ->delimiter(',');
   c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward")
       ->capture_default_str()
       ->check(CLI::IsMember({"backward", "ortho", "forward"}));
@@ -96,6 +102,7 @@ dfft::Options plan_options(const TransformArgs& a) {
   o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
   o.norm = dfft::parse_norm(a.norm);
   o.transform = a.transform == "c2c" ? dfft::Transform::c2c : dfft::Transform::r2c;
+  o.axes = a.axes;
   std::vector<std::string> names = a.methods;
   if (!a.methods1.empty() || !a.methods2.empty()) {
     names = a.methods1.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods1;
@@ -138,18 +145,23 @@ Job plan_job(const TransformArgs& a, const dfft::io::NpyHeader& h) {
   j.shape = h.shape;
   const Dtype cplx = j.is_double ? Dtype::complex128 : Dtype::complex64,
               real = j.is_double ? Dtype::float64 : Dtype::float32;
+  // The halved axis: the last of --axes (an out-of-range one is refused by the plan).
+  const int d = static_cast<int>(h.shape.size());
+  int hv = a.axes.empty() ? d - 1 : a.axes.back() < 0 ? a.axes.back() + d : a.axes.back();
+  if (hv < 0 || hv >= d) hv = d - 1;
+  const auto halved = static_cast<std::size_t>(hv);
   if (a.transform == "r2c") {
     j.real_in = true;
     j.out_shape = h.shape;
-    j.out_shape.back() = h.shape.back() / 2 + 1;
+    j.out_shape[halved] = h.shape[halved] / 2 + 1;
     j.out_type = cplx;
   } else if (a.transform == "c2r") {
-    const std::int64_t m = h.shape.back(), n = a.last_n > 0 ? a.last_n : 2 * (m - 1);
+    const std::int64_t m = h.shape[halved], n = a.last_n > 0 ? a.last_n : 2 * (m - 1);
     if (n < 1 || n / 2 + 1 != m)
-      throw IoError("--last-n " + std::to_string(n) + " does not match the last axis of '" + a.in +
+      throw IoError("--last-n " + std::to_string(n) + " does not match the halved axis of '" + a.in +
                     "' (" + std::to_string(m) + " complex values hold a real axis of " +
                     std::to_string(2 * (m - 1)) + " or " + std::to_string(2 * m - 1) + ")");
-    j.shape.back() = n;
+    j.shape[halved] = n;
     j.forward = false;
     j.real_out = true;
     j.out_shape = j.shape;

@@ -23,7 +23,7 @@ module dfft
 
   integer(c_int), parameter :: DFFT_MAX_DIMS = 8
   integer(c_int), parameter :: DFFT_MAX_EXCHANGES = DFFT_MAX_DIMS - 1
-  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 3
+  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 4
   ! Statuses (dfft_status in dfft.h).
   integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INVALID_ARGUMENT = 1, DFFT_ERROR_MPI = 2, &
                                DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_OUT_OF_MEMORY = 4, &
@@ -69,6 +69,11 @@ module dfft
     type(c_ptr) :: wisdom_file, fftw_wisdom_dir
     type(c_ptr) :: stream
     integer(c_int) :: user_workspace  ! version 3: 1 = every execution brings its workspace
+    ! Version 4: n_axes = 0: every axis, else axes(1:n_axes) are the transformed axes (numbered as
+    ! in C, 0 = the slowest), the last halved for r2c; padding factors per axis (1: none).
+    integer(c_int) :: n_axes
+    real(c_double) :: padding(DFFT_MAX_DIMS)
+    integer(c_int) :: axes(DFFT_MAX_DIMS)
   end type dfft_options
 
   type, bind(c) :: dfft_timings
@@ -165,6 +170,12 @@ module dfft
     end function
 
     integer(c_int) function dfft_plan_spectral_shape(plan, shape) bind(c, name="dfft_plan_spectral_shape")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int64_t), intent(out) :: shape(*)
+    end function
+
+    integer(c_int) function dfft_plan_physical_shape(plan, shape) bind(c, name="dfft_plan_physical_shape")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: plan
       integer(c_int64_t), intent(out) :: shape(*)

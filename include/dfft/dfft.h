@@ -78,7 +78,7 @@ enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
 
 /* Layout version of dfft_options: a library refuses (DFFT_ERROR_OPTIONS_VERSION) a struct whose
  * `size` or `version` it does not know, instead of reading fields that are not there. */
-#define DFFT_OPTIONS_VERSION 3
+#define DFFT_OPTIONS_VERSION 4
 /* Most exchanges a plan has (a pencil grid of DFFT_MAX_DIMS - 1 dimensions). */
 #define DFFT_MAX_EXCHANGES (DFFT_MAX_DIMS - 1)
 
@@ -122,9 +122,16 @@ typedef struct dfft_options {
   const char* wisdom_file;    /* NULL: none */
   const char* fftw_wisdom_dir; /* NULL: the default directory */
   void* stream;               /* DFFT_CUDA: the cudaStream_t all device work is queued on; NULL: the plan's own */
-  /* Version 3. Fields are only ever added here, at the end: a version-2 struct (the fields up to
-   * `stream`, its size) is still read, with the later fields at their defaults. */
+  /* Fields are only ever added here, at the end: a struct of an older version (its size and
+   * version) is still read, with the fields it lacks at their defaults. */
+  /* Version 3. */
   int user_workspace;         /* 0; 1: every execution brings its workspace (dfft_forward_work) */
+  /* Version 4. */
+  int n_axes;                 /* 0: every axis; else axes[0..n_axes) are transformed in that order,
+                                 the last one halved for r2c */
+  double padding[DFFT_MAX_DIMS]; /* per axis, 1.0: not padded; e.g. 1.5 (the 3/2 rule) on transformed
+                                    axes: the physical grid has floor(n * factor) points */
+  int axes[DFFT_MAX_DIMS];
 } dfft_options;
 
 typedef struct dfft_plan_s* dfft_plan;
@@ -183,6 +190,8 @@ int dfft_plan_ndims(dfft_plan plan);
 int64_t dfft_plan_input_count(dfft_plan plan);   /* elements this rank holds (input side) */
 int64_t dfft_plan_output_count(dfft_plan plan);  /* elements this rank holds (output side) */
 int dfft_plan_spectral_shape(dfft_plan plan, int64_t* shape);
+/* Global shape of the real-space side: the plan's shape with options->padding applied. */
+int dfft_plan_physical_shape(dfft_plan plan, int64_t* shape);
 /* This rank's box [lo, hi), memory order (may be NULL) and element strides per global axis
  * (may be NULL): global element idx lives at sum_a (idx[a] - lo[a]) * strides[a]. */
 int dfft_plan_input_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, int64_t* strides);

@@ -101,9 +101,12 @@ class Plan {
   void forward(int batch, const T* in, T* out) const;
   void inverse(int batch, const T* in, T* out) const;
 
-  /// Global real-space shape, and the complex shape of the spectral side (last axis n/2+1 for r2c).
+  /// Global shape the plan was made for, and the complex shape of the spectral side (the
+  /// halved axis, the last of Options::axes, n/2+1 for r2c).
   const std::vector<std::int64_t>& shape() const;
   std::vector<std::int64_t> spectral_shape() const;
+  /// Global shape of the real-space (physical) side: shape() with Options::padding applied.
+  std::vector<std::int64_t> physical_shape() const;
   /// This rank's input (real space) and output (spectral space) layouts: box and memory order.
   const Layout& input_layout() const;
   const Layout& output_layout() const;

@@ -228,6 +228,20 @@ struct Options {
   /// are complex DFTs; with Transform::r2c the last axis must be periodic (it is the halved
   /// one), the others any kind (real input, complex output).
   std::vector<R2R> r2r;
+  /// Axes to transform, in order (as numpy.fft.fftn's `axes`; docs/axes.md). Empty: every axis. A negative entry counts from the end (-1 is the last axis).
+  /// With r2c the last listed axis is the halved one (n/2+1 complex values), as numpy.fft.rfftn.
+  /// The other axes are not transformed; they may stay distributed throughout. Repeated or
+  /// out-of-range axes are refused at plan time.
+  std::vector<int> axes;
+  /// Padding for dealiasing (the 3/2 rule; docs/axes.md). Empty: none;
+  /// else one factor per axis (>= 1; 1: not padded; only transformed axes may be padded). The
+  /// plan's shape is the spectral (unpadded) grid n; the physical grid has floor(n * factor)
+  /// points on a padded axis. forward() takes the padded physical grid and returns the
+  /// n-point spectrum truncated to numpy's frequencies of an n-point FFT; inverse() zero-pads the
+  /// spectrum (an even n's Nyquist mode split in halves between +n/2 and -n/2) and returns the
+  /// padded physical grid. Norm counts the padded sizes. CPU backend; not with overlap, adapt,
+  /// in_place or DCT/DST axes.
+  std::vector<double> padding;
   /// Process grid: {} picks one automatically; {P} for slabs; {P1, P2} for pencils
   /// (any length up to d-1 for a d-dimensional pencil decomposition).
   std::vector<int> grid;

@@ -118,7 +118,14 @@ class Plan:
     memory_limit_bytes: refuse (OutOfMemory) a plan needing more host or GPU memory per rank
     (0: the available memory); user_workspace: the plan holds no work buffers and every
     forward/inverse takes `work=`, an array of at least `workspace_bytes` bytes (numpy on the cpu
-    backend, a device array on cuda), whose contents do not matter.
+    backend, a device array on cuda), whose contents do not matter; axes: the axes to transform,
+    in order, as numpy.fft.fftn's (None: all; negative ones count from the end; for r2c the last
+    listed is halved, as numpy.fft.rfftn); padding (cpu backend): None, one factor for every
+    transformed axis, or one per axis (1: not padded; 1.5: the 3/2 rule): `shape` is then the
+    spectral grid, the physical grid (physical_shape) has floor(n * factor) points on a padded
+    axis; forward truncates the padded grid's spectrum to numpy's frequencies of an n-point FFT,
+    inverse zero-pads (an even n's Nyquist mode split in halves between +n/2 and -n/2); norm
+    counts the padded sizes (docs/axes.md).
 
     The other keywords are the C++ Options fields of the same name (docs/python.md lists them;
     None keeps dfft's default): codec ('none', 'fp32', 'fp16', 'bf16') or tolerance (pick the
@@ -143,7 +150,7 @@ class Plan:
                  chunks=None, in_flight=None, onesided_sync=None, max_message_bytes=None,
                  staging=None, batch=None, batches=None, in_place=None, tune=None,
                  wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None,
-                 user_workspace=None):
+                 user_workspace=None, axes=None, padding=None):
         if isinstance(methods, str):
             methods = [methods]
         kinds = [_r2r_kind(k) for k in (r2r or [])]
@@ -164,7 +171,9 @@ class Plan:
                                           tune=tune, wisdom_file=wisdom_file,
                                           tune_budget_s=tune_budget_s,
                                           ranks_per_node=ranks_per_node, stream=stream,
-                                          user_workspace=user_workspace))
+                                          user_workspace=user_workspace, axes=axes,
+                                          padding=_options.padding_per_axis(padding, len(shape),
+                                                                            axes)))
         self._batch = self._impl.options()["batch"]
         self._comm = comm
         self.transform = transform
@@ -195,13 +204,19 @@ class Plan:
     # Geometry -----------------------------------------------------------------------------
     @property
     def shape(self):
-        """Global real-space shape."""
+        """Global shape the plan was made for (with padding: the spectral grid; physical_shape is
+        the real-space one)."""
         return tuple(self._impl.shape())
 
     @property
     def spectral_shape(self):
-        """Global shape of the forward output (last axis n//2+1 for r2c)."""
+        """Global shape of the forward output (the halved axis n//2+1 for r2c)."""
         return tuple(self._impl.spectral_shape())
+
+    @property
+    def physical_shape(self):
+        """Global shape of the forward input: `shape` with `padding` applied."""
+        return tuple(self._impl.physical_shape())
 
     @property
     def input_box(self):

@@ -38,7 +38,32 @@ OPTION_KEYWORDS = {
     "batches": "batches",
     "stream": "stream",
     "user_workspace": "user_workspace",
+    "axes": "axes",
+    "padding": "padding",
 }
+
+
+def axes_list(axes):
+    """None: every axis (an empty list); an int or a non-empty sequence of ints otherwise."""
+    if axes is None:
+        return []
+    if isinstance(axes, int):
+        return [axes]
+    axes = [int(a) for a in axes]
+    if not axes:
+        raise ValueError("axes must list at least one axis (None transforms every axis)")
+    return axes
+
+
+def padding_per_axis(padding, ndim, axes):
+    """None: none; one number: that factor on every transformed axis; else one per axis."""
+    if padding is None:
+        return None
+    if isinstance(padding, (int, float)):
+        axes = axes_list(axes)
+        on = set(a % ndim for a in axes) if axes else set(range(ndim))
+        return [float(padding) if a in on else 1.0 for a in range(ndim)]
+    return [float(f) for f in padding]
 
 _CONVERT = {
     "codec": str, "tolerance": float, "overlap": int, "adapt": bool, "threads": int,
@@ -47,6 +72,8 @@ _CONVERT = {
     "tune_budget_s": float, "stream": int, "user_workspace": bool,
     "batches": lambda v: [int(x) for x in v],
     "ranks_per_node": lambda v: [int(v)] if isinstance(v, int) else [int(x) for x in v],
+    "axes": axes_list,
+    "padding": lambda v: [float(f) for f in v],  # per axis: Plan expands one factor first
 }
 
 

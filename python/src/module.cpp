@@ -352,6 +352,8 @@ PYBIND11_MODULE(_dfft, m) {
       .def("shape", [](const PyPlan& p) { return p.with([](auto& q) { return q.shape(); }); })
       .def("spectral_shape",
            [](const PyPlan& p) { return p.with([](auto& q) { return q.spectral_shape(); }); })
+      .def("physical_shape",
+           [](const PyPlan& p) { return p.with([](auto& q) { return q.physical_shape(); }); })
       .def("grid", [](const PyPlan& p) { return p.with([](auto& q) { return q.grid(); }); })
       .def("describe", [](const PyPlan& p) { return p.with([](auto& q) { return q.describe(); }); })
       .def("options",

@@ -76,6 +76,10 @@ const std::map<std::string, Setter>& setters() {
       {"user_workspace", [](dfft::Options& o, const py::handle& v) {
          o.user_workspace = as<bool>(v, "user_workspace");
        }},
+      {"axes", [](dfft::Options& o, const py::handle& v) { o.axes = as<std::vector<int>>(v, "axes"); }},
+      {"padding", [](dfft::Options& o, const py::handle& v) {
+         o.padding = as<std::vector<double>>(v, "padding");
+       }},
   };
   return s;
 }
@@ -132,6 +136,8 @@ py::dict options_dict(const dfft::Options& o) {
   d["batches"] = o.batches;
   d["stream"] = reinterpret_cast<std::uintptr_t>(o.stream);
   d["user_workspace"] = o.user_workspace;
+  d["axes"] = o.axes;
+  d["padding"] = o.padding;
   return d;
 }
 

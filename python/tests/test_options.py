@@ -79,6 +79,8 @@ REACHES = [
     (dict(backend="cpu"), dict(backend="cpu")),
     (dict(transform="r2r", r2r=["dct2", "dst2", "dct2"]), dict(r2r=["dct2", "dst2", "dct2"])),
     (dict(methods="node-ring"), dict(methods=["node-ring"])),
+    (dict(axes=[2, -3]), dict(axes=[2, -3])),
+    (dict(transform="c2c", axes=[0, 2], padding=1.5), dict(padding=[1.5, 1.0, 1.5])),
 ]
 
 

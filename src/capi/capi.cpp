@@ -4,10 +4,10 @@
 #include "dfft/dfft.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <complex>
 #include <cstring>
 #include <new>
-#include <cstddef>
 #include <string>
 #include <variant>
 
@@ -15,16 +15,44 @@
 #include "dfft/io.hpp"
 #include "util/check.hpp"
 
-// include/dfft/dfft.f90 declares the same fields as a bind(c) type: size, 44 ints, then the
-// 8-byte fields with no padding between. A field added to one must be added to the other, and
-// DFFT_OPTIONS_VERSION raised.
-// Fields added later go after `stream`, so that a struct of an older dfft.h is this one cut short:
-// its size is the offset of the first field it lacks.
+// include/dfft/dfft.f90 declares the same fields as a bind(c) type: size, 44 ints, the 8-byte
+// fields up to `stream`, 2 ints, DFFT_MAX_DIMS doubles, DFFT_MAX_DIMS ints, with no padding between.
+// A field added to one must be added to the other, and DFFT_OPTIONS_VERSION raised.
+// Fields added later go after `stream`, so that a struct of an older dfft.h is this one cut short.
 static_assert(offsetof(dfft_options, user_workspace) ==
                   sizeof(int64_t) + 44 * sizeof(int) + 2 * sizeof(int64_t) + 2 * sizeof(double) + 3 * sizeof(void*),
               "dfft_options layout changed: update include/dfft/dfft.f90 and DFFT_OPTIONS_VERSION");
-// Size of a version-2 dfft_options (the fields up to `stream`).
-constexpr int64_t kOptionsV2Size = offsetof(dfft_options, user_workspace);
+static_assert(sizeof(dfft_options) == offsetof(dfft_options, user_workspace) + 2 * sizeof(int) +
+                                          DFFT_MAX_DIMS * sizeof(double) + DFFT_MAX_DIMS * sizeof(int),
+              "dfft_options layout changed: update include/dfft/dfft.f90 and DFFT_OPTIONS_VERSION");
+
+namespace {
+
+// The older layouts this library still reads: `size` is that struct's sizeof, `fields` the bytes
+// of its fields (a version-3 struct ends with user_workspace and 4 bytes of tail padding).
+struct OlderOptions {
+  int version;
+  std::size_t size, fields;
+};
+constexpr OlderOptions kOlderOptions[] = {
+    {2, offsetof(dfft_options, user_workspace), offsetof(dfft_options, user_workspace)},
+    {3, offsetof(dfft_options, padding), offsetof(dfft_options, n_axes)},
+};
+
+// A version-3 struct's sizeof: user_workspace's end rounded up to the struct's alignment.
+static_assert(offsetof(dfft_options, padding) ==
+                  (offsetof(dfft_options, n_axes) + alignof(dfft_options) - 1) / alignof(dfft_options) *
+                      alignof(dfft_options),
+              "a version-3 dfft_options no longer ends where padding starts");
+
+const OlderOptions* older_options(const dfft_options* o) {
+  for (const OlderOptions& v : kOlderOptions)
+    if (o->version == v.version && o->size == static_cast<int64_t>(v.size)) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
 // dfft_status and dfft::Status are the same codes.
 static_assert(DFFT_ERROR_INVALID_ARGUMENT == static_cast<int>(dfft::Status::invalid_argument) &&
               DFFT_ERROR_MPI == static_cast<int>(dfft::Status::mpi_error) &&
@@ -95,6 +123,11 @@ E pick(int v, int n, const char* field) {
 dfft::Options to_options(const dfft_options* o, int ndims) {
   dfft_options def;
   dfft_options_init(&def);
+  // An older struct is read as this one with its missing fields at their defaults.
+  if (const OlderOptions* v = o ? older_options(o) : nullptr) {
+    std::memcpy(&def, o, v->fields);
+    o = nullptr;
+  }
   if (!o) o = &def;
   dfft::Options r;
   r.decomposition = pick<dfft::Decomposition>(o->decomposition, 3, "decomposition");
@@ -121,6 +154,14 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
     if (o->r2r[a] != DFFT_R2R_NONE) bad("r2r[" + std::to_string(a) + "] is set but the array has " + std::to_string(ndims) + " axes");
   if (any_r2r)
     for (int a = 0; a < ndims; ++a) r.r2r.push_back(pick<dfft::R2R>(o->r2r[a], 9, "r2r[axis]"));
+  if (o->n_axes < 0 || o->n_axes > ndims)
+    bad("n_axes = " + std::to_string(o->n_axes) + " (0: every axis, else 1 to " + std::to_string(ndims) + ")");
+  r.axes.assign(o->axes, o->axes + o->n_axes);
+  for (int a = 0; a < DFFT_MAX_DIMS; ++a)
+    if (o->padding[a] != 1.0 && a >= ndims)
+      bad("padding[" + std::to_string(a) + "] is set but the array has " + std::to_string(ndims) + " axes");
+  if (std::any_of(o->padding, o->padding + ndims, [](double f) { return f != 1.0; }))
+    r.padding.assign(o->padding, o->padding + ndims);
   if (o->batch != 1)
     bad("batch = " + std::to_string(o->batch) + ": leave it 1 and call dfft_forward_batch / dfft_inverse_batch");
   if (!(o->tolerance >= 0)) bad("tolerance must be >= 0");
@@ -140,7 +181,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.tune_budget_s = o->tune_budget_s;
   r.wisdom_file = o->wisdom_file ? o->wisdom_file : "";
   r.stream = o->stream;
-  if (o->version >= 3) r.user_workspace = o->user_workspace != 0;
+  r.user_workspace = o->user_workspace != 0;
   return r;
 }
 
@@ -179,7 +220,7 @@ int agree(MPI_Comm comm, int local_status) {
 // A struct from another dfft.h has other fields at other offsets: refuse it before reading any.
 int check_version(const dfft_options* o) {
   if (!o || (o->size == static_cast<int64_t>(sizeof(dfft_options)) && o->version == DFFT_OPTIONS_VERSION) ||
-      (o->size == kOptionsV2Size && o->version == 2))
+      older_options(o))
     return DFFT_SUCCESS;
   const std::string m = "dfft C API: dfft_options has size " + std::to_string(o->size) + " and version " +
                         std::to_string(o->version) + " but this library's are " +
@@ -337,6 +378,7 @@ void dfft_options_init(dfft_options* o) {
   std::memset(o, 0, sizeof *o);
   o->size = static_cast<int64_t>(sizeof *o);
   o->version = DFFT_OPTIONS_VERSION;
+  for (double& f : o->padding) f = 1.0;
   const dfft::Options d;
   o->decomposition = static_cast<int>(d.decomposition);
   o->variant = static_cast<int>(d.variant);
@@ -435,16 +477,19 @@ int64_t dfft_plan_output_count(dfft_plan plan) {
   return n;
 }
 
-int dfft_plan_spectral_shape(dfft_plan plan, int64_t* shape) {
+static int plan_shape(dfft_plan plan, int64_t* shape, bool spectral) {
   if (!plan || !shape) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan or shape is NULL");
   return guarded([&] {
     with_plan(plan, [&](auto& p) {
-      const auto s = p.spectral_shape();
+      const auto s = spectral ? p.spectral_shape() : p.physical_shape();
       std::copy(s.begin(), s.end(), shape);
       return 0;
     });
   });
 }
+
+int dfft_plan_spectral_shape(dfft_plan plan, int64_t* shape) { return plan_shape(plan, shape, true); }
+int dfft_plan_physical_shape(dfft_plan plan, int64_t* shape) { return plan_shape(plan, shape, false); }
 
 int dfft_plan_input_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, int64_t* strides) {
   return box_of(plan, true, lo, hi, order, strides);

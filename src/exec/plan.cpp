@@ -2,6 +2,7 @@
 // Plan<T>: the typed front of PlanImpl.
 #include "dfft/dfft.hpp"
 #include "exec/plan_impl.hpp"
+#include "plan/axes.hpp"
 #include "plan/path.hpp"
 #include "tune/tuner.hpp"
 #include "util/check.hpp"
@@ -170,7 +171,11 @@ const std::vector<std::int64_t>& Plan<T>::shape() const {
 }
 template <class T>
 std::vector<std::int64_t> Plan<T>::spectral_shape() const {
-  return detail::spectral_shape(impl_->shape(), impl_->options().transform);
+  return detail::spectral_shape(impl_->shape(), impl_->options());
+}
+template <class T>
+std::vector<std::int64_t> Plan<T>::physical_shape() const {
+  return detail::plan_axes(impl_->shape(), impl_->options()).physical;
 }
 template <class T>
 const Layout& Plan<T>::input_layout() const {

@@ -12,6 +12,8 @@
 #include "backend/cpu/work_pool.hpp"
 #include "codec/codec.hpp"
 #include "exec/gather.hpp"
+#include "exec/padded_fft.hpp"
+#include "plan/axes.hpp"
 #include "plan/geometry.hpp"
 #include "util/check.hpp"
 
@@ -128,6 +130,10 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
                          std::int64_t{opt_.in_flight}, std::int64_t{opt_.threads}, std::int64_t{taper_},
                          std::int64_t{chunk_taper_}, std::int64_t{queue_}})
     mine.push_back(v);
+  mine.push_back(static_cast<std::int64_t>(opt_.axes.size()));
+  for (int a : opt_.axes) mine.push_back(a);
+  mine.push_back(static_cast<std::int64_t>(opt_.padding.size()));
+  for (double f : opt_.padding) mine.push_back(static_cast<std::int64_t>(std::llround(f * 1e9)));
   mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));
   for (auto k : opt_.r2r) mine.push_back(static_cast<int>(k));
   lo.resize(mine.size());
@@ -164,8 +170,8 @@ void PlanImpl::build_steps() {
     if (st.kind == Step::Kind::fft) {
       const auto out_elem = static_cast<std::int64_t>(reals ? real : cplx);
       const auto in_elem = st.fft.r2c ? static_cast<std::int64_t>(real) : out_elem;
-      bytes = std::max(
-          {bytes, st.fft.in.alloc_count() * in_elem, st.fft.out.alloc_count() * out_elem});
+      bytes = std::max({bytes, st.fft.in.alloc_count() * in_elem, st.fft.out.alloc_count() * out_elem,
+                        st.fft.wide.alloc_count() * out_elem});
     } else {
       const auto e = static_cast<std::int64_t>(st.exchange.real ? real : cplx);
       bytes = std::max({bytes, st.exchange.src[st.exchange.me].alloc_count() * e,
@@ -208,13 +214,16 @@ void PlanImpl::build_steps() {
     names_[k] = name.str();
   }
   memory_ = predict_memory();
+  for (std::size_t k = 0; k < nsteps; ++k)
+    if (path_.steps[k].kind == Step::Kind::fft && path_.steps[k].fft.wide.box.dims() > 0)
+      memory_.add(names_[k] + " padded spectrum", 2 * padded_fft_bytes(fft_desc(path_.steps[k], false), path_.steps[k].fft.wide), 0);
   check_memory();
   a_ = Buffer(*dev_, work_bytes_);
   b_ = Buffer(*dev_, work_bytes_);
   for (std::size_t k = 0; k < nsteps; ++k)
     if (path_.steps[k].kind == Step::Kind::fft) {
-      exec_[k].fwd_fft = dev_->make_fft(fft_desc(path_.steps[k], false), a_.get(), b_.get());
-      exec_[k].inv_fft = dev_->make_fft(fft_desc(path_.steps[k], true), a_.get(), b_.get());
+      exec_[k].fwd_fft = make_fft(path_.steps[k], false);
+      exec_[k].inv_fft = make_fft(path_.steps[k], true);
       // Known only once the FFT library has planned: not part of the check above.
       memory_.add(names_[k] + " FFT work areas", 0, exec_[k].fwd_fft->work_bytes() + exec_[k].inv_fft->work_bytes());
     }
@@ -290,6 +299,13 @@ FftDesc PlanImpl::fft_desc(const Step& st, bool inverse) const {
     for (R2R& k : d.r2r) k = r2r_inverse(k);
   }
   return d;
+}
+
+std::unique_ptr<LocalFft> PlanImpl::make_fft(const Step& st, bool inverse) const {
+  if (st.fft.wide.box.dims() == 0) return dev_->make_fft(fft_desc(st, inverse), a_.get(), b_.get());
+  const int o = opt_.batch > 1 ? 1 : 0;
+  const std::int64_t halved_n = st.fft.r2c ? shape_[static_cast<std::size_t>(st.fft.axes.back() - o)] : 0;
+  return make_padded_fft(*dev_, fft_desc(st, inverse), st.fft.wide, halved_n, a_.get(), b_.get());
 }
 
 ExchangeSpec PlanImpl::exchange_spec(const Step& st, bool inverse) const {
@@ -475,10 +491,9 @@ std::string PlanImpl::describe() const {
 }
 
 double norm_factor(const Options& opt, const std::vector<std::int64_t>& shape, bool inverse) {
-  // Forward then inverse multiplies each axis by its logical size (n periodic, 2n most DCT/DST).
-  double n = 1;
-  for (std::size_t a = 0; a < shape.size(); ++a)
-    n *= static_cast<double>(r2r_logical_size(opt.r2r.empty() ? R2R::none : opt.r2r[a], shape[a]));
+  // Forward then inverse multiplies each transformed axis by its logical size (n periodic,
+  // 2n most DCT/DST; padded axes by their physical size).
+  const double n = transform_size(shape, opt);
   switch (opt.norm) {
     case Norm::ortho: return 1 / std::sqrt(n);
     case Norm::forward: return inverse ? 1 : 1 / n;

@@ -91,6 +91,8 @@ class PlanImpl {
   /// on any rank. Collective.
   void check_memory() const;
   detail::FftDesc fft_desc(const detail::Step& st, bool inverse) const;
+  /// The step's local FFT (truncating / zero-padding where the step has padded axes).
+  std::unique_ptr<detail::LocalFft> make_fft(const detail::Step& st, bool inverse) const;
   detail::ExchangeSpec exchange_spec(const detail::Step& st, bool inverse) const;
   MPI_Comm exchange_comm(const detail::Step& st) const;
   std::unique_ptr<detail::Transport> make_x(const detail::Step& st, Method m,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "plan/axes.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
@@ -48,6 +49,25 @@ Recipe recipe_for(Decomposition dec, int d, int g) {
   return r;
 }
 
+// The recipe is written for logical axes (all transformed, the last one halved); map it onto
+// the array through ax.perm, drop the untransformed axes from the FFT stages and the stages
+// left with nothing to transform (only trailing ones: untransformed axes come first in
+// ax.perm, and every recipe transforms its first axes last).
+void map_recipe(Recipe& r, const AxesPlan& ax) {
+  for (auto& dist : r.dists)
+    for (auto& a : dist) a = ax.perm[a];
+  for (auto& stage : r.axes) {
+    std::vector<int> kept;
+    for (int l : stage)
+      if (ax.transformed[ax.perm[l]]) kept.push_back(ax.perm[l]);
+    stage = kept;
+  }
+  while (r.axes.size() > 1 && r.axes.back().empty()) {
+    r.axes.pop_back();
+    r.dists.pop_back();
+  }
+}
+
 // Realigned: the FFT before an exchange writes the axis the exchange will split slowest, so
 // every block it sends is one contiguous run (no packing).
 std::vector<int> realigned_order(int dims, int split_axis) {
@@ -58,23 +78,26 @@ std::vector<int> realigned_order(int dims, int split_axis) {
 }
 
 // r2r kinds are per axis; which combinations a plan can take is decided here, once.
-void check_r2r(const Options& opt, const std::vector<std::int64_t>& shape) {
+void check_r2r(const Options& opt, const std::vector<std::int64_t>& shape, const AxesPlan& ax) {
   const int d = static_cast<int>(shape.size());
-  bool any = false, all = !opt.r2r.empty();
-  for (R2R k : opt.r2r) {
-    any |= k != R2R::none;
-    all &= k != R2R::none;
-  }
   if (!opt.r2r.empty() && static_cast<int>(opt.r2r.size()) != d)
     fail("r2r takes one kind per axis (", d, " for this array), got ", opt.r2r.size());
+  bool any = false, all = !opt.r2r.empty();
+  for (int a = 0; a < static_cast<int>(opt.r2r.size()); ++a) {
+    const bool kind = opt.r2r[a] != R2R::none;
+    if (kind && !ax.transformed[a])
+      fail("r2r: axis ", a, " has a DCT/DST kind but is not transformed (axes); give it kind none");
+    any |= kind;
+    if (ax.transformed[a]) all &= kind;
+  }
   if (opt.transform == Transform::r2r && !all)
-    fail("transform r2r needs a DCT/DST kind (dct1..dct4, dst1..dst4) on every axis; for "
-         "periodic axes mixed with DCT/DST axes use transform c2c (complex data) or r2c (real "
-         "input, last axis periodic) with r2r kinds on the DCT/DST axes");
-  if (opt.transform == Transform::r2c && any && opt.r2r.back() != R2R::none)
-    fail("with transform r2c the last axis is the halved real-to-complex one and must be "
-         "periodic (r2r kind none), got ", to_string(opt.r2r.back()), "; put the DCT/DST axes "
-         "first, or use c2c");
+    fail("transform r2r needs a DCT/DST kind (dct1..dct4, dst1..dst4) on every axis it transforms; "
+         "for periodic axes mixed with DCT/DST axes use transform c2c (complex data) or r2c (real "
+         "input, halved axis periodic) with r2r kinds on the DCT/DST axes");
+  if (opt.transform == Transform::r2c && any && ax.halved >= 0 && opt.r2r[ax.halved] != R2R::none)
+    fail("with transform r2c the halved real-to-complex axis (", ax.halved, ", the last transformed) "
+         "must be periodic (r2r kind none), got ", to_string(opt.r2r[ax.halved]), "; put the DCT/DST "
+         "axes elsewhere, or use c2c");
   for (int a = 0; a < static_cast<int>(opt.r2r.size()); ++a)
     // DCT-I's logical size 2(n-1) vanishes at n = 1 (FFTW's REDFT00 needs n >= 2).
     if (r2r_type(opt.r2r[a]) == 1 && !r2r_is_sine(opt.r2r[a]) && shape[a] < 2)
@@ -147,7 +170,7 @@ bool same_layout(const Layout& a, const Layout& b) {
 
 // An exchange within a one-member communicator moves nothing: the FFTs on either side of it
 // become one FFT over all their axes, one FFTW/cuFFT plan instead of several strided ones
-// (cuFFT plans at most 3 axes at once). Sorted axes keep the halved r2c axis (the last) last.
+// (cuFFT plans at most 3 axes at once). Axes sorted, but the halved r2c axis stays last.
 void merge_local_stages(Path& p, std::size_t max_axes) {
   std::vector<Step> steps;
   std::vector<Distribution> dists;
@@ -163,8 +186,13 @@ void merge_local_stages(Path& p, std::size_t max_axes) {
     FftStep& a = steps.back().fft;
     const FftStep& b = p.steps[k + 1].fft;
     if (e.src.size() == 1 && same_layout(e.src[0], e.dst[0]) && a.axes.size() + b.axes.size() <= max_axes) {
+      const int halved = a.axes.back();
       a.axes.insert(a.axes.end(), b.axes.begin(), b.axes.end());
       std::sort(a.axes.begin(), a.axes.end());
+      if (a.r2c) {
+        a.axes.erase(std::find(a.axes.begin(), a.axes.end(), halved));
+        a.axes.push_back(halved);
+      }
       a.out = b.out;
       ++k;
       ++fi;
@@ -208,87 +236,65 @@ void check_tiling(const std::vector<Layout>& ls, const std::vector<std::int64_t>
     fail(what, " boxes cover ", sum, " of the ", total, " elements of the global array");
 }
 
-Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
-               const std::vector<int>& grid, int rank, const UserLayouts& user) {
+namespace {
+
+// Global shapes along the path: at[i + 1] is the shape after FFT stage i, at[0] the physical
+// input. An axis has its spectral size from the stage that transforms it on.
+std::vector<std::vector<std::int64_t>> stage_shapes(const Recipe& rec, const std::vector<std::int64_t>& phys,
+                                                    const std::vector<std::int64_t>& spec) {
+  std::vector<std::vector<std::int64_t>> at{phys};
+  for (const auto& stage : rec.axes) {
+    auto s = at.back();
+    for (int a : stage) s[a] = spec[a];
+    at.push_back(s);
+  }
+  return at;
+}
+
+// Padding: the FFT of a padded axis yields the whole padded spectrum (`wide`, of shape `full`
+// on its axes); the executor truncates it to `out` (forward) or zero-pads `out` into it.
+void add_wide(Path& p, const std::vector<std::int64_t>& full) {
+  for (auto& st : p.steps) {
+    if (st.kind != Step::Kind::fft) continue;
+    Layout w = st.fft.out;
+    bool differs = false;
+    for (int a : st.fft.axes)
+      if (full[a] != w.box.extent(a)) {
+        w.box.lo[a] = 0;
+        w.box.hi[a] = full[a];
+        differs = true;
+      }
+    if (differs) st.fft.wide = w;
+  }
+}
+
+void check_sizes(const std::vector<std::int64_t>& shape, const Options& opt) {
   const int d = static_cast<int>(shape.size());
   if (d < 2) fail("arrays need at least 2 dimensions, got ", d);
   for (auto n : shape)
     if (n < 1) fail("every size must be at least 1, got ", n);
   if (opt.batch < 1) fail("batch must be at least 1, got ", opt.batch);
-  {  // element counts and byte offsets are int64: refuse arrays whose size in bytes overflows it
-    std::int64_t bytes = 16 * static_cast<std::int64_t>(opt.batch);  // complex<double> elements
-    for (auto n : shape)
-      if (__builtin_mul_overflow(bytes, n, &bytes))
-        fail("the global array ", join(shape, 'x'), " (batch ", opt.batch, ") is too large: its size in bytes overflows 64 bits");
-  }
-  check_r2r(opt, shape);
-  Recipe rec = recipe_for(opt.decomposition, d, static_cast<int>(grid.size()));
-  // A batch is one more axis in front: never split, never transformed, slowest in memory.
-  const int o = opt.batch > 1 ? 1 : 0;
-  for (auto& dist : rec.dists)
-    for (auto& a : dist) a += o;
-  for (auto& ax : rec.axes)
-    for (auto& a : ax) a += o;
-  auto real = shape;
-  auto spec = spectral_shape(shape, opt.transform);
-  if (o) {
-    real.insert(real.begin(), opt.batch);
-    spec.insert(spec.begin(), opt.batch);
-  }
-  const int D = d + o;
-  const bool r2c = opt.transform == Transform::r2c;
-  const bool reals = opt.transform == Transform::r2r;  // every step moves reals
-  std::vector<R2R> kinds;  // per axis of the layouts (batch axis first, never transformed)
-  for (R2R k : opt.r2r)
-    if (k != R2R::none) kinds = opt.r2r;
-  if (!kinds.empty() && o) kinds.insert(kinds.begin(), R2R::none);
-  int nranks = 1;
-  for (int g : grid) nranks *= g;
+  // element counts and byte offsets are int64: refuse arrays whose size in bytes overflows it
+  std::int64_t bytes = 16 * static_cast<std::int64_t>(opt.batch);  // complex<double> elements
+  for (auto n : shape)
+    if (__builtin_mul_overflow(bytes, n, &bytes))
+      fail("the global array ", join(shape, 'x'), " (batch ", opt.batch, ") is too large: its size in bytes overflows 64 bits");
+}
 
-  for (std::size_t i = 0; i < rec.dists.size(); ++i)
-    for (std::size_t g = 0; g < grid.size(); ++g) {
-      int ax = rec.dists[i][g];
-      auto n = (i == 0 ? real : spec)[ax];
-      if (n < grid[g])
-        fail("axis ", ax - o, " has ", n, " elements", (i > 0 && r2c && ax == D - 1 ? " (n/2+1)" : ""),
-             " but ", to_string(opt.decomposition), " splits it over ", grid[g],
-             " ranks; use fewer ranks on that grid dimension or another decomposition");
-    }
-
-  Path p;
-  p.grid = grid;
-  p.coords = grid_coords(grid, rank);
-  p.distributions = rec.dists;
-  const auto nat = natural_order(D);
+// The FFT stages and exchanges of the decomposition for this rank (no user reshapes).
+void add_stages(Path& p, const Recipe& rec, const std::vector<std::vector<std::int64_t>>& at,
+                const std::vector<std::vector<int>>& out_order, const Layout& input,
+                const std::vector<R2R>& kinds, bool r2c, bool reals) {
+  const auto& grid = p.grid;
+  const auto nat = natural_order(static_cast<int>(at[0].size()));
   const std::size_t n = rec.dists.size();
-  std::vector<std::vector<int>> out_order(n, nat);
-  if (opt.variant == Variant::Realigned)
-    for (std::size_t i = 0; i + 1 < n; ++i)
-      for (std::size_t g = 0; g < grid.size(); ++g)
-        // (a grid dimension of 1 moves nothing: its exchange stays an identity, skipped)
-        if (rec.dists[i][g] != rec.dists[i + 1][g] && grid[g] > 1)
-          out_order[i] = realigned_order(D, rec.dists[i + 1][g]);
-  // This decomposition's input layout of any rank (padded for in-place r2c).
-  auto input_of = [&](const std::vector<int>& c) {
-    Layout l{box_of(r2c ? real : spec, rec.dists[0], grid, c), nat, {}};
-    if (r2c && opt.in_place) {
-      for (int a = 0; a < D; ++a) l.padded.push_back(l.box.extent(a));
-      l.padded[D - 1] = 2 * (shape.back() / 2 + 1);
-    }
-    return l;
-  };
-  auto output_of = [&](const std::vector<int>& c) {
-    return Layout{box_of(spec, rec.dists[n - 1], grid, c), out_order[n - 1], {}};
-  };
-
   for (std::size_t i = 0; i < n; ++i) {
     Step f{Step::Kind::fft, {}, {}};
     f.fft.axes = rec.axes[i];
     f.fft.r2c = r2c && i == 0;
     f.fft.r2r = kinds;
-    f.fft.in = i == 0 ? input_of(p.coords)
-                      : Layout{box_of(spec, rec.dists[i], grid, p.coords), nat, {}};
-    f.fft.out = {box_of(spec, rec.dists[i], grid, p.coords), out_order[i], {}};
+    f.fft.in = i == 0 ? input : Layout{box_of(at[i], rec.dists[i], grid, p.coords), nat, {}};
+    f.fft.out = {box_of(at[i + 1], rec.dists[i], grid, p.coords), out_order[i], {}};
     p.steps.push_back(f);
     if (i + 1 == n) break;
     Step e{Step::Kind::exchange, {}, {}};
@@ -301,17 +307,19 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
     for (int k = 0; k < grid[gd]; ++k) {
       auto c = p.coords;
       c[gd] = k;
-      e.exchange.src.push_back({box_of(spec, rec.dists[i], grid, c), out_order[i], {}});
-      e.exchange.dst.push_back({box_of(spec, rec.dists[i + 1], grid, c), nat, {}});
+      e.exchange.src.push_back({box_of(at[i + 1], rec.dists[i], grid, c), out_order[i], {}});
+      e.exchange.dst.push_back({box_of(at[i + 1], rec.dists[i + 1], grid, c), nat, {}});
     }
     p.steps.push_back(e);
   }
   p.exchanges = static_cast<int>(n) - 1;
-  merge_local_stages(p, opt.backend == Backend::cuda ? 3 : static_cast<std::size_t>(D));
-  p.input = p.steps.front().fft.in;
-  p.output = p.steps.back().fft.out;
+}
 
-  // Reshapes from/to the user's boxes, over the whole communicator, only where they differ.
+// Reshapes from/to the user's boxes, over the whole communicator, only where they differ.
+void add_user_reshapes(Path& p, const UserLayouts& user, const std::vector<Layout>& pin,
+                       const std::vector<Layout>& pout, const std::vector<std::int64_t>& phys,
+                       const std::vector<std::int64_t>& spec, int batch, int rank, bool real_in, bool reals) {
+  const auto nranks = pin.size();
   auto reshape = [&](const std::vector<Layout>& from, const std::vector<Layout>& to, bool real_elems) {
     Step e{Step::Kind::exchange, {}, {}};
     e.exchange.grid_dim = -1;
@@ -326,22 +334,98 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
       if (!same_layout(a[r], b[r])) return true;
     return false;
   };
+  if (user.in.size() != nranks || user.out.size() != nranks)
+    fail("give an input and an output layout for every one of the ", nranks, " ranks");
+  check_tiling(user.in, phys, "input");
+  check_tiling(user.out, spec, "output");
+  std::vector<Layout> uin, uout;
+  for (std::size_t r = 0; r < nranks; ++r) {
+    uin.push_back(batch > 1 ? with_batch(user.in[r], batch) : user.in[r]);
+    uout.push_back(batch > 1 ? with_batch(user.out[r], batch) : user.out[r]);
+  }
+  if (differs(uin, pin)) p.steps.insert(p.steps.begin(), reshape(uin, pin, real_in));
+  if (differs(pout, uout)) p.steps.push_back(reshape(pout, uout, reals));
+  p.input = uin[rank];
+  p.output = uout[rank];
+}
+
+}  // namespace
+
+Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
+               const std::vector<int>& grid, int rank, const UserLayouts& user) {
+  check_sizes(shape, opt);
+  const int d = static_cast<int>(shape.size());
+  const AxesPlan ax = plan_axes(shape, opt);
+  check_r2r(opt, shape, ax);
+  Recipe rec = recipe_for(opt.decomposition, d, static_cast<int>(grid.size()));
+  map_recipe(rec, ax);
+  // A batch is one more axis in front: never split, never transformed, slowest in memory.
+  const int o = opt.batch > 1 ? 1 : 0;
+  for (auto& dist : rec.dists)
+    for (auto& a : dist) a += o;
+  for (auto& st : rec.axes)
+    for (auto& a : st) a += o;
+  auto phys = ax.physical;
+  auto spec = spectral_shape(shape, opt);
+  auto full = spectral_shape(phys, opt);  // spectrum of the padded grid
+  if (o)
+    for (auto* s : {&phys, &spec, &full}) s->insert(s->begin(), opt.batch);
+  const auto at = stage_shapes(rec, phys, spec);
+  const int D = d + o;
+  const bool r2c = opt.transform == Transform::r2c;
+  std::vector<R2R> kinds;  // per axis of the layouts (batch axis first, never transformed)
+  for (R2R k : opt.r2r)
+    if (k != R2R::none) kinds = opt.r2r;
+  if (!kinds.empty() && o) kinds.insert(kinds.begin(), R2R::none);
+
+  const std::size_t n = rec.dists.size();
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t g = 0; g < grid.size(); ++g) {
+      const int a = rec.dists[i][g];
+      if (at[i + 1][a] < grid[g])
+        fail("axis ", a - o, " has ", at[i + 1][a], " elements",
+             (i > 0 && r2c && a == ax.halved + o ? " (n/2+1)" : ""), " but ", to_string(opt.decomposition),
+             " splits it over ", grid[g], " ranks; use fewer ranks on that grid dimension or another decomposition");
+    }
+
+  Path p;
+  p.grid = grid;
+  p.coords = grid_coords(grid, rank);
+  p.distributions = rec.dists;
+  std::vector<std::vector<int>> out_order(n, natural_order(D));
+  if (opt.variant == Variant::Realigned)
+    for (std::size_t i = 0; i + 1 < n; ++i)
+      for (std::size_t g = 0; g < grid.size(); ++g)
+        // (a grid dimension of 1 moves nothing: its exchange stays an identity, skipped)
+        if (rec.dists[i][g] != rec.dists[i + 1][g] && grid[g] > 1)
+          out_order[i] = realigned_order(D, rec.dists[i + 1][g]);
+  // This decomposition's input layout of any rank (padded for in-place r2c).
+  auto input_of = [&](const std::vector<int>& c) {
+    Layout l{box_of(at[0], rec.dists[0], grid, c), natural_order(D), {}};
+    if (r2c && opt.in_place) {
+      for (int a = 0; a < D; ++a) l.padded.push_back(l.box.extent(a));
+      l.padded[D - 1] = 2 * (shape.back() / 2 + 1);
+    }
+    return l;
+  };
+  auto output_of = [&](const std::vector<int>& c) {
+    return Layout{box_of(at[n], rec.dists[n - 1], grid, c), out_order[n - 1], {}};
+  };
+  add_stages(p, rec, at, out_order, input_of(p.coords), kinds, r2c, opt.transform == Transform::r2r);
+  merge_local_stages(p, opt.backend == Backend::cuda ? 3 : static_cast<std::size_t>(D));
+  add_wide(p, full);
+  p.input = p.steps.front().fft.in;
+  p.output = p.steps.back().fft.out;
   if (!user.in.empty() || !user.out.empty()) {
-    if (static_cast<int>(user.in.size()) != nranks || static_cast<int>(user.out.size()) != nranks)
-      fail("give an input and an output layout for every one of the ", nranks, " ranks");
-    check_tiling(user.in, shape, "input");
-    check_tiling(user.out, spectral_shape(shape, opt.transform), "output");
-    std::vector<Layout> uin, uout, pin, pout;
+    int nranks = 1;
+    for (int g : grid) nranks *= g;
+    std::vector<Layout> pin, pout;
     for (int r = 0; r < nranks; ++r) {
-      uin.push_back(o ? with_batch(user.in[r], opt.batch) : user.in[r]);
-      uout.push_back(o ? with_batch(user.out[r], opt.batch) : user.out[r]);
       pin.push_back(input_of(grid_coords(grid, r)));
       pout.push_back(output_of(grid_coords(grid, r)));
     }
-    if (differs(uin, pin)) p.steps.insert(p.steps.begin(), reshape(uin, pin, r2c || reals));
-    if (differs(pout, uout)) p.steps.push_back(reshape(pout, uout, reals));
-    p.input = uin[rank];
-    p.output = uout[rank];
+    add_user_reshapes(p, user, pin, pout, ax.physical, spectral_shape(shape, opt), opt.batch, rank,
+                      r2c || opt.transform == Transform::r2r, opt.transform == Transform::r2r);
   }
   return p;
 }

@@ -23,6 +23,10 @@ struct FftStep {
   bool r2c = false;       // the real <-> complex step (forward r2c, inverse c2r)
   std::vector<R2R> r2r;   // per axis of the layouts: DCT/DST axes; empty: all periodic
   Layout in, out;         // this rank; for r2c `in` is the real box, `out` the complex box
+  /// Padding (Options::padding): `out` with the whole spectrum of the padded grid on the
+  /// transformed padded axes, which the executor truncates to `out` (forward) or zero-pads
+  /// `out` into (inverse). No dimensions: no padded axis in this step.
+  Layout wide;
 };
 
 struct ExchangeStep {

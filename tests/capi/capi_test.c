@@ -10,6 +10,7 @@
 #include <dfft/dfft.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -492,6 +493,37 @@ static void statuses(MPI_Comm comm) {
   opt.size -= 8;
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_OPTIONS_VERSION,
         "unknown options size refused", "statuses");
+  {
+    int64_t phys[3] = {0, 0, 0}, spec[3] = {0, 0, 0};
+    /* A caller compiled against the version-3 dfft.h ends its struct after user_workspace: the
+     * version-4 fields past its end (here a repeated axis that would be refused) are not read. */
+    dfft_options_init(&opt);
+    opt.size = (int64_t)offsetof(dfft_options, padding);
+    opt.version = 3;
+    opt.n_axes = 2;
+    opt.axes[0] = opt.axes[1] = 2;
+    opt.padding[2] = 1.5;
+    check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS &&
+              dfft_plan_physical_shape(p, phys) == DFFT_SUCCESS && phys[2] == N2,
+          "a version-3 options struct (no axes, no padding) is accepted", "statuses");
+    dfft_plan_destroy(&p);
+    dfft_options_init(&opt);
+    opt.effort = DFFT_ESTIMATE;
+    opt.n_axes = 2;
+    opt.axes[0] = 2;
+    opt.axes[1] = 1; /* r2c halves axis 1 */
+    opt.padding[2] = 1.5;
+    check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS &&
+              dfft_plan_physical_shape(p, phys) == DFFT_SUCCESS && dfft_plan_spectral_shape(p, spec) == DFFT_SUCCESS &&
+              phys[0] == N0 && phys[1] == N1 && phys[2] == N2 * 3 / 2 && spec[0] == N0 && spec[1] == N1 / 2 + 1 &&
+              spec[2] == N2,
+          "axes and padding reach the plan", "statuses");
+    dfft_plan_destroy(&p);
+    opt.axes[1] = 2;
+    check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INVALID_ARGUMENT && p == NULL &&
+              strstr(dfft_error_message(), "listed twice") != NULL,
+          "a repeated axis refused", "statuses");
+  }
   dfft_options_init(&opt);
   opt.methods[0] = DFFT_NCCL;
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_UNSUPPORTED && p == NULL,

@@ -13,6 +13,7 @@ program capi_fortran_test
   implicit none
   integer, parameter :: n0 = 9, n1 = 8, n2 = 7
   integer(c_int64_t) :: shape(3) = [integer(c_int64_t) :: n0, n1, n2]
+  integer(c_int64_t) :: phys(3)
   type(dfft_options) :: opt
   type(c_ptr) :: plan
   integer :: ierr, rank, failures, total, d
@@ -27,7 +28,7 @@ program capi_fortran_test
       c_associated(opt%wisdom_file) .or. opt%norm /= DFFT_NORM_BACKWARD .or. &
       opt%effort /= DFFT_MEASURE .or. opt%fftw_wisdom /= 1 .or. c_associated(opt%fftw_wisdom_dir) .or. &
       opt%version /= DFFT_OPTIONS_VERSION .or. opt%memory_limit_bytes /= 0 .or. opt%threads /= 1 .or. &
-      opt%user_workspace /= 0) then
+      opt%user_workspace /= 0 .or. any(opt%padding /= 1.0_c_double) .or. opt%n_axes /= 0) then
     print *, 'rank', rank, 'FAIL: dfft_options defaults seen from Fortran'
     failures = failures + 1
   end if
@@ -40,6 +41,21 @@ program capi_fortran_test
   call run_boxes()
   call run_dct1()
   call run_workspace()
+
+  ! Axes and padding: 2-D transforms of the planes along C axis 0, C axis 2 padded by 3/2.
+  call dfft_options_init(opt)
+  opt%effort = DFFT_ESTIMATE
+  opt%transform = DFFT_C2C
+  opt%n_axes = 2
+  opt%axes(1:2) = [1, 2]
+  opt%padding(3) = 1.5_c_double
+  ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
+  if (ierr == DFFT_SUCCESS) ierr = dfft_plan_physical_shape(plan, phys)
+  if (ierr /= DFFT_SUCCESS .or. phys(1) /= shape(1) .or. phys(3) /= shape(3) * 3 / 2) then
+    print *, 'rank', rank, 'FAIL: axes and padding from Fortran:', ierr, phys
+    failures = failures + 1
+  end if
+  if (c_associated(plan)) ierr = dfft_plan_destroy(plan)
 
   call dfft_options_init(opt)
   opt%methods(1) = 42
