@@ -373,7 +373,8 @@ void* PlanImpl::buffer(int id, const void* in, void* out) const {
     case 1: return out;
     case 2: return work_[0];
     case 3: return work_[1];
-    default: return work_[2];
+    // adapt may make the third buffer during an execution, after use_workspace() ran
+    default: return work_[2] ? work_[2] : c_.get();
   }
 }
 
