@@ -4,7 +4,6 @@
 #include <utility>
 #include <vector>
 
-#include "transport/methods.hpp"
 #include "util/check.hpp"
 
 namespace dfft {
@@ -29,6 +28,19 @@ constexpr Table<R2R, 9> kR2R{{{R2R::none, "none"},
                               {R2R::dst2, "dst2"},
                               {R2R::dst3, "dst3"},
                               {R2R::dst4, "dst4"}}};
+// Method names live here, not only in the method table (src/transport/methods.cpp), so that the
+// parsers (and the fuzzers, which link this file alone) need no transport code.
+constexpr Table<Method, 11> kMethod{{{Method::a2a_sync, "a2a-sync"},
+                                    {Method::a2a_type, "a2a-type"},
+                                    {Method::p2p_sync, "p2p-sync"},
+                                    {Method::p2p_type, "p2p-type"},
+                                    {Method::p2p_streams, "p2p-streams"},
+                                    {Method::nccl, "nccl"},
+                                    {Method::onesided, "onesided"},
+                                    {Method::p2p_pipelined, "p2p-pipelined"},
+                                    {Method::cuda_ipc, "cuda-ipc"},
+                                    {Method::node_ring, "node-ring"},
+                                    {Method::hierarchical, "hierarchical"}}};
 constexpr Table<Codec, 4> kCodec{{{Codec::none, "none"}, {Codec::fp32, "fp32"},
                                   {Codec::fp16, "fp16"}, {Codec::bf16, "bf16"}}};
 constexpr Table<OneSidedSync, 2> kSync{{{OneSidedSync::fence, "fence"}, {OneSidedSync::flush, "flush"}}};
@@ -56,22 +68,12 @@ auto parse(const T& t, const std::string& s, const char* what) {
   detail::fail("unknown ", what, " '", s, "'; allowed: ", allowed);
 }
 
-// The names of the method table (src/transport/methods.cpp), in the shape of the tables above.
-const std::vector<std::pair<Method, const char*>>& method_names() {
-  static const auto t = [] {
-    std::vector<std::pair<Method, const char*>> v;
-    for (const auto& i : detail::method_table()) v.emplace_back(i.method, i.name);
-    return v;
-  }();
-  return t;
-}
-
 }  // namespace
 
 std::string to_string(Decomposition e) { return name_of(kDecomp, e); }
 std::string to_string(Variant e) { return name_of(kVariant, e); }
 std::string to_string(Transform e) { return name_of(kTransform, e); }
-std::string to_string(Method e) { return detail::method_info(e).name; }
+std::string to_string(Method e) { return name_of(kMethod, e); }
 std::string to_string(Backend e) { return name_of(kBackend, e); }
 std::string to_string(R2R e) { return name_of(kR2R, e); }
 std::string to_string(Codec e) { return name_of(kCodec, e); }
@@ -81,7 +83,7 @@ std::string to_string(Tune e) { return name_of(kTune, e); }
 Decomposition parse_decomposition(const std::string& s) { return parse(kDecomp, s, "decomposition"); }
 Variant parse_variant(const std::string& s) { return parse(kVariant, s, "variant"); }
 Transform parse_transform(const std::string& s) { return parse(kTransform, s, "transform"); }
-Method parse_method(const std::string& s) { return parse(method_names(), s, "method"); }
+Method parse_method(const std::string& s) { return parse(kMethod, s, "method"); }
 Backend parse_backend(const std::string& s) { return parse(kBackend, s, "backend"); }
 R2R parse_r2r(const std::string& s) { return parse(kR2R, s, "r2r kind"); }
 Codec parse_codec(const std::string& s) { return parse(kCodec, s, "codec"); }
