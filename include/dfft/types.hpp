@@ -239,7 +239,7 @@ struct Options {
   /// points on a padded axis. forward() takes the padded physical grid and returns the
   /// n-point spectrum truncated to numpy's frequencies of an n-point FFT; inverse() zero-pads the
   /// spectrum (an even n's Nyquist mode split in halves between +n/2 and -n/2) and returns the
-  /// padded physical grid. Norm counts the padded sizes. CPU backend; not with overlap, adapt,
+  /// padded physical grid. Norm counts the padded sizes. Not with overlap, adapt, user_workspace,
   /// in_place or DCT/DST axes.
   std::vector<double> padding;
   /// Process grid: {} picks one automatically; {P} for slabs; {P1, P2} for pencils

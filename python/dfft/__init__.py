@@ -120,7 +120,7 @@ class Plan:
     forward/inverse takes `work=`, an array of at least `workspace_bytes` bytes (numpy on the cpu
     backend, a device array on cuda), whose contents do not matter; axes: the axes to transform,
     in order, as numpy.fft.fftn's (None: all; negative ones count from the end; for r2c the last
-    listed is halved, as numpy.fft.rfftn); padding (cpu backend): None, one factor for every
+    listed is halved, as numpy.fft.rfftn); padding: None, one factor for every
     transformed axis, or one per axis (1: not padded; 1.5: the 3/2 rule): `shape` is then the
     spectral grid, the physical grid (physical_shape) has floor(n * factor) points on a padded
     axis; forward truncates the padded grid's spectrum to numpy's frequencies of an n-point FFT,

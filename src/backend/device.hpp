@@ -93,6 +93,8 @@ class Device {
                           const Layout& dl, const Box& box, Codec c, bool is_double);
   /// Multiply `count` reals of the given precision by `factor`.
   virtual void scale(void* data, std::int64_t count, double factor, bool is_double) = 0;
+  /// Set `bytes` bytes at `data` to zero, in order with the work queued before and after.
+  virtual void zero(void* data, std::size_t bytes) = 0;
   /// Copies between host memory and this device's memory (memcpy on CPU).
   virtual void upload(void* dst, const void* host_src, std::size_t bytes) = 0;
   virtual void download(void* host_dst, const void* src, std::size_t bytes) = 0;

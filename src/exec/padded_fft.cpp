@@ -2,7 +2,6 @@
 #include "exec/padded_fft.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "plan/geometry.hpp"
 #include "util/check.hpp"
@@ -78,7 +77,7 @@ class PaddedFft final : public LocalFft {
       copy_parts(buf_.get(), out, false);
       return;
     }
-    std::memset(buf_.get(), 0, buf_.bytes());  // the CPU backend only (plan-time check)
+    dev_.zero(buf_.get(), buf_.bytes());
     copy_parts(in, buf_.get(), true);
     split_nyquist();
     fft_->execute(buf_.get(), out);

@@ -49,8 +49,6 @@ void check_padding(const Options& opt, const AxesPlan& ax, int d) {
   // workspaces would share.
   if (opt.user_workspace)
     unsupported("padding with user_workspace is not implemented; make the plan without user_workspace");
-  if (opt.backend == Backend::cuda)
-    unsupported("padding is implemented on the CPU backend only; use backend cpu, or pad the arrays yourself");
   if (opt.overlap > 1 || opt.adapt)
     unsupported("padding is not implemented with overlap > 1 or adapt; use overlap = 1");
 }

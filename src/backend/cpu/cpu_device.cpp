@@ -297,6 +297,7 @@ class CpuDevice final : public Device {
   void download(void* dst, const void* src, std::size_t bytes) override {
     std::memcpy(dst, src, bytes);
   }
+  void zero(void* data, std::size_t bytes) override { std::memset(data, 0, bytes); }
   void scale(void* data, std::int64_t n, double f, bool is_double) override {
     if (is_double) {
       auto* p = static_cast<double*>(data);

@@ -240,6 +240,11 @@ void CudaDevice::scale(void* data, std::int64_t count, double factor, bool is_do
   DFFT_CUDA(cuda::launch_scale(data, count, factor, is_double, stream()));
 }
 
+void CudaDevice::zero(void* data, std::size_t bytes) {
+  activate();
+  DFFT_CUDA(cudaMemsetAsync(data, 0, bytes, stream()));
+}
+
 // On the plan's stream and waited for: a plain cudaMemcpy from pageable memory may return
 // before its DMA has landed, and work queued on the plan's stream next would race with it.
 void CudaDevice::upload(void* dst, const void* src, std::size_t bytes) {
