@@ -19,31 +19,31 @@ std::unique_ptr<Transport> device_only(Method m, MPI_Comm c, const ExchangeSpec&
 }
 
 const std::array<MethodInfo, 11> kMethods{{
-    {Method::a2a_sync, "a2a-sync", true, true, false, true, false, B::packed,
+    {Method::a2a_sync, true, true, false, true, false, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_a2a_sync(c, s, d); }},
-    {Method::a2a_type, "a2a-type", true, true, false, false, false, B::in_place,
+    {Method::a2a_type, true, true, false, false, false, B::in_place,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_a2a_type(c, s, d); }},
-    {Method::p2p_sync, "p2p-sync", true, true, false, true, false, B::packed,
+    {Method::p2p_sync, true, true, false, true, false, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_p2p_sync(c, s, d); }},
-    {Method::p2p_type, "p2p-type", true, true, false, false, false, B::in_place,
+    {Method::p2p_type, true, true, false, false, false, B::in_place,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_p2p_type(c, s, d); }},
-    {Method::p2p_streams, "p2p-streams", false, true, false, true, false, B::packed,
+    {Method::p2p_streams, false, true, false, true, false, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T t) { return device_only(Method::p2p_streams, c, s, d, t); }},
-    {Method::nccl, "nccl", false, true, true, true, false, B::device,
+    {Method::nccl, false, true, true, true, false, B::device,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T t) { return device_only(Method::nccl, c, s, d, t); }},
-    {Method::onesided, "onesided", true, true, true, true, false, B::window,
+    {Method::onesided, true, true, true, true, false, B::window,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T t) {
        return make_onesided(c, t.parent, s, d, t.onesided_sync, t.chunks);
      }},
-    {Method::p2p_pipelined, "p2p-pipelined", true, true, true, true, false, B::packed,
+    {Method::p2p_pipelined, true, true, true, true, false, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T t) {
        return make_p2p_pipelined(c, s, d, t.chunks, t.in_flight);
      }},
-    {Method::cuda_ipc, "cuda-ipc", false, true, false, true, false, B::device,
+    {Method::cuda_ipc, false, true, false, true, false, B::device,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T t) { return device_only(Method::cuda_ipc, c, s, d, t); }},
-    {Method::node_ring, "node-ring", true, true, false, true, true, B::packed,
+    {Method::node_ring, true, true, false, true, true, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_node_ring(c, s, d); }},
-    {Method::hierarchical, "hierarchical", true, true, false, true, true, B::packed,
+    {Method::hierarchical, true, true, false, true, true, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_hierarchical(c, s, d); }},
 }};
 
@@ -52,7 +52,7 @@ template <class F>
 std::string names_where(F keep) {
   std::string out;
   for (const auto& i : kMethods)
-    if (keep(i)) out += (out.empty() ? "" : ", ") + std::string(i.name);
+    if (keep(i)) out += (out.empty() ? "" : ", ") + to_string(i.method);
   return out;
 }
 
@@ -72,13 +72,13 @@ void check_method(Method m, Codec c, bool on_device) {
   const auto& i = method_info(m);
   if (c != Codec::none && !i.codec)
     unsupported("codec ", to_string(c), " needs a method that packs (",
-                names_where([](const MethodInfo& x) { return x.codec; }), "); ", i.name,
+                names_where([](const MethodInfo& x) { return x.codec; }), "); ", to_string(i.method),
                 " sends in place with MPI datatypes");
   if (!on_device && !i.cpu)
-    unsupported("method ", i.name, " needs the CUDA backend (--backend cuda); the CPU backend has ",
+    unsupported("method ", to_string(i.method), " needs the CUDA backend (--backend cuda); the CPU backend has ",
                 names_where([](const MethodInfo& x) { return x.cpu; }));
   if (on_device && !i.cuda)
-    unsupported("method ", i.name, " needs the CPU backend; the CUDA backend has ",
+    unsupported("method ", to_string(i.method), " needs the CPU backend; the CUDA backend has ",
                 names_where([](const MethodInfo& x) { return x.cuda; }));
 }
 

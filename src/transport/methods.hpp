@@ -23,8 +23,7 @@ enum class MethodBuffers {
 };
 
 struct MethodInfo {
-  Method method;
-  const char* name;
+  Method method;  // named by to_string(Method)
   bool cpu, cuda;     // backends that have it
   bool chunks;        // cuts blocks into TransportTuning::chunks pieces (tuned over them)
   bool codec;         // packs every block, so can send it coded

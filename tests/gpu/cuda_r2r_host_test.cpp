@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The CUDA backend's DCT/DST algorithm, run on the CPU (so in CI, without a GPU): the same
-// __host__ __device__ pre/post functions the kernels call (src/backend/cuda/r2r_math.hpp), with
+// __host__ __device__ pre/post functions the kernels call (src/backend/r2r_via_fft.hpp), with
 // FFTW's r2c/c2r executing exactly the batch description the cuFFT plan gets, against
 //  - FFTW's serial REDFT00/10/01/11 and RODFT00/10/01/11 for single lines of odd and even
 //    lengths;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The pre/post-processing kernels of the DCT/DST steps (and the length-1 one): grid-stride
-// loops around the per-element functions of r2r_math.hpp, which the CPU tests check.
+// loops around the per-element functions of backend/r2r_via_fft.hpp, which the CPU tests check.
 #include <algorithm>
 #include <cstdint>
 

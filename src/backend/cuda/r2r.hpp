@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // DCT/DST steps on the CUDA backend (docs/r2r.md): cuFFT has no real-to-real transforms, so
 // each DCT/DST axis runs as a pre-processing kernel, one batched cuFFT transform and a
-// post-processing kernel (the math is in r2r_math.hpp); the step's periodic axes go first,
+// post-processing kernel (the math is in backend/r2r_via_fft.hpp); the step's periodic axes go first,
 // through the ordinary cuFFT path (c2c, or r2c / c2r).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "backend/cuda/r2r_math.hpp"
+#include "backend/r2r_via_fft.hpp"
 #include "backend/device.hpp"
 
 namespace dfft::detail {

@@ -2,7 +2,7 @@
 // A CUDA FFT step with DCT/DST axes. The periodic axes run first, from the step's input to its
 // output, through the ordinary cuFFT step (c2c, r2c or c2r); then each DCT/DST axis runs in
 // place on the output (the first one from the input when there is no periodic axis): pre kernel
-// into a work buffer, one batched cuFFT transform (r2r_math.hpp says which, of what length),
+// into a work buffer, one batched cuFFT transform (backend/r2r_via_fft.hpp says which, of what length),
 // post kernel out. The pre kernel has read everything before the post kernel writes (same stream),
 // so in place is safe. One axis at a time keeps the cuFFT plans 1-D and their batch layout
 // trivial whatever the step's memory orders.

@@ -13,9 +13,11 @@
 //  - type IV: y[k] = 2 Re(exp(-i pi (2k+1) / 4N) W[k]), W the complex FFT of length 2N of
 //    z[j] = x[j] exp(-i pi j / 2N) (zero for j >= N); DST-IV(x)[k] = (-1)^k DCT-IV(x reversed)[k].
 //
-// Everything here is __host__ __device__ and free of CUDA headers: the kernels of r2r.cu call
-// these functions, and tests/gpu/cuda_r2r_host_test.cpp calls the same ones on the CPU with FFTW
-// standing in for cuFFT. A "line" is one 1-D transform; the data of a step are many lines.
+// Everything here is __host__ __device__ and free of any device's headers: it is the algorithm of
+// any backend whose FFT library has no real-to-real kinds (cuFFT today), not part of one backend.
+// The kernels of backend/cuda/r2r.cu call these functions, and tests/gpu/cuda_r2r_host_test.cpp
+// calls the same ones on the CPU with FFTW standing in for cuFFT. A "line" is one 1-D transform;
+// the data of a step are many lines.
 #pragma once
 
 #include <cmath>
