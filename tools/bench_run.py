@@ -10,7 +10,8 @@
 A suite is a test-case file benchmarks/cases/SUITE.json (docs/cases.md); its optional "runner"
 object names the job sizes ("ranks_per_job"), the peer libraries timed beside dfft ("peers"),
 dfft bench options the case format has no key for ("bench_args", e.g. ["--codec", "none,fp32"]) and
-the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread), or the cores
+the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread), the environment
+of every rank ("env", passed with mpirun -x, e.g. emulated nodes), or the cores
 each job shares among its ranks as threads ("cores_per_job": 16 runs P ranks of 16/P threads each,
 bound with --map-by slot:PE=16/P and passed --threads 16/P: the ranks x threads splits; docs/threads.md).
 A machine is a profile benchmarks/machines/NAME.json (launcher, MPI prefix, cores, GPUs,
@@ -102,7 +103,7 @@ def load_suite(name):
     s = load_json(path, "suite")
     runner = s.get("runner", {})
     allowed = {"ranks_per_job", "peers", "bench_args", "bench_args_each", "cores_per_rank", "cores_per_job",
-               "comment"}
+               "env", "comment"}
     if set(runner) - allowed:
         die("%s: runner: unknown keys %s; allowed: %s" % (path, sorted(set(runner) - allowed), ", ".join(sorted(allowed))))
     peers = [p if isinstance(p, dict) else {"name": p} for p in runner.get("peers", [])]
@@ -116,7 +117,10 @@ def load_suite(name):
             # One dfft job per entry (options the case format cannot sweep, e.g. --chunks).
             "bench_args_each": [[str(a) for a in e] for e in runner.get("bench_args_each", [[]])],
             "cores_per_rank": int(runner.get("cores_per_rank", 1)),
-            "cores_per_job": int(runner.get("cores_per_job", 0))}
+            "cores_per_job": int(runner.get("cores_per_job", 0)),
+            # Environment of every rank, passed with mpirun -x so that each record's command shows
+            # it (e.g. DFFT_RANKS_PER_NODE: emulated nodes).
+            "env": {str(k): str(v) for k, v in runner.get("env", {}).items()}}
 
 
 def threads_per_rank(suite, ranks):
@@ -149,6 +153,8 @@ def mpirun(profile, prefix, suite, ranks):
         args += ["--map-by", "slot:PE=%d" % pe]  # the rank's threads, or a core for the overlap thread
     if ranks * pe > profile["cores"] and "--oversubscribe" not in args:
         args.append("--oversubscribe")
+    for k, v in sorted(suite["env"].items()):
+        args += ["-x", "%s=%s" % (k, v)]
     return args + ["-np", str(ranks)]
 
 

@@ -12,27 +12,38 @@ namespace {
 const std::vector<Method> kNodeMethods{Method::node_ring, Method::hierarchical};
 
 // 4 ranks: 2 nodes of 2, 4 nodes of 1, 1 node of 4, nodes of 3 and 1. 8 ranks: 2 nodes of 4.
+// 12 and 16 ranks (a 16-core machine, not CI): 2 and 4 nodes.
 std::vector<std::vector<int>> layouts() {
   if (world_size() == 2) return {{1}};
   if (world_size() == 4) return {{2}, {1}, {4}, {3, 1}};
   if (world_size() == 8) return {{4}};
+  if (world_size() == 12) return {{6}, {3}};
+  if (world_size() == 16) return {{8}, {4}};
   return {};
+}
+
+// Pencil grids: square-ish ones where the rank count has them, else P/2 x 2.
+std::vector<std::vector<int>> pencil_grids() {
+  if (world_size() == 12) return {{3, 4}};
+  if (world_size() == 16) return {{4, 4}, {2, 8}};
+  return {{world_size() / 2, 2}};
 }
 
 std::vector<Case> node_cases() {
   std::vector<Case> cases;
+  // 8 ranks run in CI on 2 cores: pencils of a small array only.
   const bool eight = world_size() == 8;
-  const Shape shape = eight ? Shape{9, 8, 7} : Shape{17, 12, 10};
+  const Shape shape = eight ? Shape{9, 8, 7} : world_size() > 8 ? Shape{19, 17, 16} : Shape{17, 12, 10};
   for (const auto& nodes : layouts())
     for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil}) {
       if (eight && dec != Decomposition::pencil) continue;
-      std::vector<int> grid{world_size()};
-      if (dec == Decomposition::pencil) grid = {world_size() / 2, 2};
-      for (auto var : {Variant::Default, Variant::Realigned})
-        for (auto m : kNodeMethods)
-          for (bool dbl : {true, false})
-            for (auto tr : {Transform::r2c, Transform::c2c})
-              cases.push_back({dec, var, {m}, grid, dbl, tr, shape, nodes});
+      const auto grids = dec == Decomposition::pencil ? pencil_grids() : std::vector<std::vector<int>>{{world_size()}};
+      for (const auto& grid : grids)
+        for (auto var : {Variant::Default, Variant::Realigned})
+          for (auto m : kNodeMethods)
+            for (bool dbl : {true, false})
+              for (auto tr : {Transform::r2c, Transform::c2c})
+                cases.push_back({dec, var, {m}, grid, dbl, tr, shape, nodes});
     }
   if (world_size() == 4)  // flat methods under uneven nodes: they run, and their counts are right
     for (auto m : kCpuMethods)
