@@ -15,6 +15,7 @@
 #include "exec/padded_fft.hpp"
 #include "plan/axes.hpp"
 #include "plan/geometry.hpp"
+#include "transport/stage.hpp"
 #include "util/check.hpp"
 
 namespace dfft {
@@ -72,6 +73,9 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     // Every rank agreed on backend and threads above: a refusal here is the same on all of them.
     if (opt.backend == Backend::cuda && opt.threads != 1)
       unsupported("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 1, got ", opt.threads);
+    // Asked-for CUDA-aware MPI that is not there is refused whether or not this plan exchanges
+    // anything (a 1-rank plan does not): the same options must not fail only at a larger scale.
+    if (opt.backend == Backend::cuda && opt.staging == Staging::cuda_aware) use_cuda_aware(opt.staging);
     dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device, opt.stream)
                                         : make_cpu_device(resolve_threads(opt.threads, comm_));
     find_devices_per_node();

@@ -106,7 +106,7 @@ class CufftLocal final : public LocalFft {
   void choose_layouts() {
     for (const auto& c : layout_candidates(d_)) {
       map_ = map_layouts(d_, c[0], c[1]);
-      if (!map_.ok) continue;
+      if (!map_.ok || !real_side_aligned()) continue;
       fft_in_ = c[0];
       fft_out_ = c[1];
       tmp_in_.dev = tmp_out_.dev = &dev_;
@@ -121,6 +121,15 @@ class CufftLocal final : public LocalFft {
       return;
     }
     fail_internal("no cuFFT layout for this step");
+  }
+
+  // cuFFT refuses (CUFFT_INVALID_VALUE) a real array that does not start on a complex element's
+  // boundary, which a loop offset of an odd number of reals gives; such a mapping is passed over
+  // for one through temporaries (the last candidate has no loops).
+  bool real_side_aligned() const {
+    for (const auto& [i, o] : map_.loops)
+      if ((d_.kind == FftDesc::Kind::r2c && i % 2 != 0) || (d_.kind == FftDesc::Kind::c2r && o % 2 != 0)) return false;
+    return true;
   }
 
   void run(std::size_t p, void* in, void* out, std::pair<std::int64_t, std::int64_t> off) {
