@@ -53,9 +53,23 @@ std::string read_file(const std::string& path, bool& exists, MPI_Comm comm) {
 void print_calibration(const dfft::model::Calibration& c) {
   std::printf("calibration: %d rank%s, %s, %s, host %s, %s\n", c.ranks, c.ranks == 1 ? "" : "s",
               c.backend.c_str(), c.device.c_str(), c.host.c_str(), c.timestamp.c_str());
-  if (c.ranks >= 2)
-    std::printf("  ping-pong (2 ranks):        latency %8.2f us  bandwidth %8.3f GB/s\n",
+  if (c.ranks >= 2) {
+    std::printf("  ping-pong (ranks 0 and 1):  latency %8.2f us  bandwidth %8.3f GB/s\n",
                 c.pingpong.latency * 1e6, c.pingpong.bandwidth * 1e-9);
+    const bool both = c.intra.bandwidth > 0 && c.inter.bandwidth > 0;
+    std::printf("  nodes: %d%s\n", c.nodes,
+                !c.emulated_nodes ? ""
+                : both ? " (emulated: inter-node measured the same physical link as intra-node)"
+                       : " (emulated)");
+    for (auto [name, l] : {std::pair{"intra", &c.intra}, std::pair{"inter", &c.inter}}) {
+      if (l->bandwidth > 0)
+        std::printf("  %s-node ping-pong:       latency %8.2f us  bandwidth %8.3f GB/s\n", name,
+                    l->latency * 1e6, l->bandwidth * 1e-9);
+      else
+        std::printf("  %s-node ping-pong:       not measured (no two such ranks): the links below\n",
+                    name);
+    }
+  }
   for (const auto& l : c.alltoall)
     std::printf("  all-to-all, groups of %3d:  latency %8.2f us  bandwidth %8.3f GB/s per peer\n",
                 l.size, l.latency * 1e6, l.bandwidth * 1e-9);
@@ -179,10 +193,13 @@ int run_predict(const ModelArgs& a, MPI_Comm comm) {
   dfft::Options base;
   base.transform = dfft::parse_transform(a.transform);
   base.backend = dfft::parse_backend(a.backend);
+  // The nodes of the ranks running (real or emulated); for another rank count only emulated ones.
+  const auto node = P == size ? dfft::model::node_layout(comm, base.ranks_per_node) : std::vector<int>{};
+  const int nodes = node.empty() ? 1 : *std::max_element(node.begin(), node.end()) + 1;
   std::vector<Row> rows;
-  for (const auto& o : dfft::tune_candidates(base, P, static_cast<int>(shape.size()))) {
+  for (const auto& o : dfft::tune_candidates(base, P, static_cast<int>(shape.size()), nodes)) {
     try {
-      rows.push_back({o, dfft::model::predict(cal, shape, o, P, is_double)});
+      rows.push_back({o, dfft::model::predict(cal, shape, o, P, is_double, node)});
     } catch (const dfft::Error&) {
     }
   }
@@ -247,7 +264,7 @@ Command make_model_command(CLI::App& parent) {
   auto a = std::make_shared<ModelArgs>();
   CLI::App* m = parent.add_subcommand("model", "Performance models: calibrate, predict, fit, check, cluster (docs/models.md)");
   m->require_subcommand(1);
-  auto* cal = m->add_subcommand("calibrate", "Measure latency/bandwidth per communicator size, FFT and pack "
+  auto* cal = m->add_subcommand("calibrate", "Measure latency/bandwidth per link class and communicator size, FFT and pack "
                                              "rates; store them in the wisdom file");
   auto* pre = m->add_subcommand("predict", "Predict every candidate plan's phases with the analytic model");
   auto* fit = m->add_subcommand("fit", "Fit T(P) = A P^-B per size and configuration to dfft bench --json records");

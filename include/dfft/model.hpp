@@ -29,8 +29,17 @@ struct Calibration {
   int ranks = 1;
   std::string backend = "cpu", device, host, timestamp;
   bool measured = false;  // false: the built-in placeholder constants (not a measurement)
-  /// Two ranks ping-ponging while the others wait (thesis L and B).
+  /// Two ranks ping-ponging while the others wait (thesis L and B): ranks 0 and 1, so the same
+  /// numbers as the link class of that pair.
   Link pingpong;
+  /// Per link class, ping-pong between the first two ranks (in rank order) on one node (intra)
+  /// and the first two on different nodes (inter) of the layout calibrate ran on, `nodes`
+  /// nodes, emulated or real. Bandwidth 0: not measured (all ranks on one node leave inter
+  /// unmeasured, one rank per node intra; calibrations made before the classes existed leave
+  /// both); link(m, size, inter) then falls back to the per-size and per-method links.
+  Link intra, inter;
+  int nodes = 1;
+  bool emulated_nodes = false;  // inter then measured the same physical link as intra
   /// MPI_Alltoall in concurrent groups of `size` ranks (every divisor >= 2 of `ranks`), as the
   /// sub-communicators of a plan exchange at the same time; latency and bandwidth per peer.
   std::vector<Link> alltoall;
@@ -59,12 +68,19 @@ struct Calibration {
   /// a pencil's sub-communicators are smaller) on the CPU the all-to-all of `size` ranks, on a GPU
   /// the link of `m` on the nearest size; else link(size).
   Link link(Method m, int size) const;
+  /// link(m, size) for a message inside a node (inter_node false) or between nodes: its latency
+  /// scaled by the class's latency over the ping-pong's, its bandwidth likewise, so that a
+  /// measured class carries the method's and the communicator size's contention over to its
+  /// wire. A class not measured leaves link(m, size) as it is.
+  Link link(Method m, int size, bool inter_node) const;
 };
 
 struct CalibrateSettings {
   int reps = 15;            // repetitions per micro-benchmark (median taken)
   std::int64_t fft_n = 64;  // FFT and pack benchmarks use an fft_n^3 complex array per rank
   int device = -1;          // CUDA backend: device ordinal (-1: local rank modulo devices)
+  /// Nodes as Options::ranks_per_node; empty: DFFT_RANKS_PER_NODE, else the real nodes.
+  std::vector<int> ranks_per_node;
 };
 
 /// Run the micro-benchmarks; collective over `comm`; same result on every rank.
@@ -92,9 +108,17 @@ struct Prediction {
 /// Analytic prediction of one forward transform (the inverse walks the same path) of a plan
 /// with these options on `ranks` processes. Evaluates the plan's path (the same blocks that
 /// Plan::exchange_bytes() counts) for every rank (up to 64; beyond, the first and last 32),
-/// without MPI. Throws dfft::Error (call "plan") for options the planner rejects.
+/// without MPI. Each message is charged the link of its class (Calibration::link(m, size,
+/// inter)): `node` gives the node of each of the `ranks` ranks; empty: the emulated layout a
+/// plan would take (opt.ranks_per_node, else DFFT_RANKS_PER_NODE), else one node. A pencil
+/// without opt.grid gets the grid order a plan on those nodes picks. Throws dfft::Error (call
+/// "plan") for options the planner rejects.
 Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape, const Options& opt,
-                   int ranks, bool is_double);
+                   int ranks, bool is_double, const std::vector<int>& node = {});
+
+/// Collective over comm: the node of each of its ranks as a plan with these ranks_per_node
+/// would see it (docs/nodes.md): emulated, else detected.
+std::vector<int> node_layout(MPI_Comm comm, const std::vector<int>& ranks_per_node);
 
 /// Thesis 2.5.3: pencil communicates faster than slab iff P^2 / M > 2s / (L B), with M the
 /// number of complex elements exchanged (N^3 for a complex N^3 cube; N^2 (N/2+1) for r2c) and

@@ -48,7 +48,7 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     topo_ = make_topology(comm_, opt.ranks_per_node);
     auto grid = choose_grid(opt.decomposition, opt.grid, size_, static_cast<int>(shape.size()));
     if (opt.grid.empty() && opt.decomposition == Decomposition::pencil) grid = node_aware_grid(grid, topo_);
-    auto coords = grid_coords(grid, rank_);
+    const auto coords = grid_coords(grid, rank_);
     UserLayouts user;
     if (user_in && user_out) {
       user.in = allgather_layout(*user_in, static_cast<int>(shape.size()));
@@ -57,17 +57,11 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     path_ = make_path(shape, opt_, grid, rank_, user);
     for (std::size_t g = 0; g < grid.size(); ++g) {
       // Members of sub-communicator g share every coordinate but g; their index is coords[g].
-      auto c = coords;
-      c[g] = 0;
+      const auto parent = grid_line(grid, rank_, static_cast<int>(g));
       MPI_Comm s;
-      DFFT_MPI(MPI_Comm_split(comm_, grid_rank(grid, c), coords[g], &s));
+      DFFT_MPI(MPI_Comm_split(comm_, parent[0], coords[g], &s));
       sub_.push_back(s);
       DFFT_MPI(MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN));
-      std::vector<int> parent(static_cast<std::size_t>(grid[g]));
-      for (int i = 0; i < grid[g]; ++i) {
-        c[g] = i;
-        parent[i] = grid_rank(grid, c);
-      }
       sub_node_.push_back(topo_.restrict_to(parent).node);
     }
     // Every rank agreed on backend and threads above: a refusal here is the same on all of them.

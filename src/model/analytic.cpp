@@ -10,6 +10,7 @@
 #include "dfft/model.hpp"
 #include "plan/path.hpp"
 #include "transport/methods.hpp"
+#include "transport/topology.hpp"
 
 namespace dfft::model {
 
@@ -61,12 +62,22 @@ double fft_seconds(const FftStep& f, const Calibration& c, int prec, bool reals)
   return t;
 }
 
+// Seconds of the messages counted in t, each on the link of its class.
+double message_seconds(const NodeTraffic& t, const Link& intra, const Link& inter) {
+  return static_cast<double>(t.intra_node_messages) * intra.latency +
+         static_cast<double>(t.intra_node_bytes) / std::max(intra.bandwidth, 1.0) +
+         static_cast<double>(t.inter_node_messages) * inter.latency +
+         static_cast<double>(t.inter_node_bytes) / std::max(inter.bandwidth, 1.0);
+}
+
+// `node`: the node of each member of the exchange's communicator (empty: one node).
 StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& opt,
-                               const Calibration& c, bool is_double) {
+                               const Calibration& c, bool is_double, const std::vector<int>& node) {
   ExchangeSpec s;
   s.src = e.src;
   s.dst = e.dst;
   s.me = e.me;
+  s.node = node;
   const std::size_t cplx = is_double ? 16 : 8;
   s.elem = e.real ? cplx / 2 : cplx;
   s.codec = e.grid_dim < 0 ? Codec::none : opt.codec;
@@ -79,9 +90,8 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
   if (s.src.size() == 1 && s.src[0].box == s.dst[0].box && s.src[0].order == s.dst[0].order &&
       s.src[0].strides() == s.dst[0].strides())
     return st;
-  const Link l = c.link(m, b.size());
-  const double bw = std::max(l.bandwidth, 1.0), pr = std::max(c.pack_rate, 1.0);
-  double send = 0, recv = 0, pack = 0, unpack = 0;
+  const double pr = std::max(c.pack_rate, 1.0);
+  double pack = 0, unpack = 0;
   const auto elem = static_cast<double>(s.elem);
   for (int k = 0; k < b.size(); ++k) {
     if (k == e.me) {
@@ -91,15 +101,18 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
     if (b.send_bytes[k] > 0) {
       ++st.peers;
       st.bytes += b.send_bytes[k];
-      send += l.latency + static_cast<double>(b.send_bytes[k]) / bw;
       if (!b.direct_send[k]) pack += static_cast<double>(b.send[k].count()) * elem / pr;
     }
-    if (b.recv_bytes[k] > 0) {
-      recv += l.latency + static_cast<double>(b.recv_bytes[k]) / bw;
-      if (!b.direct_recv[k]) unpack += static_cast<double>(b.recv[k].count()) * elem / pr;
-    }
+    if (b.recv_bytes[k] > 0 && !b.direct_recv[k]) unpack += static_cast<double>(b.recv[k].count()) * elem / pr;
   }
-  st.t.comm = std::max(send, recv);
+  // The messages the method sends (hierarchical: gathers, one aggregate per node pair from a
+  // leader, scatters), each on its class's link; what the rank receives is what it sends in
+  // the inverse exchange.
+  const Link intra = c.link(m, b.size(), false), inter = c.link(m, b.size(), true);
+  ExchangeSpec back = s;
+  std::swap(back.src, back.dst);
+  st.t.comm = std::max(message_seconds(sent_traffic(m, s), intra, inter),
+                       message_seconds(sent_traffic(m, back), intra, inter));
   st.t.pack = pack;
   st.t.unpack = unpack;
   if (method_info(m).buffers == MethodBuffers::in_place) {
@@ -110,8 +123,9 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
   return st;
 }
 
-std::vector<StagePrediction> rank_stages(const Path& p, const Options& opt, const Calibration& c,
-                                         bool is_double) {
+// `topo`: the nodes of all ranks (no nodes: one node).
+std::vector<StagePrediction> rank_stages(const Path& p, int rank, const Options& opt, const Calibration& c,
+                                         bool is_double, const Topology& topo) {
   std::vector<StagePrediction> out;
   const int prec = is_double ? 0 : 1;
   for (const Step& st : p.steps) {
@@ -130,7 +144,10 @@ std::vector<StagePrediction> rank_stages(const Path& p, const Options& opt, cons
     Method m = opt.methods.size() == 1 || reshape
                    ? opt.methods[0]
                    : opt.methods[std::min(static_cast<std::size_t>(st.exchange.index), opt.methods.size() - 1)];
-    StagePrediction sp = exchange_stage(st.exchange, m, opt, c, is_double);
+    std::vector<int> node;
+    if (!topo.node.empty())
+      node = reshape ? topo.node : topo.restrict_to(grid_line(p.grid, rank, st.exchange.grid_dim)).node;
+    StagePrediction sp = exchange_stage(st.exchange, m, opt, c, is_double, node);
     sp.name = reshape ? "reshape" : "exchange" + std::to_string(st.exchange.grid_dim);
     out.push_back(sp);
   }
@@ -173,6 +190,16 @@ Link Calibration::link(Method m, int size) const {
   return link(size);
 }
 
+Link Calibration::link(Method m, int size, bool inter_node) const {
+  Link l = link(m, size);
+  const Link& x = inter_node ? inter : intra;
+  if (x.bandwidth > 0 && pingpong.bandwidth > 0 && pingpong.latency > 0) {
+    l.latency *= x.latency / pingpong.latency;
+    l.bandwidth *= x.bandwidth / pingpong.bandwidth;
+  }
+  return l;
+}
+
 Link Calibration::link(int size) const {
   const Link* best = nullptr;
   for (const auto& l : alltoall)
@@ -183,15 +210,20 @@ Link Calibration::link(int size) const {
 }
 
 Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape, const Options& opt,
-                   int ranks, bool is_double) {
+                   int ranks, bool is_double, const std::vector<int>& node) {
   if (ranks < 1) throw InvalidArgument("plan", -1, "predict: ranks must be at least 1");
+  if (!node.empty() && static_cast<int>(node.size()) != ranks)
+    throw InvalidArgument("plan", -1, "predict: give the node of each of the " + std::to_string(ranks) + " ranks");
+  Topology topo;
+  topo.node = node.empty() ? emulated_layout(opt.ranks_per_node, ranks) : node;
   Prediction pred;
   pred.grid = choose_grid(opt.decomposition, opt.grid, ranks, static_cast<int>(shape.size()));
+  if (opt.grid.empty() && opt.decomposition == Decomposition::pencil) pred.grid = node_aware_grid(pred.grid, topo);
   std::vector<int> which;
   for (int r = 0; r < ranks; ++r)
     if (ranks <= kAllRanksUpTo || r < kAllRanksUpTo / 2 || r >= ranks - kAllRanksUpTo / 2) which.push_back(r);
   for (int r : which) {
-    auto stages = rank_stages(make_path(shape, opt, pred.grid, r), opt, c, is_double);
+    auto stages = rank_stages(make_path(shape, opt, pred.grid, r), r, opt, c, is_double, topo);
     if (pred.stages.empty()) {
       pred.stages = stages;
       continue;

@@ -11,6 +11,7 @@
 #include "dfft/model.hpp"
 #include "model/machine.hpp"
 #include "transport/methods.hpp"
+#include "transport/topology.hpp"
 #include "tune/select.hpp"
 #include "util/check.hpp"
 
@@ -26,25 +27,25 @@ double max_over(double v, MPI_Comm comm) {
   return r;
 }
 
-// One-way time of a message of `bytes` between ranks 0 and 1 (others wait), seconds.
-double pingpong_seconds(MPI_Comm comm, int rank, std::int64_t bytes, int reps) {
+// One-way time of a message of `bytes` between ranks a and b (others wait), seconds.
+double pingpong_seconds(MPI_Comm comm, int rank, int a, int b, std::int64_t bytes, int reps) {
   std::vector<char> buf(static_cast<std::size_t>(bytes));
   const int n = static_cast<int>(bytes);
   std::vector<double> samples;
   for (int r = 0; r < reps + 1; ++r) {  // the first round trip warms up the connection
     DFFT_MPI(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
-    if (rank == 0) {
-      DFFT_MPI(MPI_Send(buf.data(), n, MPI_BYTE, 1, 7, comm));
-      DFFT_MPI(MPI_Recv(buf.data(), n, MPI_BYTE, 1, 7, comm, MPI_STATUS_IGNORE));
-    } else if (rank == 1) {
-      DFFT_MPI(MPI_Recv(buf.data(), n, MPI_BYTE, 0, 7, comm, MPI_STATUS_IGNORE));
-      DFFT_MPI(MPI_Send(buf.data(), n, MPI_BYTE, 0, 7, comm));
+    if (rank == a) {
+      DFFT_MPI(MPI_Send(buf.data(), n, MPI_BYTE, b, 7, comm));
+      DFFT_MPI(MPI_Recv(buf.data(), n, MPI_BYTE, b, 7, comm, MPI_STATUS_IGNORE));
+    } else if (rank == b) {
+      DFFT_MPI(MPI_Recv(buf.data(), n, MPI_BYTE, a, 7, comm, MPI_STATUS_IGNORE));
+      DFFT_MPI(MPI_Send(buf.data(), n, MPI_BYTE, a, 7, comm));
     }
     if (r > 0) samples.push_back((MPI_Wtime() - t0) / 2);
   }
   double t = median_of(samples);
-  DFFT_MPI(MPI_Bcast(&t, 1, MPI_DOUBLE, 0, comm));
+  DFFT_MPI(MPI_Bcast(&t, 1, MPI_DOUBLE, a, comm));
   return t;
 }
 
@@ -61,11 +62,29 @@ Link fit_link(int size, const std::vector<double>& m, const std::vector<double>&
   return l;
 }
 
-Link pingpong_link(MPI_Comm comm, int rank, int reps) {
+Link pingpong_link(MPI_Comm comm, int rank, int a, int b, int reps) {
   const std::vector<double> sizes{8, 1024 * 1024};
   std::vector<double> t;
-  for (double m : sizes) t.push_back(pingpong_seconds(comm, rank, static_cast<std::int64_t>(m), reps));
+  for (double m : sizes) t.push_back(pingpong_seconds(comm, rank, a, b, static_cast<std::int64_t>(m), reps));
   return fit_link(2, sizes, t);
+}
+
+// Ping-pong between the first pair of ranks (in rank order) on one node and the first pair on
+// two nodes. Ranks 0 and 1 are the first pair of their class, so their ping-pong is that class.
+void class_links(Calibration& c, MPI_Comm comm, int rank, int reps, const std::vector<int>& ranks_per_node) {
+  const Topology t = make_topology(comm, ranks_per_node);
+  c.nodes = t.nodes();
+  c.emulated_nodes = t.emulated;
+  const int n = static_cast<int>(t.node.size());
+  bool done[2] = {false, false};
+  for (int a = 0; a < n && !(done[0] && done[1]); ++a)
+    for (int b = a + 1; b < n; ++b) {
+      const bool inter = t.node[a] != t.node[b];
+      if (done[inter]) continue;
+      done[inter] = true;
+      (inter ? c.inter : c.intra) = pingpong_link(comm, rank, a, b, reps);
+    }
+  c.pingpong = t.node[0] == t.node[1] ? c.intra : c.inter;
 }
 
 // MPI_Alltoall inside groups of `p` consecutive ranks, all groups at once: per-peer cost.
@@ -200,7 +219,7 @@ Calibration calibrate(MPI_Comm comm, Backend backend, const CalibrateSettings& s
   c.timestamp = broadcast_string(utc_timestamp(), comm);
   if (size >= 2) {
     // Messages go through host memory here, as with host-staged MPI (docs/models.md).
-    c.pingpong = pingpong_link(comm, rank, s.reps);
+    class_links(c, comm, rank, s.reps, s.ranks_per_node);
     for (int p = 2; p <= size; ++p)
       if (size % p == 0) c.alltoall.push_back(alltoall_link(comm, rank, p, s.reps));
   }
@@ -217,6 +236,10 @@ Calibration calibrate(MPI_Comm comm, Backend backend, const CalibrateSettings& s
     for (Method m : methods) method_link(c, m, *dev, s, comm, big);
   }
   return c;
+}
+
+std::vector<int> node_layout(MPI_Comm comm, const std::vector<int>& ranks_per_node) {
+  return make_topology(comm, ranks_per_node).node;
 }
 
 }  // namespace dfft::model

@@ -38,6 +38,10 @@ nlohmann::json calibration_json(const model::Calibration& c) {
           {"timestamp", c.timestamp},
           {"measured", c.measured},
           {"pingpong", link_json(c.pingpong)},
+          {"nodes", c.nodes},
+          {"emulated_nodes", c.emulated_nodes},
+          {"intra_node", c.intra.bandwidth > 0 ? link_json(c.intra) : nlohmann::json(nullptr)},
+          {"inter_node", c.inter.bandwidth > 0 ? link_json(c.inter) : nlohmann::json(nullptr)},
           {"alltoall", a2a},
           {"fft_flops",
            {{"double", {{"contiguous", c.fft_contiguous[0]}, {"middle", c.fft_middle[0]}, {"strided", c.fft_strided[0]}}},
@@ -56,6 +60,14 @@ model::Calibration calibration_from(const nlohmann::json& v) {
   c.timestamp = json::string(v, "timestamp", 64);
   c.measured = json::boolean(v, "measured");
   c.pingpong = link_from(json::member(v, "pingpong"));
+  // Absent in calibrations made before the link classes existed; null: not measured. Either way
+  // the class falls back to the other links (Calibration::link).
+  if (v.contains("nodes")) {
+    c.nodes = static_cast<int>(json::integer(v, "nodes", 1, 1 << 24));
+    c.emulated_nodes = json::boolean(v, "emulated_nodes");
+  }
+  for (auto [name, l] : {std::pair{"intra_node", &c.intra}, std::pair{"inter_node", &c.inter}})
+    if (v.contains(name) && !v[name].is_null()) *l = link_from(v[name]);
   const auto& a2a = json::member(v, "alltoall");
   if (!a2a.is_array() || a2a.size() > 4096) json::bad("field 'alltoall' must be a short array");
   for (const auto& l : a2a) c.alltoall.push_back(link_from(l));

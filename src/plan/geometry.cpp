@@ -108,6 +108,13 @@ int grid_rank(const std::vector<int>& grid, const std::vector<int>& coords) {
   return r;
 }
 
+std::vector<int> grid_line(const std::vector<int>& grid, int rank, int g) {
+  auto c = grid_coords(grid, rank);
+  std::vector<int> line;
+  for (c[g] = 0; c[g] < grid[g]; ++c[g]) line.push_back(grid_rank(grid, c));
+  return line;
+}
+
 Box box_of(const std::vector<std::int64_t>& shape, const Distribution& dist,
            const std::vector<int>& grid, const std::vector<int>& coords) {
   Box b{std::vector<std::int64_t>(shape.size(), 0), shape};

@@ -28,6 +28,9 @@ std::vector<int> factor_grid(int p, int dims);
 /// Row-major coordinates of `rank` in `grid`, and back.
 std::vector<int> grid_coords(const std::vector<int>& grid, int rank);
 int grid_rank(const std::vector<int>& grid, const std::vector<int>& coords);
+/// The ranks that differ from `rank` only in coordinate g (the sub-communicator of grid
+/// dimension g), ordered by that coordinate.
+std::vector<int> grid_line(const std::vector<int>& grid, int rank, int g);
 
 /// A distribution says which global axis each grid dimension splits (-1: none).
 using Distribution = std::vector<int>;

@@ -91,6 +91,12 @@ std::vector<int> parse_node_layout(const std::string& text) {
   return out;
 }
 
+std::vector<int> emulated_layout(const std::vector<int>& option, int ranks) {
+  const char* env = std::getenv("DFFT_RANKS_PER_NODE");
+  if (option.empty() && !(env && *env)) return {};
+  return emulated_nodes(option.empty() ? parse_node_layout(env) : option, ranks);
+}
+
 namespace {
 
 // Every rank's encoded layout source must be the same: min == max elementwise, same length.

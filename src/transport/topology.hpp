@@ -39,6 +39,10 @@ std::vector<int> emulated_nodes(const std::vector<int>& layout, int ranks);
 /// "4" or "3,1" (DFFT_RANKS_PER_NODE); anything else fails.
 std::vector<int> parse_node_layout(const std::string& text);
 
+/// The emulated layout make_topology takes (the option, else DFFT_RANKS_PER_NODE) as the node
+/// of each of `ranks` ranks, without MPI; empty when neither is given.
+std::vector<int> emulated_layout(const std::vector<int>& option, int ranks);
+
 /// Collective over comm: the option wins over DFFT_RANKS_PER_NODE, which wins over detection.
 /// Every rank must give the same layout; a refusal is raised on every rank.
 Topology make_topology(MPI_Comm comm, const std::vector<int>& option);

@@ -57,10 +57,11 @@ model::Calibration calibration_for(const Wisdom& w, const WisdomKey& key,
 
 // Predicted times of every candidate; candidates the planner rejects are marked so.
 void predict_all(std::vector<TuneCandidate>& cands, const model::Calibration& cal,
-                 const std::vector<std::int64_t>& shape, int ranks, bool is_double) {
+                 const std::vector<std::int64_t>& shape, int ranks, bool is_double,
+                 const std::vector<int>& node) {
   for (auto& c : cands) {
     try {
-      c.predicted = model::predict(cal, shape, c.options, ranks, is_double).total.total();
+      c.predicted = model::predict(cal, shape, c.options, ranks, is_double, node).total.total();
       c.status = TuneCandidate::Status::predicted;
     } catch (const Error& e) {
       c.status = TuneCandidate::Status::rejected;
@@ -179,15 +180,15 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   std::unique_ptr<PlanImpl> plan;
   const bool hit = r.mode == Tune::measure && s.reuse_wisdom && !file.empty() && try_wisdom(p, w, key, r, plan);
   if (!hit) {
-    const int nodes = make_topology(comm, opt.ranks_per_node).nodes();
-    for (const auto& o : tune_candidates(opt, ranks, static_cast<int>(shape.size()), nodes)) {
+    const Topology topo = make_topology(comm, opt.ranks_per_node);
+    for (const auto& o : tune_candidates(opt, ranks, static_cast<int>(shape.size()), topo.nodes())) {
       TuneCandidate c;
       c.options = o;
       c.label = tune_label(o);
       r.candidates.push_back(c);
     }
     if (r.mode == Tune::heuristic) {
-      predict_all(r.candidates, calibration_for(w, key, r.warnings), shape, ranks, is_double);
+      predict_all(r.candidates, calibration_for(w, key, r.warnings), shape, ranks, is_double, topo.node);
     } else {
       std::vector<Options> opts;
       for (const auto& c : r.candidates) opts.push_back(c.options);

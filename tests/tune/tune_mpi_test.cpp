@@ -274,4 +274,40 @@ TEST(TuneHeuristic, PicksWithoutMeasuringAndBuildsAValidPlan) {
   EXPECT_LT(dfft::validate::reference_error(p, MPI_COMM_WORLD), 1e-12);
 }
 
+// calibrate() on emulated nodes measures each link class between a pair of ranks of that
+// class; a class without such a pair stays unmeasured. (Emulated nodes share this machine's
+// memory: both classes measure the same wire, so only positivity is checked, not an order.)
+TEST(Calibrate, EmulatedNodesFillTheLinkClasses) {
+  const int P = ranks();
+  if (P < 2) GTEST_SKIP() << "link classes need two ranks";
+  auto measured = [](const dfft::model::Link& l) {
+    return l.bandwidth > 0 && std::isfinite(l.bandwidth) && l.latency > 0 && std::isfinite(l.latency);
+  };
+  dfft::model::CalibrateSettings s;
+  s.reps = 2;
+  s.fft_n = 8;
+  // One rank per node, one node, and two nodes (2 + 1 ranks with 3).
+  std::vector<std::vector<int>> layouts{{1}, {P}};
+  if (P >= 3) layouts.push_back({P - P / 2, P / 2});
+  for (const auto& layout : layouts) {
+    s.ranks_per_node = layout;
+    const auto c = dfft::model::calibrate(MPI_COMM_WORLD, dfft::Backend::cpu, s);
+    const int nodes = layout[0] == 1 ? P : layout[0] == P ? 1 : 2;
+    SCOPED_TRACE("first node of " + std::to_string(layout[0]) + " ranks");
+    EXPECT_EQ(c.nodes, nodes);
+    EXPECT_TRUE(c.emulated_nodes);
+    EXPECT_EQ(measured(c.intra), nodes < P);
+    EXPECT_EQ(measured(c.inter), nodes > 1);
+    // Ranks 0 and 1 are the first pair of their class: the ping-pong is that class's.
+    EXPECT_DOUBLE_EQ(c.pingpong.bandwidth, (layout[0] == 1 ? c.inter : c.intra).bandwidth);
+    EXPECT_TRUE(same_on_all_ranks(static_cast<int>(c.inter.bandwidth > 0)));
+    // The prediction of a slab exchange on these nodes charges the measured classes.
+    dfft::Options o;
+    o.decomposition = dfft::Decomposition::slab_2d1d;
+    o.ranks_per_node = layout;
+    const auto p = dfft::model::predict(c, {9, 10, 11}, o, P, true);
+    EXPECT_TRUE(std::isfinite(p.total.comm) && p.total.comm > 0);
+  }
+}
+
 }  // namespace

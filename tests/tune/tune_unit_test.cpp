@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -178,6 +179,113 @@ TEST(Model, MultiAxisStepOverContiguousAxesRunsAtTheContiguousRate) {
   o.grid = {1, 2};
   auto pencil = dfft::model::predict(cal, {64, 64, 64}, o, 2, true);
   EXPECT_LT(slab.total.fft * 10, pencil.total.fft);
+}
+
+// Links of the two classes 100x apart in latency and bandwidth; the intra class is the
+// ping-pong's own (ranks 0 and 1 on one node), and with no other links every message costs its
+// class's ping-pong exactly.
+dfft::model::Calibration two_class_calibration() {
+  auto cal = dfft::model::Calibration::defaults(4);
+  cal.pingpong = cal.intra = {2, 1e-6, 1e10};
+  cal.inter = {2, 1e-4, 1e8};
+  cal.nodes = 2;
+  cal.pack_rate = 1e18;  // packing out of the picture: the slowest rank is the one messaging most
+  return cal;
+}
+
+double exchange_comm(const dfft::model::Calibration& cal, Method m, std::vector<int> ranks_per_node) {
+  dfft::Options o;
+  o.transform = dfft::Transform::c2c;
+  o.decomposition = Decomposition::slab_2d1d;
+  o.methods = {m};
+  o.ranks_per_node = std::move(ranks_per_node);
+  const auto p = dfft::model::predict(cal, {16, 16, 16}, o, 4, true);
+  EXPECT_EQ(p.stages.at(1).name, "exchange0");
+  return p.stages.at(1).t.comm;
+}
+
+TEST(Model, EachMessageIsChargedItsLinkClass) {
+  const auto cal = two_class_calibration();
+  // 16^3 complex doubles on 4 slabs: every rank sends 3 blocks of 4x4x16 elements, 4096 B each.
+  const double in = 1e-6 + 4096 / 1e10, across = 1e-4 + 4096 / 1e8;
+  EXPECT_NEAR(exchange_comm(cal, Method::p2p_sync, {4}), 3 * in, 1e-12);      // 1 node x 4
+  EXPECT_NEAR(exchange_comm(cal, Method::p2p_sync, {1}), 3 * across, 1e-12);  // 4 nodes x 1
+  EXPECT_NEAR(exchange_comm(cal, Method::p2p_sync, {2}), in + 2 * across, 1e-12);
+  EXPECT_NEAR(exchange_comm(cal, Method::node_ring, {2}), in + 2 * across, 1e-12);
+  // hierarchical on 2 x 2, a leader: its direct block (4096 B) and the scatter of the other
+  // node's two blocks to its partner (8192 B) inside the node, one aggregate of the node's four
+  // blocks (16384 B) to the other leader; it receives as much.
+  EXPECT_NEAR(exchange_comm(cal, Method::hierarchical, {2}), 2e-6 + 12288 / 1e10 + 1e-4 + 16384 / 1e8, 1e-12);
+  // No layout given (and DFFT_RANKS_PER_NODE unset in the test): one node.
+  if (!std::getenv("DFFT_RANKS_PER_NODE")) {
+    EXPECT_NEAR(exchange_comm(cal, Method::p2p_sync, {}), 3 * in, 1e-12);
+  }
+  // An explicit node list wins over the options and must have one entry per rank.
+  dfft::Options o;
+  o.decomposition = Decomposition::slab_2d1d;
+  o.ranks_per_node = {4};
+  const auto p = dfft::model::predict(cal, {16, 16, 16}, o, 4, true, {0, 0, 1, 1});
+  o.ranks_per_node = {2};
+  EXPECT_DOUBLE_EQ(p.total.comm, dfft::model::predict(cal, {16, 16, 16}, o, 4, true).total.comm);
+  EXPECT_THROW(dfft::model::predict(cal, {16, 16, 16}, o, 4, true, {0, 1}), dfft::Error);
+}
+
+TEST(Model, LinkClassesScaleTheMeasuredLinksAndFallBack) {
+  auto cal = two_class_calibration();
+  cal.alltoall.push_back({4, 2e-6, 5e9});
+  EXPECT_DOUBLE_EQ(cal.link(Method::a2a_sync, 4, false).bandwidth, 5e9);  // the ping-pong's class
+  EXPECT_DOUBLE_EQ(cal.link(Method::a2a_sync, 4, true).bandwidth, 5e7);
+  EXPECT_DOUBLE_EQ(cal.link(Method::a2a_sync, 4, true).latency, 2e-4);
+  cal.inter = {};  // not measured: the all-to-all as it is
+  EXPECT_DOUBLE_EQ(cal.link(Method::a2a_sync, 4, true).bandwidth, 5e9);
+  EXPECT_DOUBLE_EQ(cal.link(Method::a2a_sync, 4, true).latency, 2e-6);
+}
+
+TEST(Model, PencilGridOrderFollowsTheNodes) {
+  // 2 nodes of 4 ranks: the plan orders the grid 2x4 (the row exchange of 4 members inside a
+  // node), and so must the prediction.
+  dfft::Options o;
+  o.decomposition = Decomposition::pencil;
+  o.ranks_per_node = {4};
+  EXPECT_EQ(dfft::model::predict(two_class_calibration(), {16, 16, 16}, o, 8, true).grid, (std::vector<int>{2, 4}));
+}
+
+TEST(Model, LinkClassesRoundTripAndOldCalibrationsLoad) {
+  auto cal = two_class_calibration();
+  cal.emulated_nodes = true;
+  dfft::Wisdom w;
+  w.calibrations.push_back(cal);
+  cal.inter = {};  // not measured: stored as null, read back as not measured
+  w.calibrations.push_back(cal);
+  const auto again = dfft::parse_wisdom(dfft::to_json(w));
+  ASSERT_EQ(again.calibrations.size(), 2u);
+  const auto& a = again.calibrations[0];
+  EXPECT_EQ(a.nodes, 2);
+  EXPECT_TRUE(a.emulated_nodes);
+  EXPECT_DOUBLE_EQ(a.intra.latency, 1e-6);
+  EXPECT_DOUBLE_EQ(a.intra.bandwidth, 1e10);
+  EXPECT_DOUBLE_EQ(a.inter.latency, 1e-4);
+  EXPECT_DOUBLE_EQ(a.inter.bandwidth, 1e8);
+  EXPECT_EQ(again.calibrations[1].inter.bandwidth, 0);
+  EXPECT_DOUBLE_EQ(again.calibrations[1].intra.bandwidth, 1e10);
+  EXPECT_TRUE(again.skipped.empty());
+  // A calibration written before the link classes existed: both classes fall back to its
+  // all-to-all link, so nodes change nothing.
+  const auto old = dfft::model::calibration_from_json(R"({"ranks": 4, "backend": "cpu",
+    "device": "cpu: test", "host": "h", "timestamp": "2024-01-01T00:00:00Z", "measured": true,
+    "pingpong": {"size": 2, "latency_s": 2e-6, "bandwidth_Bps": 3e9},
+    "alltoall": [{"size": 4, "latency_s": 3e-6, "bandwidth_Bps": 2e9}],
+    "fft_flops": {"double": {"contiguous": 1e9, "middle": 1e9, "strided": 1e9},
+                  "float": {"contiguous": 2e9, "middle": 2e9, "strided": 2e9}}, "pack_Bps": 4e9})");
+  EXPECT_EQ(old.intra.bandwidth, 0);
+  EXPECT_EQ(old.inter.bandwidth, 0);
+  EXPECT_EQ(old.nodes, 1);
+  for (bool inter : {false, true}) {
+    EXPECT_DOUBLE_EQ(old.link(Method::a2a_sync, 4, inter).bandwidth, 2e9);
+    EXPECT_DOUBLE_EQ(old.link(Method::a2a_sync, 4, inter).latency, 3e-6);
+  }
+  EXPECT_DOUBLE_EQ(exchange_comm(old, Method::p2p_sync, {1}), exchange_comm(old, Method::p2p_sync, {4}));
+  EXPECT_NEAR(exchange_comm(old, Method::p2p_sync, {1}), 3 * (3e-6 + 4096 / 2e9), 1e-12);
 }
 
 // --- wisdom parser ------------------------------------------------------------------------
