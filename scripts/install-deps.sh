@@ -3,6 +3,8 @@
 # Installs the Debian/Ubuntu packages dfft needs to build, test and plot. Idempotent: when every
 # package is already installed it returns at once without touching apt (no network, no root).
 # CUDA is deliberately absent: it is optional and CMake detects it (DFFT_CUDA=AUTO).
+#   bash scripts/install-deps.sh              # the packages below
+#   bash scripts/install-deps.sh PKG ...      # these instead (scripts/install-peers.sh)
 set -euo pipefail
 
 PACKAGES=(
@@ -29,6 +31,10 @@ PACKAGES=(
   clang               # libFuzzer targets (fuzz/run.sh)
   libclang-rt-14-dev  #   their fuzzer/sanitizer runtimes
 )
+
+if [ $# -gt 0 ]; then
+  PACKAGES=("$@")
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

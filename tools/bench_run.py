@@ -9,15 +9,17 @@
 
 A suite is a test-case file benchmarks/cases/SUITE.json (docs/cases.md); its optional "runner"
 object names the job sizes ("ranks_per_job"), the peer libraries timed beside dfft ("peers"),
-dfft bench options the case format has no key for ("bench_args", e.g. ["--codec", "none,fp32"]) and
-the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread), the environment
-of every rank ("env", passed with mpirun -x, e.g. emulated nodes), or the cores
+dfft bench options the case format has no key for ("bench_args", e.g. ["--codec", "none,fp32"]), how
+many times every job runs, each a new process ("repeat": 5 shows how much timings vary from process
+to process), the environment of every rank ("env", passed with mpirun -x, e.g. emulated nodes), and
+the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread), or the cores
 each job shares among its ranks as threads ("cores_per_job": 16 runs P ranks of 16/P threads each,
 bound with --map-by slot:PE=16/P and passed --threads 16/P: the ranks x threads splits; docs/threads.md).
 A machine is a profile benchmarks/machines/NAME.json (launcher, MPI prefix, cores, GPUs,
 environment, build, time budget). Every job is one mpirun; its JSON lines are appended to
 RESULTS/NAME/SUITE.jsonl (dfft) or RESULTS/NAME/SUITE.peers.jsonl (peers), each record tagged
-with a "run" object: machine, date, commit, command, suite, job_ranks.
+with a "run" object: machine, date, commit, command, suite, job_ranks, series (when this runner
+started: the records of one invocation) and, with "repeat", repeat (1..N).
 Stdlib only, so that it runs on a machine where nothing can be installed.
 """
 import argparse
@@ -32,7 +34,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PEERS = ("fftw-mpi",)
+# fftw-mpi: build/bin/fftw-mpi-bench. python: a script run with the interpreter of dfft's Python
+# binding ("script", relative to the repository; "args"), e.g. benchmarks/python/defaults_vs_mpi4pyfft.py.
+PEERS = ("fftw-mpi", "python")
 
 
 def rel(path):
@@ -103,20 +107,27 @@ def load_suite(name):
     s = load_json(path, "suite")
     runner = s.get("runner", {})
     allowed = {"ranks_per_job", "peers", "bench_args", "bench_args_each", "cores_per_rank", "cores_per_job",
-               "env", "comment"}
+               "env", "repeat", "comment"}
     if set(runner) - allowed:
         die("%s: runner: unknown keys %s; allowed: %s" % (path, sorted(set(runner) - allowed), ", ".join(sorted(allowed))))
     peers = [p if isinstance(p, dict) else {"name": p} for p in runner.get("peers", [])]
     for p in peers:
         if p.get("name") not in PEERS:
             die("%s: runner.peers: unknown peer %r; allowed: %s" % (path, p.get("name"), ", ".join(PEERS)))
+        if p["name"] == "python" and not os.path.isfile(os.path.join(ROOT, str(p.get("script", "")))):
+            die("%s: runner.peers: python needs \"script\", a file of the repository: %r" % (path, p.get("script")))
+    if runner.get("cores_per_job") and any(p["name"] == "python" for p in peers):
+        die("%s: runner: a python peer takes no --threads, so not with cores_per_job" % path)
+    repeat = runner.get("repeat", 1)
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
+        die("%s: runner.repeat: a positive integer, not %r" % (path, repeat))
     name = os.path.basename(path)[:-5]
     return {"path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
             "peers": peers, "backend": s.get("global", {}).get("backend", "cpu"),
             "bench_args": [str(a) for a in runner.get("bench_args", [])],
             # One dfft job per entry (options the case format cannot sweep, e.g. --chunks).
             "bench_args_each": [[str(a) for a in e] for e in runner.get("bench_args_each", [[]])],
-            "cores_per_rank": int(runner.get("cores_per_rank", 1)),
+            "cores_per_rank": int(runner.get("cores_per_rank", 1)), "repeat": repeat,
             "cores_per_job": int(runner.get("cores_per_job", 0)),
             # Environment of every rank, passed with mpirun -x so that each record's command shows
             # it (e.g. DFFT_RANKS_PER_NODE: emulated nodes).
@@ -190,12 +201,28 @@ def suite_sizes(dfft, suite, env):
     return sizes
 
 
+def python_interpreter(build):
+    """The interpreter dfft's Python binding was built for (BUILD/python/python-interpreter.txt)."""
+    recorded = os.path.join(build, "python", "python-interpreter.txt")
+    try:
+        with open(recorded) as f:
+            return f.read().strip()
+    except OSError:
+        die("%s is missing: the python peer needs dfft's Python binding (-DDFFT_PYTHON=ON, target dfft_python)" % recorded)
+
+
 def peer_jobs(peer, sizes, glob, build, launch):
     """(label, command) for each size of one peer library at one rank count."""
     jobs = []
     effort = peer.get("effort", glob.get("effort", "estimate"))
     reps = str(peer.get("reps", glob.get("reps", 10)))
     warmup = str(peer.get("warmup", glob.get("warmup", 2)))
+    if peer["name"] == "python":
+        for size in sizes:
+            cmd = launch + [python_interpreter(build), peer["script"], "--size"] + [str(v) for v in size]
+            cmd += ["--reps", reps, "--warmup", warmup, "--build", rel(build)] + [str(a) for a in peer.get("args", [])]
+            jobs.append(("python %s %s" % (os.path.basename(peer["script"]), "x".join(map(str, size))), cmd))
+        return jobs
     transposed = peer.get("transposed", [False])
     for size in sizes:
         for t in transposed if isinstance(transposed, list) else [transposed]:
@@ -210,7 +237,7 @@ def plan_jobs(profile, suite, args, env, prefix):
     ranks, refused = job_ranks(profile, suite, args.ranks)
     dfft = rel(os.path.join(args.build, "bin", "dfft"))
     sizes = suite_sizes(dfft, suite, env) if suite["peers"] else []
-    jobs = []
+    once = []
     for r in ranks:
         launch = mpirun(profile, prefix, suite, r)
         threads = ["--threads", str(threads_per_rank(suite, r))] if suite["cores_per_job"] else []
@@ -218,10 +245,15 @@ def plan_jobs(profile, suite, args, env, prefix):
             cmd = launch + [dfft, "bench", "--cases", rel(suite["path"]), "--no-progress"] + suite["bench_args"]
             cmd += each + threads
             label = "dfft %s%s" % (suite["name"], (" " + " ".join(each)) if each else "")
-            jobs.append({"label": label, "ranks": r, "kind": "dfft", "cmd": cmd})
+            once.append({"label": label, "ranks": r, "kind": "dfft", "cmd": cmd})
         for peer in suite["peers"]:
             for label, pcmd in peer_jobs(peer, sizes, suite["doc"].get("global", {}), args.build, launch):
-                jobs.append({"label": label, "ranks": r, "kind": "peer", "cmd": pcmd + threads})
+                once.append({"label": label, "ranks": r, "kind": "peer", "cmd": pcmd + threads})
+    if suite["repeat"] == 1:
+        return once, refused
+    # Round after round of every job, so that a slow spell of the machine touches every library.
+    jobs = [dict(j, repeat=i, label="%s (process %d/%d)" % (j["label"], i, suite["repeat"]))
+            for i in range(1, suite["repeat"] + 1) for j in once]
     return jobs, refused
 
 
@@ -264,6 +296,8 @@ def run_job(job, env, timeout, dest, tag):
     os.close(fd)
     cmd = job["cmd"] + ["--json", tmp]
     tag = dict(tag, command=" ".join(shlex.quote(c) for c in cmd), job_ranks=job["ranks"])
+    if "repeat" in job:
+        tag["repeat"] = job["repeat"]
     try:
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True)
         try:
@@ -281,7 +315,7 @@ def execute(jobs, profile, suite, args, env):
     dest_dir = os.path.join(args.results, profile["name"])
     dest = {"dfft": os.path.join(dest_dir, suite["name"] + ".jsonl"),
             "peer": os.path.join(dest_dir, suite["name"] + ".peers.jsonl")}
-    base = {"machine": profile["name"], "commit": git_commit(), "suite": suite["name"]}
+    base = {"machine": profile["name"], "commit": git_commit(), "suite": suite["name"], "series": utc_now()}
     budget = args.budget if args.budget is not None else profile["time_budget_s"]
     t0, failed = time.time(), []
     for i, job in enumerate(jobs):

@@ -13,7 +13,7 @@ A table lives between two marker comments; everything outside them is kept as wr
     (generated: the table, then the records it was made from and the command that remakes it)
     <!-- end table -->
 
-KIND is one of `list`, `peer`, `reference`, `scaling` (see results_tables.py); the keys select
+KIND is one of `list`, `peer`, `reference`, `scaling`, `defaults` (see results_tables.py); the keys select
 records: any record field (`decomposition=pencil`, `test=scaling`, lists comma-separated
 meaning "any of"), plus `machine` and `suite` (the runner's tag) and the options of the KIND.
 Records are the JSON lines of RESULTS/<machine>/*.jsonl (tools/bench_run.py writes them; files

@@ -9,11 +9,17 @@ Kinds (options besides the record filters of results_pages.py):
   peer       dfft against FFTW-MPI (fftw-mpi-bench records), per size and rank count
   scaling    strong scaling: best time per size and rank count, and the speed-up over the
              smallest rank count; library=dfft (default) or fftw-mpi
+  defaults   what a user gets without options, from the defaults-python suite: per rank count, dfft's
+             Python Plan (library dfft-python), dfft bench's C++ plan, mpi4py-fft and serial FFTW
+             (the single-device rows of 1-rank jobs); the median over the processes of each
+             process's median, the max/min over the processes, and the ratios to mpi4py-fft and
+             to serial FFTW. Only the latest runner invocation (run.series) of each row counts.
 stat=min (any kind) uses the fastest repetition instead of the median, which a loaded machine
 disturbs less. A configuration's time is its forward plus inverse median (one round trip); "best" is the
 fastest configuration of those selected. Several records of one configuration (repeated runs):
 the latest counts.
 """
+import statistics
 
 
 class SpecError(Exception):
@@ -214,7 +220,72 @@ def provenance(records):
     return lines
 
 
+DEFAULTS_ROWS = ("dfft-python", "dfft C++", "mpi4py-fft", "serial FFTW")
+
+
+def defaults_row(rec):
+    """The row a record belongs to, or None (single-device rows of multi-rank jobs repeat the
+    1-rank ones)."""
+    if "library" in rec:
+        return rec["library"] if rec["library"] in DEFAULTS_ROWS else None
+    if rec.get("decomposition") == "single-device":
+        return "serial FFTW" if rec.get("run", {}).get("job_ranks", 1) == 1 else None
+    return "dfft C++"
+
+
+def series(rec):
+    run = rec.get("run", {})
+    return run.get("series") or run.get("date") or ""
+
+
+def ratio_text(a, b):
+    return "-" if a is None or b is None or not b else "%.2f" % (a / b)
+
+
+def kind_defaults(spec, records):
+    groups = {}
+    for rec in select(records, spec):
+        row = defaults_row(rec)
+        if row is not None and rec.get("direction") in ("forward", "inverse"):
+            groups.setdefault((field(rec, "machine"), int(rec.get("ranks", 1)), row), []).append(rec)
+    cells, kept = {}, []
+    for key, recs in groups.items():
+        latest = max(series(r) for r in recs)
+        recs = [r for r in recs if series(r) == latest]
+        kept += recs
+        per = {}  # direction -> one median (STAT) per process
+        for r in recs:
+            t = r.get("time_ms", {}).get(STAT["name"])
+            if t is not None:
+                per.setdefault(r["direction"], []).append(t)
+        cells[key] = per
+
+    def mid(values):
+        return statistics.median(values) if values else None
+
+    def spread(values):
+        return "%.2f" % (max(values) / min(values)) if values and min(values) > 0 else "-"
+
+    rows, machines = [], sorted({k[0] for k in cells})
+    for machine, ranks, row in sorted(cells, key=lambda k: (k[0], k[1], DEFAULTS_ROWS.index(k[2]))):
+        per = cells[(machine, ranks, row)]
+        peer = cells.get((machine, ranks, "mpi4py-fft"), {})
+        serial = cells.get((machine, 1, "serial FFTW"), {})
+        f, i = mid(per.get("forward")), mid(per.get("inverse"))
+        against = ["%s / %s" % (ratio_text(f, mid(ref.get("forward"))), ratio_text(i, mid(ref.get("inverse"))))
+                   for ref in (peer, serial)]
+        processes = max(len(per.get("forward", [])), len(per.get("inverse", [])))
+        rows.append(([machine] if len(machines) > 1 else [])
+                    + [str(ranks), row, str(processes), ms(f), ms(i), spread(per.get("forward")),
+                       spread(per.get("inverse"))] + against)
+    header = (["machine"] if len(machines) > 1 else []) + [
+        "ranks", "library", "processes", "fwd " + unit(), "inv " + unit(), "fwd max/min", "inv max/min",
+        "fwd / inv vs mpi4py-fft", "fwd / inv vs serial FFTW"]
+    return table(header, rows), rows, kept
+
+
 KINDS = {"list": kind_list,
+         "defaults": kind_defaults,
          "reference": lambda s, r: kind_compare(s, r, single_device, "single-device", False),
          "peer": lambda s, r: kind_compare(dict(s, by=s.get("by", "size")), r, peer, "FFTW-MPI", True),
          "scaling": kind_scaling}

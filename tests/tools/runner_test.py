@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """tools/bench_run.py on the tiny suite: the dry run's job list, a real run on 1 and 2 ranks into
-a temporary results folder (records and their run tags), and a time budget that stops it.
+a temporary results folder (records and their run tags), and a time budget that stops it; then a
+suite with a python peer (benchmarks/python/defaults_vs_mpi4pyfft.py) and "repeat", run for real.
 
-    runner_test.py SOURCE_DIR BUILD_DIR        (exit 77 = skipped: no fftw-mpi-bench built)
+    runner_test.py SOURCE_DIR BUILD_DIR        (exit 77 = skipped: neither fftw-mpi-bench nor the
+                                                Python binding built)
 """
 import json
 import os
@@ -22,9 +24,9 @@ def check(ok, what):
         FAILURES.append(what)
 
 
-def runner(*extra):
+def runner(*extra, suite=SUITE):
     cmd = [sys.executable, os.path.join(SRC, "tools", "bench_run.py"), "--machine", "dev-2core",
-           "--suite", SUITE, "--build", BUILD] + list(extra)
+           "--suite", suite, "--build", BUILD] + list(extra)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     print("$ " + " ".join(cmd) + "\n" + p.stdout)
     return p.returncode, p.stdout
@@ -69,14 +71,64 @@ def budget(results):
     check(not os.path.exists(os.path.join(results, "dev-2core")), "nothing written")
 
 
+def python_peer(tmp):
+    """Two rounds ("repeat": 2) of a dfft job and a python job on 1 and 2 ranks; mpi4py-fft joins
+    the script's job where the binding's interpreter imports it (an optional peer)."""
+    with open(os.path.join(BUILD, "python", "python-interpreter.txt")) as f:
+        interp = f.read().strip()
+    has_peer = subprocess.run([interp, "-c", "import mpi4py_fft"], stderr=subprocess.DEVNULL).returncode == 0
+    libraries = "dfft,mpi4py-fft" if has_peer else "dfft"
+    suite = os.path.join(tmp, "tiny-python.json")
+    with open(suite, "w") as f:
+        json.dump({"name": "tiny-python", "description": "runner_test: python peer, two processes per job",
+                   "runner": {"ranks_per_job": [1, 2], "repeat": 2,
+                              "peers": [{"name": "python", "script": "benchmarks/python/defaults_vs_mpi4pyfft.py",
+                                         "args": ["--libraries", libraries]}]},
+                   "global": {"backend": "cpu", "warmup": 0, "reps": 2, "reference": True, "sizes": ["17x12x10"]},
+                   "tests": [{"name": "defaults", "decomposition": "slab-2d1d", "variant": "default",
+                              "method": "a2a-sync"}]}, f)
+    rc, out = runner("--dry-run", suite=suite)
+    lines = [l for l in out.splitlines() if l.startswith("mpirun")]
+    check(rc == 0 and len(lines) == 8, "python suite: 8 jobs (dfft + python, 1 and 2 ranks, 2 rounds): %d" % len(lines))
+    check(all(interp in l and "--size 17 12 10" in l for l in lines if "defaults_vs_mpi4pyfft.py" in l),
+          "python jobs use the binding's interpreter and the suite's size")
+    results = os.path.join(tmp, "r")
+    rc, out = runner("--results", results, suite=suite)
+    check(rc == 0, "python suite: real run exits 0")
+    path = os.path.join(results, "dev-2core", "tiny-python.peers.jsonl")
+    recs = [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+    libs = libraries.split(",")
+    # 2 rank counts x 2 processes x libraries x 2 directions.
+    check(len(recs) == 8 * len(libs), "%d python records: %d" % (8 * len(libs), len(recs)))
+    names = {"dfft": "dfft-python", "mpi4py-fft": "mpi4py-fft"}
+    check({r.get("library") for r in recs} == {names[l] for l in libs}, "libraries %s" % libs)
+    check(all(r["time_ms"]["median"] > 0 and r["error"] < 1e-12 for r in recs), "timed, round trips exact")
+    check({(r["ranks"], r["run"]["repeat"]) for r in recs} == {(1, 1), (1, 2), (2, 1), (2, 2)},
+          "records of both processes on 1 and 2 ranks")
+    dfft_recs = [json.loads(l) for l in open(os.path.join(results, "dev-2core", "tiny-python.jsonl"))]
+    check(len({r["run"]["series"] for r in recs + dfft_recs}) == 1, "one series for the whole invocation")
+    if has_peer:
+        check(all(r["agreement"] is not None and r["agreement"] < 1e-12 for r in recs if r["ranks"] == 1),
+              "1 rank: dfft's spectrum is N times mpi4py-fft's")
+
+
 def main():
-    if not os.access(os.path.join(BUILD, "bin", "fftw-mpi-bench"), os.X_OK):
-        print("fftw-mpi-bench is not built (needs libfftw3-mpi): skipped")
+    fftw = os.access(os.path.join(BUILD, "bin", "fftw-mpi-bench"), os.X_OK)
+    binding = os.path.isfile(os.path.join(BUILD, "python", "python-interpreter.txt"))
+    if not fftw and not binding:
+        print("neither fftw-mpi-bench (needs libfftw3-mpi) nor the Python binding is built: skipped")
         return 77
-    dry_run()
     with tempfile.TemporaryDirectory() as d:
-        real_run(os.path.join(d, "a"))
-        budget(os.path.join(d, "b"))
+        if fftw:
+            dry_run()
+            real_run(os.path.join(d, "a"))
+            budget(os.path.join(d, "b"))
+        else:
+            print("fftw-mpi-bench is not built (needs libfftw3-mpi): its part skipped")
+        if binding:
+            python_peer(d)
+        else:
+            print("the Python binding is not built: the python peer's part skipped")
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
 
