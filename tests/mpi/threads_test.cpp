@@ -2,6 +2,8 @@
 // Threads inside a rank (Options::threads): threaded FFTW plans and the copy/codec team give the
 // serial reference's results on odd sizes, slab and pencil, r2c and c2c, with and without a
 // codec and beside the overlap executor's communication thread.
+#include <fftw3.h>
+
 #include "support/sweep.hpp"
 
 namespace dfft_test {
@@ -108,6 +110,29 @@ TEST(ThreadsR2r, MatchesOneThreadPlan) {
     den = std::max(den, std::abs(one[i]));
   }
   EXPECT_LE(max_over_ranks(num), 1e-12 * max_over_ranks(den));
+}
+
+// Another library in the process setting FFTW's thread count before anyone initialised FFTW's
+// threads (mpi4py-fft does so on every plan): FFTW then initialises them itself after a
+// fftw_cleanup(), which invalidates the plans made before. dfft's plans must survive it. Run alone
+// (ctest threads_foreign): in a process where an earlier test used threads it cannot fail. The
+// size matters: a 17x12x10 plan happened to survive FFTW's cleanup, a 32x30x28 one does not.
+TEST(ThreadsForeign, PlansSurviveAnotherLibrarySettingFftwThreads) {
+  dfft::Options o;  // threads = 1: dfft itself needs no threaded FFTW
+  o.effort = dfft::Effort::estimate;
+  o.fftw_wisdom = false;
+  dfft::Plan<double> plan(MPI_COMM_WORLD, {32, 30, 28}, o);
+  dfft::Plan<float> fplan(MPI_COMM_WORLD, {32, 30, 28}, o);
+  fftw_plan_with_nthreads(2);  // what the other library does before each of its plans
+  fftwf_plan_with_nthreads(2);
+  std::vector<double> r(64);
+  std::vector<float> rf(64);
+  std::vector<fftw_complex> c(33);
+  std::vector<fftwf_complex> cf(33);
+  fftw_destroy_plan(fftw_plan_dft_r2c_1d(64, r.data(), c.data(), FFTW_ESTIMATE));
+  fftwf_destroy_plan(fftwf_plan_dft_r2c_1d(64, rf.data(), cf.data(), FFTW_ESTIMATE));
+  EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), 1e-12);
+  EXPECT_LE(max_over_ranks(dfft::validate::reference_error(fplan, MPI_COMM_WORLD)), 1e-5);
 }
 
 TEST(ThreadsRefused, NegativeIsRefusedOnEveryRank) {

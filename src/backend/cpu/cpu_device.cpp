@@ -22,10 +22,11 @@ unsigned planner_flags(const FftDesc& d) { return d.effort == Effort::measure ? 
 
 // Threaded FFTW plans (Options::threads); the caller holds fftw_planner_mutex(). The planner's thread
 // count is a global setting of FFTW's, so it is set together with the planning call it is for.
-// Until a plan asks for threads, FFTW's threads stay uninitialised, as without the option.
+// FFTW's threads are initialised before the first plan even without threads: another library in
+// the process (mpi4py-fft, pyFFTW) that calls fftw_plan_with_nthreads first would otherwise make
+// FFTW initialise them itself, which runs fftw_cleanup() and leaves every plan dfft holds invalid.
 void fftw_plan_threads(int n) {
   static bool ready = false;
-  if (n <= 1 && !ready) return;
   if (!ready) {
     if (!fftw_init_threads()) fail_library(LibraryError::Library::fftw, "fftw_init_threads", 0, "FFTW could not initialise its threads");
     if (!fftwf_init_threads()) fail_library(LibraryError::Library::fftw, "fftwf_init_threads", 0, "FFTW could not initialise its threads");
