@@ -48,6 +48,8 @@ def text(field, value):
 def field(rec, name):
     if name in ("machine", "suite", "date"):
         return rec.get("run", {}).get(name)
+    if name == "day":  # the UTC date of the run: one run's records where a file holds several
+        return (rec.get("run", {}).get("date") or "")[:10] or None
     return rec.get(name)
 
 

@@ -217,7 +217,17 @@ bool CudaDevice::copy_box_dma_async(const void* src, const Layout& sl, void* dst
 void CudaDevice::copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl,
                           const Box& box, std::size_t elem) {
   activate();
-  copy_box_async(src, sl, dst, dl, box, elem, stream());
+  // One contiguous run in both arrays (the whole-array copy before a one-step c2r, which
+  // overwrites its input): the copy engine's memcpy instead of the element kernel.
+  const auto g = box.empty() ? cuda::CopyGeom{} : make_copy_geom(sl, dl, box);
+  if (!box.empty() && g.dims == 1 && g.ss[0] == 1 && g.ds[0] == 1) {
+    const auto e = static_cast<std::int64_t>(elem);
+    DFFT_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + dl.offset_of(box.lo) * e,
+                              static_cast<const char*>(src) + sl.offset_of(box.lo) * e,
+                              static_cast<std::size_t>(g.count * e), cudaMemcpyDefault, stream()));
+  } else {
+    copy_box_async(src, sl, dst, dl, box, elem, stream());
+  }
   synchronize();
 }
 
