@@ -79,11 +79,14 @@ if [ "${DFFT_SKIP_ASAN:-0}" = 1 ]; then
 fi
 
 phase "configure + build (AddressSanitizer + UBSan) in build-asan/"
-# RelWithDebInfo keeps the sanitized tests fast; _GLIBCXX_ASSERTIONS adds bounds checks on
-# std::vector/array indexing, which ASan cannot see inside one allocation. CUDA is off here: the
-# sanitizers instrument host code only and the CUDA runtime does not run under ASan by default.
+# -O1 with line tables only (-g1): the sanitizers' recommended optimisation level, which compiles
+# in much less time than -O2 -g on a 2-core machine and still names file and line in every report;
+# _GLIBCXX_ASSERTIONS adds bounds checks on std::vector/array indexing, which ASan cannot see
+# inside one allocation. CUDA is off here: the sanitizers instrument host code only and the CUDA
+# runtime does not run under ASan by default.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDFFT_SANITIZE=ON -DDFFT_TESTS=ON \
-  -DDFFT_CUDA=OFF -DCMAKE_CXX_FLAGS="-D_GLIBCXX_ASSERTIONS" "${EXTRA[@]}"
+  -DDFFT_CUDA=OFF -DCMAKE_CXX_FLAGS="-D_GLIBCXX_ASSERTIONS" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" "${EXTRA[@]}"
 cmake --build build-asan -j "$JOBS"
 
 phase "ctest (sanitizers: unit + 2-rank tests)"
