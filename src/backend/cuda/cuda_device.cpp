@@ -219,15 +219,9 @@ void CudaDevice::copy_box(const void* src, const Layout& sl, void* dst, const La
   activate();
   // One contiguous run in both arrays (the whole-array copy before a one-step c2r, which
   // overwrites its input): the copy engine's memcpy instead of the element kernel.
-  const auto g = box.empty() ? cuda::CopyGeom{} : make_copy_geom(sl, dl, box);
-  if (!box.empty() && g.dims == 1 && g.ss[0] == 1 && g.ds[0] == 1) {
-    const auto e = static_cast<std::int64_t>(elem);
-    DFFT_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + dl.offset_of(box.lo) * e,
-                              static_cast<const char*>(src) + sl.offset_of(box.lo) * e,
-                              static_cast<std::size_t>(g.count * e), cudaMemcpyDefault, stream()));
-  } else {
+  const bool one_run = !box.empty() && make_copy_geom(sl, dl, box).dims == 1;
+  if (!one_run || !copy_box_dma_async(src, sl, dst, dl, box, elem, stream()))
     copy_box_async(src, sl, dst, dl, box, elem, stream());
-  }
   synchronize();
 }
 
