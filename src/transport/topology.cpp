@@ -91,10 +91,20 @@ std::vector<int> parse_node_layout(const std::string& text) {
   return out;
 }
 
-std::vector<int> emulated_layout(const std::vector<int>& option, int ranks) {
+namespace {
+
+// DFFT_RANKS_PER_NODE where it decides the layout: set, non-empty, and no option given.
+const char* layout_from_env(const std::vector<int>& option) {
   const char* env = std::getenv("DFFT_RANKS_PER_NODE");
-  if (option.empty() && !(env && *env)) return {};
-  return emulated_nodes(option.empty() ? parse_node_layout(env) : option, ranks);
+  return option.empty() && env && *env ? env : nullptr;
+}
+
+}  // namespace
+
+std::vector<int> emulated_layout(const std::vector<int>& option, int ranks) {
+  const char* env = layout_from_env(option);
+  if (option.empty() && !env) return {};
+  return emulated_nodes(env ? parse_node_layout(env) : option, ranks);
 }
 
 namespace {
@@ -140,8 +150,8 @@ Topology make_topology(MPI_Comm comm, const std::vector<int>& option) {
   int rank = 0, size = 1;
   DFFT_MPI(MPI_Comm_rank(comm, &rank));
   DFFT_MPI(MPI_Comm_size(comm, &size));
-  const char* env = std::getenv("DFFT_RANKS_PER_NODE");
-  const bool from_env = option.empty() && env && *env;
+  const char* env = layout_from_env(option);
+  const bool from_env = env != nullptr;
   std::vector<int> layout = option;
   std::string parse_error;
   if (from_env) {
