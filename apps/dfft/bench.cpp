@@ -119,6 +119,7 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
     d.gflops = gflops(c.shape, real, t->median);
     d.samples_ms = t->samples;
     d.rank_phases = t->rank_phases;
+    d.stages = t->stages;
     // The inverse is checked by the round trip once the forward matches the serial reference.
     d.error = fwd ? m.reference_error : m.roundtrip_error;
     out.push_back(d);

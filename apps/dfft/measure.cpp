@@ -70,22 +70,29 @@ template <class T, class Run>
 DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSettings& s, MPI_Comm comm) {
   for (int i = 0; i < s.warmup; ++i) run();
   std::vector<double> total, phase[4], own[4];
+  const std::size_t nst = plan.timings().size();
+  std::vector<std::array<std::vector<double>, 4>> stage(nst);
   for (int i = 0; i < s.reps; ++i) {
     APP_MPI(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
     run();
-    double mine[5] = {MPI_Wtime() - t0, 0, 0, 0, 0}, worst[5];
-    for (const auto& st : plan.timings()) {
-      mine[1] += st.fft;
-      mine[2] += st.pack;
-      mine[3] += st.comm;
-      mine[4] += st.unpack;
+    // total, the four phases, then each stage's four phases
+    std::vector<double> mine(5 + 4 * nst, 0.0), worst(mine.size());
+    mine[0] = MPI_Wtime() - t0;
+    for (std::size_t k = 0; k < nst; ++k) {
+      const auto& st = plan.timings()[k];
+      const double v[4] = {st.fft, st.pack, st.comm, st.unpack};
+      for (int p = 0; p < 4; ++p) {
+        mine[1 + static_cast<std::size_t>(p)] += v[p];
+        mine[5 + 4 * k + static_cast<std::size_t>(p)] = v[p];
+      }
     }
-    APP_MPI(MPI_Allreduce(mine, worst, 5, MPI_DOUBLE, MPI_MAX, comm));
+    APP_MPI(MPI_Allreduce(mine.data(), worst.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
     total.push_back(worst[0] * 1e3);
     for (int p = 0; p < 4; ++p) {
-      phase[p].push_back(worst[p + 1] * 1e3);
-      own[p].push_back(mine[p + 1] * 1e3);
+      phase[p].push_back(worst[1 + static_cast<std::size_t>(p)] * 1e3);
+      own[p].push_back(mine[1 + static_cast<std::size_t>(p)] * 1e3);
+      for (std::size_t k = 0; k < nst; ++k) stage[k][static_cast<std::size_t>(p)].push_back(worst[5 + 4 * k + static_cast<std::size_t>(p)] * 1e3);
     }
   }
   DirectionTiming t;
@@ -97,6 +104,8 @@ DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSett
   t.comm = median(phase[2]);
   t.unpack = median(phase[3]);
   t.samples = total;
+  for (std::size_t k = 0; k < nst; ++k)
+    t.stages.push_back({plan.timings()[k].name, {median(stage[k][0]), median(stage[k][1]), median(stage[k][2]), median(stage[k][3])}});
   // Per-rank phases show load imbalance that the max over ranks hides.
   int rank = 0, size = 1;
   APP_MPI(MPI_Comm_rank(comm, &rank));

@@ -7,6 +7,7 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench.hpp"
@@ -25,6 +26,9 @@ struct DirectionTiming {
   double fft = 0, pack = 0, comm = 0, unpack = 0;  // median over repetitions
   std::vector<double> samples;                      // every repetition's max-over-ranks time
   std::vector<std::array<double, 4>> rank_phases;   // rank 0 only: per rank, median fft/pack/comm/unpack
+  /// Per stage of the plan in execution order: its name and the median over repetitions of its
+  /// fft/pack/comm/unpack time, each repetition's maximum over ranks.
+  std::vector<std::pair<std::string, std::array<double, 4>>> stages;
 };
 
 struct Measurement {

@@ -40,6 +40,7 @@ struct Record {
   // Result-file fields (results.cpp, docs/results-format.md).
   std::vector<double> samples_ms;                  // per repetition, max over ranks
   std::vector<std::array<double, 4>> rank_phases;  // per rank: fft, pack, comm, unpack medians (ms)
+  std::vector<std::pair<std::string, std::array<double, 4>>> stages;  // per stage: name, phase medians (ms)
   std::string staging, test;                       // staging mode; test name of a cases file
   std::string codec = "none";                      // wire format of the exchanges
   int threads = 1;                                  // Options::threads (per rank)

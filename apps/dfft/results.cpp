@@ -111,6 +111,12 @@ void add_result_fields(json& j, const Record& r) {
     }
     j["rank_phases_ms"] = per;
   }
+  if (!r.stages.empty()) {
+    json st = json::array();
+    for (const auto& [name, v] : r.stages)
+      st.push_back({{"name", name}, {"fft", v[0]}, {"pack", v[1]}, {"comm", v[2]}, {"unpack", v[3]}});
+    j["stages_ms"] = st;
+  }
   j["staging"] = r.staging.empty() ? json(nullptr) : json(r.staging);
   j["test"] = r.test.empty() ? json(nullptr) : json(r.test);
   if (r.machine) j["machine"] = *r.machine;

@@ -71,6 +71,8 @@ class Device {
   /// True when plan buffers (and the user's arrays) live in accelerator memory.
   virtual bool on_device() const = 0;
   virtual int ordinal() const { return -1; }
+  /// Threads its local FFTs and copies use (the CPU backend's Options::threads).
+  virtual int threads() const { return 1; }
   virtual void* alloc(std::size_t bytes) = 0;
   virtual void release(void* p) noexcept = 0;
   /// Bytes this backend's alloc() can still hand out: MemAvailable on the CPU, the GPU's free

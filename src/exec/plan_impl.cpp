@@ -229,6 +229,7 @@ void PlanImpl::build_steps() {
   build_transports();
   build_direction(false);
   build_direction(true);
+  plan_keep_input();
   // The third buffer exists where an overlap group needs it (memory_ counted it for any
   // overlap > 1); adapt may still make it later.
   work_buffers_ = c_.get() ? 3 : 2;
@@ -241,6 +242,20 @@ void PlanImpl::build_steps() {
     b_ = {};
     c_ = {};
   }
+}
+
+void PlanImpl::plan_keep_input() {
+  // Only the inverse's first step reads the caller's array, and only outside an overlap group.
+  const Direction& d = dir_[1];
+  if (d.sched.empty() || !d.sched[0].fft || d.group_at[0] >= 0) return;
+  const std::size_t k = d.sched[0].path_index;
+  const Step& st = path_.steps[k];
+  // A padded inverse reads its input into its own zero-padded buffer; c2c keeps its input.
+  if (!st.fft.r2c || st.fft.wide.box.dims() > 0) return;
+  exec_[k].inv_keep = make_keep_input_c2r(*dev_, fft_desc(st, true), *exec_[k].inv_fft, a_.get(), b_.get(),
+                                          norm_factor(opt_, shape_, true));
+  if (exec_[k].inv_keep)
+    memory_.add(names_[k] + " input-keeping inverse FFT work areas", 0, exec_[k].inv_keep->work_bytes());
 }
 
 std::int64_t PlanImpl::workspace_bytes() const {
@@ -376,10 +391,11 @@ void* PlanImpl::buffer(int id, const void* in, void* out) const {
   }
 }
 
-void PlanImpl::run(bool inverse, const void* in, void* out) {
+bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
   Direction& d = dir_[inverse ? 1 : 0];
   const std::size_t n = d.sched.size();
   void* cur = const_cast<void*>(in);
+  bool scaled = false;
   for (std::size_t j = 0; j < n;) {
     if (d.group_at[j] >= 0) {
       GroupExec& g = d.groups[static_cast<std::size_t>(d.group_at[j])];
@@ -416,14 +432,23 @@ void PlanImpl::run(bool inverse, const void* in, void* out) {
     }
     if (d.sched[j].fft) {
       double t0 = MPI_Wtime();
-      if (inverse && cur == in && cur != out && path_.steps[k].fft.r2c) {
+      const Step& st = path_.steps[k];
+      if (inverse && cur == in && cur != out && st.fft.r2c && st.fft.wide.box.dims() == 0) {
         // A multi-dimensional c2r overwrites its input (FFTW and cuFFT alike), and the caller's
-        // is const: transform a copy. Only a plan whose inverse is one c2r step gets here.
-        const Layout& l = d.sched[j].in;
-        dev_->copy_box(cur, l, work_[0], l, l.box, is_double_ ? 16 : 8);
-        cur = work_[0];
+        // is const: plan_keep_input chose how to keep it, or (DCT/DST axes, one axis) transform
+        // a copy. The scratch is a work buffer this step does not write.
+        void* scratch = next == work_[0] ? work_[1] : work_[0];
+        if (exec_[k].inv_keep) {
+          // The last step (it writes the output) may fold the normalisation in.
+          scaled = exec_[k].inv_keep->execute(cur, scratch, next, next == out ? factor : 1) && next == out;
+        } else {
+          const Layout& l = d.sched[j].in;
+          dev_->copy_box(cur, l, scratch, l, l.box, is_double_ ? 16 : 8);
+          exec_[k].inv_fft->execute(scratch, next);
+        }
+      } else {
+        (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft)->execute(cur, next);
       }
-      (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft)->execute(cur, next);
       dev_->synchronize();
       t.fft = MPI_Wtime() - t0;
     } else {
@@ -432,6 +457,7 @@ void PlanImpl::run(bool inverse, const void* in, void* out) {
     cur = next;
     ++j;
   }
+  return scaled;
 }
 
 void PlanImpl::forward(const void* in, void* out, void* work, std::int64_t work_bytes) {
@@ -446,9 +472,9 @@ void PlanImpl::transform(bool inverse, const void* in, void* out, void* work, st
   use_workspace(work, work_bytes);
   adapt_before();
   const double t0 = MPI_Wtime();
-  run(inverse, in, out);
   const double f = norm_factor(opt_, shape_, inverse);
-  if (f != 1) {
+  const bool scaled = run(inverse, in, out, f);
+  if (f != 1 && !scaled) {
     // The scaling is part of the last stage's FFT time.
     const Layout& l = inverse ? path_.input : path_.output;
     const bool complex = inverse ? opt_.transform == Transform::c2c : opt_.transform != Transform::r2r;
@@ -486,6 +512,8 @@ std::string PlanImpl::describe() const {
   s << "per transform, all ranks: intra-node " << traffic_.intra_node_messages << " messages "
     << traffic_.intra_node_bytes << " bytes, inter-node " << traffic_.inter_node_messages << " messages "
     << traffic_.inter_node_bytes << " bytes\n";
+  for (const StepExec& e : exec_)
+    if (e.inv_keep) s << "inverse from the caller's array: " << e.inv_keep->name() << "\n";
   return s.str();
 }
 

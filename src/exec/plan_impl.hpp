@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/device.hpp"
+#include "exec/keep_input_c2r.hpp"
 #include "exec/overlap.hpp"
 #include "dfft/types.hpp"
 #include "plan/path.hpp"
@@ -56,6 +57,8 @@ class PlanImpl {
  private:
   struct StepExec {
     std::unique_ptr<detail::LocalFft> fwd_fft, inv_fft;
+    /// The inverse FFT when it reads the caller's const array (src/exec/keep_input_c2r.hpp).
+    std::unique_ptr<detail::KeepInputC2r> inv_keep;
     std::unique_ptr<detail::Transport> fwd_x, inv_x;
     Method method = Method::a2a_sync;
   };
@@ -93,6 +96,8 @@ class PlanImpl {
   detail::FftDesc fft_desc(const detail::Step& st, bool inverse) const;
   /// The step's local FFT (truncating / zero-padding where the step has padded axes).
   std::unique_ptr<detail::LocalFft> make_fft(const detail::Step& st, bool inverse) const;
+  /// The inverse's first FFT when it is a c2r on the caller's array: how it keeps that array.
+  void plan_keep_input();
   detail::ExchangeSpec exchange_spec(const detail::Step& st, bool inverse) const;
   MPI_Comm exchange_comm(const detail::Step& st) const;
   std::unique_ptr<detail::Transport> make_x(const detail::Step& st, Method m,
@@ -102,7 +107,8 @@ class PlanImpl {
   void build_direction(bool inverse);
   void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
   void* buffer(int id, const void* in, void* out) const;
-  void run(bool inverse, const void* in, void* out);
+  /// Runs the steps; true where the last one applied the normalisation `factor` already.
+  bool run(bool inverse, const void* in, void* out, double factor);
   // Points the work buffers at the caller's workspace or the plan's own, then runs and scales.
   void transform(bool inverse, const void* in, void* out, void* work, std::int64_t work_bytes);
   void use_workspace(void* work, std::int64_t work_bytes);

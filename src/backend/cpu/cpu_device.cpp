@@ -267,6 +267,7 @@ class CpuDevice final : public Device {
       : threads_(threads), pool_(threads > 1 ? std::make_unique<WorkPool>(threads) : nullptr) {}
   std::string name() const override { return "cpu"; }
   bool on_device() const override { return false; }
+  int threads() const override { return threads_; }
   void* alloc(std::size_t bytes) override {
     void* p = fftw_malloc(bytes);
     if (!p) fail_alloc("fftw_malloc", ENOMEM, static_cast<std::int64_t>(bytes), "out of host memory allocating ", bytes, " bytes");

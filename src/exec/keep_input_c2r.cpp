@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+#include "exec/keep_input_c2r.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "util/check.hpp"
+
+namespace dfft::detail {
+
+namespace {
+
+std::string axes_text(const std::vector<int>& axes) {
+  std::string s;
+  for (int a : axes) s += (s.empty() ? "" : ",") + std::to_string(a);
+  return s;
+}
+
+bool row_major(const Layout& l) {
+  if (!l.padded.empty()) return false;
+  for (std::size_t i = 0; i < l.order.size(); ++i)
+    if (l.order[i] != static_cast<int>(i)) return false;
+  return true;
+}
+
+// Output bytes of one group of lines of the grouped c2r: well inside a core's L2 cache, so the
+// scaling that follows reads it from there.
+constexpr std::int64_t kGroupBytes = 128 * 1024;
+
+class Chosen final : public KeepInputC2r {
+ public:
+  Chosen(Device& dev, const FftDesc& d, LocalFft& whole) : dev_(dev), d_(d), whole_(whole) {}
+
+  // The candidate after `k` leading axes (0: the copy), planned on a and b; `grouped`: its c2r
+  // (then of the last axis alone) in groups of lines, each scaled while in cache.
+  void plan(int k, bool grouped, void* a, void* b) {
+    split_ = k;
+    grouped_ = grouped;
+    first_.reset();
+    second_.reset();
+    tail_.reset();
+    if (k == 0) return;
+    FftDesc c = d_;
+    c.kind = FftDesc::Kind::backward;
+    c.axes.assign(d_.axes.begin(), d_.axes.begin() + k);
+    c.out = d_.in;
+    first_ = dev_.make_fft(c, a, b);
+    FftDesc r = d_;
+    r.axes.assign(d_.axes.begin() + k, d_.axes.end());
+    if (!grouped) {
+      second_ = dev_.make_fft(r, b, a);
+      return;
+    }
+    // Lines of the last axis, contiguous in both layouts (row-major): a group is `lines_` of
+    // them, a multiple of 8 so that every group starts on the alignment FFTW planned for.
+    const int last = d_.axes.back();
+    n_ = d_.out.box.extent(last);
+    m_ = d_.in.box.extent(last);
+    const std::int64_t total = d_.in.box.count() / std::max<std::int64_t>(m_, 1);
+    lines_ = std::max<std::int64_t>(8, kGroupBytes / (n_ * real_bytes()) / 8 * 8);
+    lines_ = std::min(lines_, total);
+    groups_ = total / lines_;
+    second_ = dev_.make_fft(lines_desc(lines_), b, a);
+    if (const std::int64_t rest = total - groups_ * lines_; rest > 0) tail_ = dev_.make_fft(lines_desc(rest), b, a);
+  }
+
+  bool execute(const void* in, void* scratch, void* out, double factor) override {
+    void* src = const_cast<void*>(in);
+    if (split_ == 0) {
+      dev_.copy_box(src, d_.in, scratch, d_.in, d_.in.box, d_.is_double ? 16 : 8);
+      whole_.execute(scratch, out);
+      return false;
+    }
+    first_->execute(src, scratch);  // out of place: FFTW and cuFFT keep the input of a c2c
+    if (!grouped_) {
+      second_->execute(scratch, out);
+      return false;
+    }
+    auto* s = static_cast<char*>(scratch);
+    auto* o = static_cast<char*>(out);
+    const std::int64_t in_step = lines_ * m_ * cplx_bytes(), out_step = lines_ * n_ * real_bytes();
+    for (std::int64_t g = 0; g < groups_; ++g) {
+      second_->execute(s + g * in_step, o + g * out_step);
+      if (factor != 1) dev_.scale(o + g * out_step, lines_ * n_, factor, d_.is_double);
+    }
+    if (tail_) {
+      const std::int64_t rest = d_.in.box.count() / m_ - groups_ * lines_;
+      tail_->execute(s + groups_ * in_step, o + groups_ * out_step);
+      if (factor != 1) dev_.scale(o + groups_ * out_step, rest * n_, factor, d_.is_double);
+    }
+    return true;
+  }
+
+  std::int64_t work_bytes() const override {
+    std::int64_t w = 0;
+    for (const auto* f : {first_.get(), second_.get(), tail_.get()})
+      if (f) w += f->work_bytes();
+    return w;
+  }
+
+  std::string name() const override {
+    if (split_ == 0) return "copy";
+    const auto k = static_cast<std::ptrdiff_t>(split_);
+    return "c2c(" + axes_text({d_.axes.begin(), d_.axes.begin() + k}) + ") then c2r(" +
+           axes_text({d_.axes.begin() + k, d_.axes.end()}) + ")" +
+           (grouped_ ? " in groups of " + std::to_string(lines_) + " lines" : "");
+  }
+
+  int split() const { return split_; }
+  bool grouped() const { return grouped_; }
+
+ private:
+  std::int64_t real_bytes() const { return d_.is_double ? 8 : 4; }
+  std::int64_t cplx_bytes() const { return 2 * real_bytes(); }
+  // A 1-D c2r of `count` contiguous lines.
+  FftDesc lines_desc(std::int64_t count) const {
+    FftDesc r = d_;
+    r.axes = {1};
+    r.in = Layout{Box{{0, 0}, {count, m_}}, {0, 1}, {}};
+    r.out = Layout{Box{{0, 0}, {count, n_}}, {0, 1}, {}};
+    r.r2r.clear();
+    return r;
+  }
+
+  Device& dev_;
+  FftDesc d_;
+  LocalFft& whole_;
+  int split_ = 0;
+  bool grouped_ = false;
+  std::int64_t n_ = 0, m_ = 0, lines_ = 0, groups_ = 0;
+  std::unique_ptr<LocalFft> first_, second_, tail_;
+};
+
+// Seconds of one execution with input a, scratch b and output a (the input is spent by the
+// time the output is written, so two buffers serve), its normalisation included; the best of
+// two after a warm-up.
+double time_candidate(Device& dev, Chosen& c, const FftDesc& d, void* a, void* b, double factor) {
+  const std::size_t bytes = static_cast<std::size_t>(d.in.alloc_count()) * (d.is_double ? 16 : 8);
+  const std::int64_t reals = d.out.alloc_count();
+  double best = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep < 3; ++rep) {
+    dev.zero(a, bytes);  // planners leave anything in the buffers; zeros keep the timing clean
+    dev.synchronize();
+    const double t0 = MPI_Wtime();
+    if (!c.execute(a, b, a, factor) && factor != 1) dev.scale(a, reals, factor, d.is_double);
+    dev.synchronize();
+    if (rep > 0) best = std::min(best, MPI_Wtime() - t0);
+  }
+  return best;
+}
+
+// Choices timed in this process, by problem: a later plan of the same problem takes the same
+// one (as FFTW's wisdom gives it the same FFT plans), so that two such plans run, and describe
+// themselves, alike and the timing is paid once.
+std::mutex choices_mutex;
+std::map<std::string, int>& choices() {
+  static std::map<std::string, int> m;
+  return m;
+}
+
+std::string problem_key(const Device& dev, const FftDesc& d, double factor) {
+  std::ostringstream k;
+  k << dev.name() << ' ' << dev.ordinal() << ' ' << dev.threads() << ' ' << d.is_double << ' ' << (factor != 1) << " axes";
+  for (int a : d.axes) k << ' ' << a;
+  for (const Layout* l : {&d.in, &d.out}) {
+    k << " |";
+    for (int a = 0; a < l->box.dims(); ++a) k << ' ' << l->box.extent(a) << ':' << l->alloc_extent(a);
+    k << " order";
+    for (int a : l->order) k << ' ' << a;
+  }
+  return k.str();
+}
+
+}  // namespace
+
+bool keep_input_can_group(const Device& dev, const FftDesc& c2r) {
+  // A GPU scales the whole output at its memory bandwidth; the lines must be contiguous.
+  return !dev.on_device() && row_major(c2r.in) && row_major(c2r.out) &&
+         c2r.axes.back() == c2r.in.box.dims() - 1;
+}
+
+std::unique_ptr<KeepInputC2r> make_keep_input_c2r(Device& dev, const FftDesc& c2r, LocalFft& whole,
+                                                  void* a, void* b, double factor, int choice) {
+  if (c2r.kind != FftDesc::Kind::c2r) fail_internal("make_keep_input_c2r takes a c2r step");
+  const int r = static_cast<int>(c2r.axes.size());
+  const bool periodic = std::all_of(c2r.r2r.begin(), c2r.r2r.end(), [](R2R k) { return k == R2R::none; });
+  if (r < 2 || !periodic) return nullptr;
+  if (choice >= r + 1) fail_internal("a c2r over ", r, " axes has no candidate ", choice);
+  // Candidates: 0 the copy, 1 .. r-1 the splits, r the grouped last-axis split.
+  const bool can_group = keep_input_can_group(dev, c2r);
+  const int last = can_group ? r : r - 1;
+  auto c = std::make_unique<Chosen>(dev, c2r, whole);
+  auto plan = [&](int k) { c->plan(k == r ? r - 1 : k, k == r, a, b); };
+  if (choice >= 0 || c2r.effort == Effort::estimate || c2r.in.box.empty()) {
+    const int k = std::max(choice, 0);
+    if (k == r && !can_group) fail_internal("this c2r cannot run in groups of lines");
+    plan(k);
+    return c;
+  }
+  const std::string key = problem_key(dev, c2r, factor);
+  {
+    std::lock_guard<std::mutex> lock(choices_mutex);
+    if (auto it = choices().find(key); it != choices().end()) {
+      plan(it->second);
+      return c;
+    }
+  }
+  int best = 0;
+  plan(0);
+  double best_t = time_candidate(dev, *c, c2r, a, b, factor);
+  for (int k = 1; k <= last; ++k) {
+    plan(k);
+    const double t = time_candidate(dev, *c, c2r, a, b, factor);
+    if (t < best_t) best = k, best_t = t;
+  }
+  if (best != last) plan(best);
+  std::lock_guard<std::mutex> lock(choices_mutex);
+  choices().emplace(key, best);
+  return c;
+}
+
+}  // namespace dfft::detail

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// The inverse's c2r on the caller's const array (src/exec/keep_input_c2r.hpp): every way of
+// keeping the input (the copy, and each split into a c2c over leading axes then a c2r) must give
+// the inverse of a spectrum computed here with FFTW's serial r2c, leave the input bit for bit as
+// it was, and the choice made by timing must be one of them. Odd and even sizes, 2-4 axes, a
+// permuted memory order, both precisions, every backend, with and without a normalisation
+// folded in (the grouped c2r of the CPU). Each rank runs it alone.
+#include <complex>
+#include <cstring>
+
+#include "backend/device.hpp"
+#include "exec/keep_input_c2r.hpp"
+#include "features/feature_util.hpp"
+
+namespace dfft_test {
+namespace {
+
+using dfft::detail::Buffer;
+using dfft::detail::Device;
+using dfft::detail::FftDesc;
+
+struct Case {
+  Shape shape;
+  std::vector<int> order;  // memory order of the spectrum (the real side is row-major)
+};
+
+std::unique_ptr<Device> make_device() {
+  if (on_cuda()) return dfft::detail::make_cuda_device(MPI_COMM_SELF, test_device());
+  return dfft::detail::make_cpu_device(1);
+}
+
+Layout layout(const Shape& ext, std::vector<int> order) {
+  Layout l;
+  l.box = Box{Shape(ext.size(), 0), ext};
+  l.order = std::move(order);
+  return l;
+}
+
+// A real array x and its unnormalised r2c spectrum, from FFTW's serial r2c in double.
+void signal(const Shape& shape, std::vector<double>& x, std::vector<std::complex<double>>& spec) {
+  std::int64_t n = 1;
+  for (auto e : shape) n *= e;
+  const std::int64_t m = shape.back() / 2 + 1, nc = n / shape.back() * m;
+  x.resize(static_cast<std::size_t>(n));
+  std::mt19937 g(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& v : x) v = u(g);
+  spec.resize(static_cast<std::size_t>(nc));
+  std::vector<int> dims(shape.begin(), shape.end());
+  std::vector<double> tmp = x;  // FFTW_ESTIMATE plans do not touch the arrays; this is belt and braces
+  fftw_plan p = fftw_plan_dft_r2c(static_cast<int>(dims.size()), dims.data(), tmp.data(),
+                                  reinterpret_cast<fftw_complex*>(spec.data()), FFTW_ESTIMATE);
+  ASSERT_NE(p, nullptr);
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+}
+
+template <class T>
+void check(const Case& c, int choice, dfft::Effort effort, double factor) {
+  using C = std::complex<T>;
+  const int r = static_cast<int>(c.shape.size());
+  std::vector<double> x;
+  std::vector<std::complex<double>> spec;
+  signal(c.shape, x, spec);
+  Shape half = c.shape;
+  half.back() = c.shape.back() / 2 + 1;
+  std::vector<int> row(static_cast<std::size_t>(r));
+  std::iota(row.begin(), row.end(), 0);
+  FftDesc d;
+  d.kind = FftDesc::Kind::c2r;
+  d.axes = row;
+  d.in = layout(half, c.order);
+  d.out = layout(c.shape, row);
+  d.is_double = sizeof(T) == 8;
+  d.effort = effort;
+  // The spectrum in the input's memory order.
+  std::vector<C> in_host(spec.size());
+  const Layout rowl = layout(half, row);
+  for_box(d.in.box, [&](const Shape& k) {
+    in_host[static_cast<std::size_t>(padded_offset(d.in, k))] = C(spec[static_cast<std::size_t>(padded_offset(rowl, k))]);
+  });
+  auto dev = make_device();
+  const std::size_t bytes = std::max(in_host.size() * sizeof(C), x.size() * sizeof(T));
+  Buffer a(*dev, bytes), b(*dev, bytes);
+  auto whole = dev->make_fft(d, a.get(), b.get());
+  auto keep = dfft::detail::make_keep_input_c2r(*dev, d, *whole, a.get(), b.get(), factor, choice);
+  ASSERT_NE(keep, nullptr);
+  if (choice == 0) {
+    EXPECT_EQ(keep->name(), "copy");
+  } else if (choice > 0) {
+    EXPECT_NE(keep->name().find("then c2r"), std::string::npos) << keep->name();
+  }
+  DevArray<C> in(in_host);
+  DevArray<T> out(x.size());
+  Buffer scratch(*dev, bytes);
+  const bool applied = keep->execute(in.get(), scratch.get(), out.get(), factor);
+  dev->synchronize();
+  if (choice == r) {
+    EXPECT_TRUE(applied) << "the grouped c2r scales as it goes";
+  }
+  const auto got = out.host();
+  double err = 0, ref = 0, n = 1;
+  for (auto e : c.shape) n *= static_cast<double>(e);
+  const double want = applied ? factor * n : n;  // what `out` holds: N x, scaled where applied
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    err += std::norm(static_cast<double>(got[i]) - want * x[i]);
+    ref += std::norm(want * x[i]);
+  }
+  EXPECT_LE(std::sqrt(err / ref), sizeof(T) == 8 ? 1e-13 : 2e-6) << keep->name();
+  const auto after = in.host();
+  EXPECT_EQ(std::memcmp(after.data(), in_host.data(), in_host.size() * sizeof(C)), 0)
+      << keep->name() << " overwrote its input";
+}
+
+const std::vector<Case> kCases = {
+    {{17, 12, 10}, {0, 1, 2}}, {{17, 12, 10}, {1, 0, 2}}, {{9, 15}, {0, 1}},
+    {{5, 6, 7, 4}, {0, 1, 2, 3}}, {{16, 9, 11}, {2, 0, 1}},
+    // lines of the last axis in several groups and a shorter last one (the grouped c2r)
+    {{33, 41, 512}, {0, 1, 2}}};
+
+TEST(KeepInputC2r, EveryChoiceInvertsAndKeepsTheInput) {
+  if (!backend_unavailable().empty()) GTEST_SKIP() << backend_unavailable();
+  for (const Case& c : kCases) {
+    auto dev = make_device();
+    FftDesc d;
+    d.kind = FftDesc::Kind::c2r;
+    d.axes.resize(c.shape.size());
+    std::iota(d.axes.begin(), d.axes.end(), 0);
+    Shape half = c.shape;
+    half.back() = half.back() / 2 + 1;
+    d.in = layout(half, c.order);
+    d.out = layout(c.shape, d.axes);
+    const int r = static_cast<int>(c.shape.size());
+    const int last = dfft::detail::keep_input_can_group(*dev, d) ? r : r - 1;
+    // On the CPU every row-major case has the grouped candidate; the permuted orders do not.
+    EXPECT_EQ(last == r, !on_cuda() && c.order == d.axes);
+    for (int choice = 0; choice <= last; ++choice)
+      for (double factor : {1.0, 0.25}) {
+        SCOPED_TRACE("shape of " + std::to_string(r) + " axes, choice " + std::to_string(choice) +
+                     ", factor " + std::to_string(factor));
+        check<double>(c, choice, dfft::Effort::estimate, factor);
+        check<float>(c, choice, dfft::Effort::estimate, factor);
+      }
+  }
+}
+
+TEST(KeepInputC2r, TimedChoiceInvertsAndKeepsTheInput) {
+  if (!backend_unavailable().empty()) GTEST_SKIP() << backend_unavailable();
+  for (const Case& c : kCases) {
+    check<double>(c, -1, dfft::Effort::measure, 0.5);
+    check<float>(c, -1, dfft::Effort::measure, 1);
+  }
+}
+
+TEST(KeepInputC2r, NothingToChooseForOneAxis) {
+  if (!backend_unavailable().empty()) GTEST_SKIP() << backend_unavailable();
+  auto dev = make_device();
+  FftDesc d;
+  d.kind = FftDesc::Kind::c2r;
+  d.axes = {1};
+  d.in = layout({4, 6}, {0, 1});
+  d.out = layout({4, 10}, {0, 1});
+  Buffer a(*dev, 4096), b(*dev, 4096);
+  auto whole = dev->make_fft(d, a.get(), b.get());
+  EXPECT_EQ(dfft::detail::make_keep_input_c2r(*dev, d, *whole, a.get(), b.get(), 1), nullptr);
+}
+
+// Through a plan: a 1-rank plan planned with measure reports its choice, and its inverse keeps
+// the caller's spectrum (the sweep covers estimate, where the copy is chosen).
+TEST(KeepInputC2r, PlanReportsItsChoice) {
+  if (!backend_unavailable().empty()) GTEST_SKIP() << backend_unavailable();
+  if (world_size() != 1) GTEST_SKIP() << "a 1-rank inverse starts with its c2r";
+  dfft::Options o = backend_options();
+  o.effort = dfft::Effort::measure;
+  o.fftw_wisdom = false;
+  auto plan = make_plan<double>(Shape{17, 12, 10}, o);
+  ASSERT_NE(plan, nullptr);
+  EXPECT_NE(plan->describe().find("inverse from the caller's array: "), std::string::npos) << plan->describe();
+  std::vector<double> x(static_cast<std::size_t>(plan->input_count()));
+  std::mt19937 g(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& v : x) v = u(g);
+  DevArray<double> xin(x), back(x.size());
+  DevArray<std::complex<double>> spec(static_cast<std::size_t>(plan->output_count()));
+  plan->forward(xin.get(), spec.get());
+  const auto before = spec.host();
+  plan->inverse(spec.get(), back.get());
+  const auto y = back.host();
+  double err = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) err = std::max(err, std::abs(y[i] - x[i]));
+  EXPECT_LE(err, 1e-13);
+  EXPECT_TRUE(spec.host() == before) << "the inverse overwrote its input";
+}
+
+}  // namespace
+}  // namespace dfft_test
