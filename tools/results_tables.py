@@ -50,6 +50,8 @@ def field(rec, name):
         return rec.get("run", {}).get(name)
     if name == "day":  # the UTC date of the run: one run's records where a file holds several
         return (rec.get("run", {}).get("date") or "")[:10] or None
+    if name == "series":  # one runner invocation, where a day holds several
+        return rec.get("run", {}).get("series")
     return rec.get(name)
 
 

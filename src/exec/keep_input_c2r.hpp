@@ -2,7 +2,7 @@
 // The inverse's c2r when it reads the caller's array (a plan whose inverse starts with its one
 // multi-dimensional c2r, as on one rank). FFTW's and cuFFT's multi-dimensional c2r overwrite
 // their input, and the caller's input is const. Copying it first costs a full pass over the
-// spectrum (12-20% of FFTW's c2r at 100^3-256^3 on one core); splitting the transform instead
+// spectrum; splitting the transform instead
 // (a complex inverse FFT over the leading axes from the input into the workspace, then the
 // c2r of the remaining axes from there, which may destroy it) reads the input once, as part of
 // the work. Which split is fastest depends on the size and the library, so an FFT planned with
