@@ -71,6 +71,8 @@ def config_name(rec):
     parts = [rec.get("decomposition"), rec.get("variant"), text("methods", rec.get("methods"))]
     if rec.get("codec") not in (None, "none"):
         parts.append("codec " + rec["codec"])
+    if rec.get("transposed_out"):
+        parts.append("transposed out")
     if rec.get("overlap", 1) not in (None, 1):
         parts.append("overlap %s" % rec["overlap"])
     if rec.get("staging") not in (None, "auto"):

@@ -69,6 +69,7 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
   r.backend = dfft::to_string(c.opt.backend);
   r.effort = a.effort;
   r.norm = dfft::to_string(c.opt.norm);
+  r.transposed_out = c.opt.transposed_out;
   r.threads = c.opt.threads;
   r.warmup = c.warmup;
   r.reps = c.reps;

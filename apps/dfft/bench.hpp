@@ -23,6 +23,7 @@ struct BenchArgs {
   int validate = 0;   // >0 --validate, <0 --no-validate, 0 not given
   int reference = 0;  // likewise for --reference / --no-reference
   bool verbose = false;
+  bool transposed_out = false;  // Options::transposed_out (--transposed-out)
   std::int64_t max_message_bytes = 0;  // 0: the library's default
   bool default_sweep = false;          // --size was not given
   // Suites and result files (docs/cases.md, docs/results-format.md).

@@ -106,6 +106,9 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_flag("--reference,!--no-reference", a.reference,
               "Also time the whole transform on one device (row 'single-device')");
   c->add_flag("--verbose", a.verbose, "Print each plan's path (plan.describe())");
+  c->add_flag("--transposed-out", a.transposed_out,
+              "The spectrum in the last stage's memory order, (y, x, z) for slab-2d1d and pencil "
+              "(FFTW-MPI's transposed output)");
   add_list(c, "--codec", a.codecs, std::vector<std::string>{"none", "fp32", "fp16", "bf16"},
            "Wire format of the exchanges (compressed communication; docs/compression.md)");
   c->add_option("--tolerance", a.tolerance,
@@ -177,7 +180,8 @@ const std::vector<std::string> kOverridable{"--size", "--decomp", "--variant", "
                                             "--effort", "--norm", "--backend", "--staging",
                                             "--max-message-bytes", "--codec", "--tolerance",
                                             "--onesided-sync", "--chunks", "--in-flight",
-                                            "--overlap", "--threads", "--adapt"};
+                                            "--overlap", "--threads", "--adapt",
+                                            "--transposed-out"};
 
 template <class E>
 std::vector<E> names_to(const std::vector<std::string>& v, E (*parse)(const std::string&)) {
@@ -266,6 +270,7 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.opt.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
                 c.opt.backend = dfft::parse_backend(a.backend);
                 c.opt.norm = dfft::parse_norm(a.norm);
+                c.opt.transposed_out = a.transposed_out;
                 if (a.max_message_bytes > 0) c.opt.max_message_bytes = a.max_message_bytes;
                 c.opt.staging = dfft::parse_staging(a.staging);
                 c.opt.codec = dfft::parse_codec(codec);

@@ -20,6 +20,7 @@ void apply(const CaseSettings& s, BenchArgs& a) {
   if (s.validate) a.validate = *s.validate ? 1 : -1;
   if (s.reference) a.reference = *s.reference ? 1 : -1;
   if (s.norm) a.norm = *s.norm;
+  if (s.transposed_out) a.transposed_out = *s.transposed_out;
   if (s.effort) a.effort = *s.effort;
   if (s.backend) a.backend = *s.backend;
   if (s.staging) a.staging = *s.staging;
@@ -64,6 +65,7 @@ BenchArgs sweep_defaults(const BenchArgs& cli) {
   a.reference = fresh.reference;
   a.effort = fresh.effort;
   a.norm = fresh.norm;
+  a.transposed_out = fresh.transposed_out;
   a.backend = fresh.backend;
   a.staging = fresh.staging;
   a.max_message_bytes = fresh.max_message_bytes;
@@ -86,6 +88,7 @@ void apply_cli(const BenchArgs& cli, BenchArgs& a) {
   if (given("--validate")) a.validate = cli.validate;
   if (given("--reference")) a.reference = cli.reference;
   if (given("--norm")) a.norm = cli.norm;
+  if (given("--transposed-out")) a.transposed_out = cli.transposed_out;
   if (given("--effort")) a.effort = cli.effort;
   if (given("--backend")) a.backend = cli.backend;
   if (given("--staging")) a.staging = cli.staging;

@@ -27,7 +27,7 @@ constexpr std::size_t kMaxCasesBytes = 16u << 20;
 /// Settings of "global" or of one test; unset fields inherit (test <- global <- bench defaults).
 struct CaseSettings {
   std::optional<int> warmup, reps;
-  std::optional<bool> validate, reference;
+  std::optional<bool> validate, reference, transposed_out;
   std::optional<std::string> effort, backend, staging, norm;
   std::optional<std::int64_t> max_message_bytes;
   std::optional<std::vector<std::string>> precisions, transforms, decomps, variants, grids;

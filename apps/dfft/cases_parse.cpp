@@ -184,6 +184,7 @@ const std::map<std::string, Reader>& readers() {
        [](auto& v, auto& w, auto& s) { s.reps = static_cast<int>(get_int(v, w, 1, 1000000)); }},
       {"validate", [](auto& v, auto& w, auto& s) { s.validate = get_bool(v, w); }},
       {"reference", [](auto& v, auto& w, auto& s) { s.reference = get_bool(v, w); }},
+      {"transposed_out", [](auto& v, auto& w, auto& s) { s.transposed_out = get_bool(v, w); }},
       {"norm",
        [](auto& v, auto& w, auto& s) { s.norm = get_choice(v, w, {"backward", "ortho", "forward"}); }},
       {"effort",

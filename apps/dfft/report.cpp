@@ -143,6 +143,7 @@ nlohmann::json to_json(const Record& r) {
   j["backend"] = r.backend;
   j["effort"] = r.effort;
   j["norm"] = r.norm;
+  if (r.transposed_out) j["transposed_out"] = true;
   j["warmup"] = r.warmup;
   j["reps"] = r.reps;
   j["exchange_bytes"] = r.exchange_bytes;

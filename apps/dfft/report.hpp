@@ -46,6 +46,7 @@ struct Record {
   int threads = 1;                                  // Options::threads (per rank)
   int overlap = 1, chunks = 0, in_flight = 0;      // overlap slices, pipelining (docs/overlap.md)
   bool adapt = false;                              // chosen by online tuning
+  bool transposed_out = false;                     // Options::transposed_out
   const nlohmann::json* machine = nullptr;         // machine_description(), shared by all records
 };
 

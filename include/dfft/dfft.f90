@@ -23,7 +23,7 @@ module dfft
 
   integer(c_int), parameter :: DFFT_MAX_DIMS = 8
   integer(c_int), parameter :: DFFT_MAX_EXCHANGES = DFFT_MAX_DIMS - 1
-  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 4
+  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 5
   ! Statuses (dfft_status in dfft.h).
   integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INVALID_ARGUMENT = 1, DFFT_ERROR_MPI = 2, &
                                DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_OUT_OF_MEMORY = 4, &
@@ -74,6 +74,7 @@ module dfft
     integer(c_int) :: n_axes
     real(c_double) :: padding(DFFT_MAX_DIMS)
     integer(c_int) :: axes(DFFT_MAX_DIMS)
+    integer(c_int) :: transposed_out  ! version 5: 1 = the spectrum in the last stage's order
   end type dfft_options
 
   type, bind(c) :: dfft_timings

@@ -78,7 +78,7 @@ enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
 
 /* Layout version of dfft_options: a library refuses (DFFT_ERROR_OPTIONS_VERSION) a struct whose
  * `size` or `version` it does not know, instead of reading fields that are not there. */
-#define DFFT_OPTIONS_VERSION 4
+#define DFFT_OPTIONS_VERSION 5
 /* Most exchanges a plan has (a pencil grid of DFFT_MAX_DIMS - 1 dimensions). */
 #define DFFT_MAX_EXCHANGES (DFFT_MAX_DIMS - 1)
 
@@ -132,6 +132,9 @@ typedef struct dfft_options {
   double padding[DFFT_MAX_DIMS]; /* per axis, 1.0: not padded; e.g. 1.5 (the 3/2 rule) on transformed
                                     axes: the physical grid has floor(n * factor) points */
   int axes[DFFT_MAX_DIMS];
+  /* Version 5. */
+  int transposed_out;         /* 0; 1: the spectrum in the last stage's order, e.g. (y, x, z) for
+                                 slab-2d1d and pencil (FFTW_MPI_TRANSPOSED_OUT) */
 } dfft_options;
 
 typedef struct dfft_plan_s* dfft_plan;

@@ -111,6 +111,7 @@ struct WisdomKey {
               codec = "none";
   int batch = 1;
   bool in_place = false;
+  bool transposed_out = false;  // another output layout is another problem
   std::vector<std::string> r2r;
   int threads = 1;  // Options::threads: a ranks x threads split is its own problem
   bool operator==(const WisdomKey& o) const;

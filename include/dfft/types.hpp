@@ -295,6 +295,12 @@ struct Options {
   /// 2*(n/2+1) reals) so that forward(p, p) and inverse(p, p) work on one buffer of
   /// max(input, output) bytes. c2c plans work in place without it.
   bool in_place = false;
+  /// The spectrum in the memory order of the last FFT stage's speed (FFTW-MPI's
+  /// FFTW_MPI_TRANSPOSED_OUT): the axes that stage transforms next to the innermost axis, the
+  /// others slowest. slab-2d1d and pencil of a 3-D array give (y, x, z), where the default is
+  /// (x, y, z); output_layout() reports it, and inverse() reads that order. Orders that are
+  /// already so (slab-1d2d, 2-D slabs) do not change.
+  bool transposed_out = false;
   /// Choose decomposition, grid (unless `grid` is given), variant, methods and chunks by
   /// measurement or model instead of taking them from these options (docs/tuning.md).
   Tune tune = Tune::none;

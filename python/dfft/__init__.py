@@ -133,7 +133,8 @@ class Plan:
     threads (per rank; 0: the rank's CPUs), chunks, in_flight, onesided_sync ('fence',
     'flush'), max_message_bytes, staging ('auto', 'host', 'cuda-aware'), batch (the plan's own
     batch: local arrays get a leading axis of this size) and batches (batched plans made now),
-    in_place (r2c on one buffer: see inplace_buffer), tune ('none', 'heuristic', 'measure'),
+    in_place (r2c on one buffer: see inplace_buffer), transposed_out (the spectrum in the last
+    stage's memory order, e.g. (y, x, z) for slab-2d1d and pencil; output_layout says it), tune ('none', 'heuristic', 'measure'),
     wisdom_file, tune_budget_s, ranks_per_node (e.g. [2] or [3, 1]) and stream (a
     cudaStream_t as int). ``plan.options`` reads them all back from the built plan.
 
@@ -148,8 +149,8 @@ class Plan:
                  backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0,
                  codec=None, tolerance=None, overlap=None, adapt=None, threads=None,
                  chunks=None, in_flight=None, onesided_sync=None, max_message_bytes=None,
-                 staging=None, batch=None, batches=None, in_place=None, tune=None,
-                 wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None,
+                 staging=None, batch=None, batches=None, in_place=None, transposed_out=None,
+                 tune=None, wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None,
                  user_workspace=None, axes=None, padding=None):
         if isinstance(methods, str):
             methods = [methods]
@@ -168,7 +169,7 @@ class Plan:
                                           in_flight=in_flight, onesided_sync=onesided_sync,
                                           max_message_bytes=max_message_bytes, staging=staging,
                                           batch=batch, batches=batches, in_place=in_place,
-                                          tune=tune, wisdom_file=wisdom_file,
+                                          transposed_out=transposed_out, tune=tune, wisdom_file=wisdom_file,
                                           tune_budget_s=tune_budget_s,
                                           ranks_per_node=ranks_per_node, stream=stream,
                                           user_workspace=user_workspace, axes=axes,

@@ -30,6 +30,7 @@ OPTION_KEYWORDS = {
     "staging": "staging",
     "batch": "batch",
     "in_place": "in_place",
+    "transposed_out": "transposed_out",
     "tune": "tune",
     "wisdom_file": "wisdom_file",
     "tune_budget_s": "tune_budget_s",
@@ -68,7 +69,7 @@ def padding_per_axis(padding, ndim, axes):
 _CONVERT = {
     "codec": str, "tolerance": float, "overlap": int, "adapt": bool, "threads": int,
     "chunks": int, "in_flight": int, "onesided_sync": str, "max_message_bytes": int,
-    "staging": str, "batch": int, "in_place": bool, "tune": str, "wisdom_file": str,
+    "staging": str, "batch": int, "in_place": bool, "transposed_out": bool, "tune": str, "wisdom_file": str,
     "tune_budget_s": float, "stream": int, "user_workspace": bool,
     "batches": lambda v: [int(x) for x in v],
     "ranks_per_node": lambda v: [int(v)] if isinstance(v, int) else [int(x) for x in v],

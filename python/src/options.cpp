@@ -55,6 +55,9 @@ const std::map<std::string, Setter>& setters() {
        }},
       {"batch", [](dfft::Options& o, const py::handle& v) { o.batch = as<int>(v, "batch"); }},
       {"in_place", [](dfft::Options& o, const py::handle& v) { o.in_place = as<bool>(v, "in_place"); }},
+      {"transposed_out", [](dfft::Options& o, const py::handle& v) {
+         o.transposed_out = as<bool>(v, "transposed_out");
+       }},
       {"tune", [](dfft::Options& o, const py::handle& v) {
          o.tune = dfft::parse_tune(as<std::string>(v, "tune"));
        }},
@@ -128,6 +131,7 @@ py::dict options_dict(const dfft::Options& o) {
   d["staging"] = dfft::to_string(o.staging);
   d["batch"] = o.batch;
   d["in_place"] = o.in_place;
+  d["transposed_out"] = o.transposed_out;
   d["tune"] = dfft::to_string(o.tune);
   d["wisdom_file"] = o.wisdom_file;
   d["tune_budget_s"] = o.tune_budget_s;

@@ -62,6 +62,7 @@ REACHES = [
     (dict(batch=2), dict(batch=2)),
     (dict(batches=[3]), dict(batches=[3])),
     (dict(in_place=True), dict(in_place=True)),
+    (dict(transposed_out=True), dict(transposed_out=True)),
     (dict(tune="heuristic"), dict(tune="heuristic")),
     (dict(tune_budget_s=0.5), dict(tune_budget_s=0.5)),
     (dict(ranks_per_node=[1]), dict(ranks_per_node=[1])),

@@ -22,7 +22,7 @@
 static_assert(offsetof(dfft_options, user_workspace) ==
                   sizeof(int64_t) + 44 * sizeof(int) + 2 * sizeof(int64_t) + 2 * sizeof(double) + 3 * sizeof(void*),
               "dfft_options layout changed: update include/dfft/dfft.f90 and DFFT_OPTIONS_VERSION");
-static_assert(sizeof(dfft_options) == offsetof(dfft_options, user_workspace) + 2 * sizeof(int) +
+static_assert(offsetof(dfft_options, transposed_out) == offsetof(dfft_options, user_workspace) + 2 * sizeof(int) +
                                           DFFT_MAX_DIMS * sizeof(double) + DFFT_MAX_DIMS * sizeof(int),
               "dfft_options layout changed: update include/dfft/dfft.f90 and DFFT_OPTIONS_VERSION");
 
@@ -37,8 +37,12 @@ struct OlderOptions {
 constexpr OlderOptions kOlderOptions[] = {
     {2, offsetof(dfft_options, user_workspace), offsetof(dfft_options, user_workspace)},
     {3, offsetof(dfft_options, padding), offsetof(dfft_options, n_axes)},
+    {4, offsetof(dfft_options, transposed_out), offsetof(dfft_options, transposed_out)},
 };
 
+// A version-4 struct ends with axes, on the struct's alignment (an even DFFT_MAX_DIMS of ints).
+static_assert(offsetof(dfft_options, transposed_out) % alignof(dfft_options) == 0,
+              "a version-4 dfft_options no longer ends where transposed_out starts");
 // A version-3 struct's sizeof: user_workspace's end rounded up to the struct's alignment.
 static_assert(offsetof(dfft_options, padding) ==
                   (offsetof(dfft_options, n_axes) + alignof(dfft_options) - 1) / alignof(dfft_options) *
@@ -173,6 +177,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.device = o->device;
   r.batch = 1;
   r.in_place = o->in_place != 0;
+  r.transposed_out = o->transposed_out != 0;
   r.threads = o->threads;
   r.max_message_bytes = o->max_message_bytes;
   if (o->memory_limit_bytes < 0) bad("memory_limit_bytes must be >= 0 (0: the available memory)");
@@ -400,6 +405,7 @@ void dfft_options_init(dfft_options* o) {
   o->device = d.device;
   o->batch = d.batch;
   o->in_place = d.in_place;
+  o->transposed_out = d.transposed_out;
   o->threads = d.threads;
   o->max_message_bytes = d.max_message_bytes;
   o->memory_limit_bytes = d.memory_limit_bytes;

@@ -124,6 +124,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   // Method values and message limit decide the MPI calls each rank makes; a mismatch deadlocks.
   for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
   for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
+                         std::int64_t{opt_.transposed_out},
                          std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
                          std::int64_t{opt_.in_flight}, std::int64_t{opt_.threads}, std::int64_t{taper_},
                          std::int64_t{chunk_taper_}, std::int64_t{queue_}})

@@ -77,6 +77,23 @@ std::vector<int> realigned_order(int dims, int split_axis) {
   return o;
 }
 
+// Options::transposed_out: the last stage's FFT axes moved next to the innermost axis (kept
+// innermost when that stage does not transform it), the other axes slowest in their order. For a
+// slab-2d1d or pencil's last 1-D stage over x this is (y, x, z): consecutive x are N/2+1 apart
+// instead of (the rank's y share) x (N/2+1), which is what makes that stage as fast as the others
+// (FFTW-MPI's FFTW_MPI_TRANSPOSED_OUT order).
+std::vector<int> transposed_order(int dims, const std::vector<int>& fft_axes) {
+  auto transformed = [&](int a) { return std::find(fft_axes.begin(), fft_axes.end(), a) != fft_axes.end(); };
+  const int inner = dims - 1;
+  std::vector<int> o;
+  for (int a = 0; a < dims; ++a)
+    if (!transformed(a) && a != inner) o.push_back(a);
+  for (int a = 0; a < dims; ++a)
+    if (transformed(a)) o.push_back(a);
+  if (!transformed(inner)) o.push_back(inner);
+  return o;
+}
+
 // r2r kinds are per axis; which combinations a plan can take is decided here, once.
 void check_r2r(const Options& opt, const std::vector<std::int64_t>& shape, const AxesPlan& ax) {
   const int d = static_cast<int>(shape.size());
@@ -283,17 +300,16 @@ void check_sizes(const std::vector<std::int64_t>& shape, const Options& opt) {
 
 // The FFT stages and exchanges of the decomposition for this rank (no user reshapes).
 void add_stages(Path& p, const Recipe& rec, const std::vector<std::vector<std::int64_t>>& at,
-                const std::vector<std::vector<int>>& out_order, const Layout& input,
-                const std::vector<R2R>& kinds, bool r2c, bool reals) {
+                const std::vector<std::vector<int>>& out_order, const std::vector<std::vector<int>>& in_order,
+                const Layout& input, const std::vector<R2R>& kinds, bool r2c, bool reals) {
   const auto& grid = p.grid;
-  const auto nat = natural_order(static_cast<int>(at[0].size()));
   const std::size_t n = rec.dists.size();
   for (std::size_t i = 0; i < n; ++i) {
     Step f{Step::Kind::fft, {}, {}};
     f.fft.axes = rec.axes[i];
     f.fft.r2c = r2c && i == 0;
     f.fft.r2r = kinds;
-    f.fft.in = i == 0 ? input : Layout{box_of(at[i], rec.dists[i], grid, p.coords), nat, {}};
+    f.fft.in = i == 0 ? input : Layout{box_of(at[i], rec.dists[i], grid, p.coords), in_order[i], {}};
     f.fft.out = {box_of(at[i + 1], rec.dists[i], grid, p.coords), out_order[i], {}};
     p.steps.push_back(f);
     if (i + 1 == n) break;
@@ -308,7 +324,7 @@ void add_stages(Path& p, const Recipe& rec, const std::vector<std::vector<std::i
       auto c = p.coords;
       c[gd] = k;
       e.exchange.src.push_back({box_of(at[i + 1], rec.dists[i], grid, c), out_order[i], {}});
-      e.exchange.dst.push_back({box_of(at[i + 1], rec.dists[i + 1], grid, c), nat, {}});
+      e.exchange.dst.push_back({box_of(at[i + 1], rec.dists[i + 1], grid, c), in_order[i + 1], {}});
     }
     p.steps.push_back(e);
   }
@@ -399,6 +415,19 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
         // (a grid dimension of 1 moves nothing: its exchange stays an identity, skipped)
         if (rec.dists[i][g] != rec.dists[i + 1][g] && grid[g] > 1)
           out_order[i] = realigned_order(D, rec.dists[i + 1][g]);
+  // The stages' input orders after each exchange (the first stage reads the plan's input).
+  std::vector<std::vector<int>> in_order(n, natural_order(D));
+  if (opt.transposed_out) {
+    out_order[n - 1] = transposed_order(D, rec.axes[n - 1]);
+    if (n > 1) in_order[n - 1] = out_order[n - 1];
+    // An exchange over a grid dimension of one rank moves nothing: the FFT before it writes the
+    // order the next stage reads, so the two still merge into one FFT (merge_local_stages).
+    for (std::size_t i = n - 1; i-- > 0;) {
+      std::size_t g = 0;
+      while (g < grid.size() && rec.dists[i][g] == rec.dists[i + 1][g]) ++g;
+      if (g < grid.size() && grid[g] == 1) out_order[i] = in_order[i + 1];
+    }
+  }
   // This decomposition's input layout of any rank (padded for in-place r2c).
   auto input_of = [&](const std::vector<int>& c) {
     Layout l{box_of(at[0], rec.dists[0], grid, c), natural_order(D), {}};
@@ -411,7 +440,7 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
   auto output_of = [&](const std::vector<int>& c) {
     return Layout{box_of(at[n], rec.dists[n - 1], grid, c), out_order[n - 1], {}};
   };
-  add_stages(p, rec, at, out_order, input_of(p.coords), kinds, r2c, opt.transform == Transform::r2r);
+  add_stages(p, rec, at, out_order, in_order, input_of(p.coords), kinds, r2c, opt.transform == Transform::r2r);
   merge_local_stages(p, opt.backend == Backend::cuda ? 3 : static_cast<std::size_t>(D));
   add_wide(p, full);
   p.input = p.steps.front().fft.in;

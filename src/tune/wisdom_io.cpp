@@ -149,6 +149,7 @@ WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   k.codec = to_string(opt.codec);
   k.batch = opt.batch;
   k.in_place = opt.in_place;
+  k.transposed_out = opt.transposed_out;
   for (auto r : opt.r2r) k.r2r.push_back(to_string(r));
   k.threads = opt.threads;
   return k;

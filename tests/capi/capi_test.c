@@ -524,6 +524,27 @@ static void statuses(MPI_Comm comm) {
               strstr(dfft_error_message(), "listed twice") != NULL,
           "a repeated axis refused", "statuses");
   }
+  {
+    /* transposed_out: the slab-2d1d spectrum in (y, x, z) order; a version-4 struct ends before
+     * the field, so whatever lies past its end is not read (natural order). */
+    int64_t lo[3], hi[3];
+    int order[3] = {-1, -1, -1};
+    dfft_options_init(&opt);
+    opt.effort = DFFT_ESTIMATE;
+    opt.transposed_out = 1;
+    check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS &&
+              dfft_plan_output_box(p, lo, hi, order, NULL) == DFFT_SUCCESS && order[0] == 1 && order[1] == 0 &&
+              order[2] == 2,
+          "transposed_out gives the (y, x, z) output order", "statuses");
+    dfft_plan_destroy(&p);
+    opt.size = (int64_t)offsetof(dfft_options, transposed_out);
+    opt.version = 4;
+    check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS &&
+              dfft_plan_output_box(p, lo, hi, order, NULL) == DFFT_SUCCESS && order[0] == 0 && order[1] == 1 &&
+              order[2] == 2,
+          "a version-4 options struct (no transposed_out) is read with the natural order", "statuses");
+    dfft_plan_destroy(&p);
+  }
   dfft_options_init(&opt);
   opt.methods[0] = DFFT_NCCL;
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_UNSUPPORTED && p == NULL,

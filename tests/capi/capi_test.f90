@@ -28,7 +28,8 @@ program capi_fortran_test
       c_associated(opt%wisdom_file) .or. opt%norm /= DFFT_NORM_BACKWARD .or. &
       opt%effort /= DFFT_MEASURE .or. opt%fftw_wisdom /= 1 .or. c_associated(opt%fftw_wisdom_dir) .or. &
       opt%version /= DFFT_OPTIONS_VERSION .or. opt%memory_limit_bytes /= 0 .or. opt%threads /= 1 .or. &
-      opt%user_workspace /= 0 .or. any(opt%padding /= 1.0_c_double) .or. opt%n_axes /= 0) then
+      opt%user_workspace /= 0 .or. any(opt%padding /= 1.0_c_double) .or. opt%n_axes /= 0 .or. &
+      opt%transposed_out /= 0) then
     print *, 'rank', rank, 'FAIL: dfft_options defaults seen from Fortran'
     failures = failures + 1
   end if

@@ -2,7 +2,7 @@
 // The main correctness sweep: every decomposition x variant x method x precision x transform,
 // on sizes that do not divide the rank count, on every grid that factors the number of ranks, for
 // the backend under test (support/backend.hpp); on cuda also 128^3, r2c for every method and c2c
-// for the device-direct ones.
+// for the device-direct ones; and the transposed output order (Options::transposed_out).
 #include "support/sweep.hpp"
 
 namespace dfft_test {
@@ -49,6 +49,18 @@ std::vector<Case> sweep(std::vector<Decomposition> decs) {
   return cases;
 }
 
+// Options::transposed_out: every decomposition, grid, variant and single method, both
+// transforms, in double on the first size (the layouts do not depend on the precision).
+std::vector<Case> transposed(std::vector<Decomposition> decs) {
+  std::vector<Case> cases;
+  for (Case c : sweep(decs))
+    if (c.methods.size() == 1 && c.dbl && c.shape == shapes().front()) {
+      c.transposed_out = true;
+      cases.push_back(c);
+    }
+  return cases;
+}
+
 class SlabSweep : public ::testing::TestWithParam<Case> {};
 class PencilSweep : public ::testing::TestWithParam<Case> {};
 
@@ -64,6 +76,11 @@ INSTANTIATE_TEST_SUITE_P(Slab2d1d, SlabSweep, ::testing::ValuesIn(sweep({Decompo
 INSTANTIATE_TEST_SUITE_P(Slab1d2d, SlabSweep, ::testing::ValuesIn(sweep({Decomposition::slab_1d2d})),
                          case_name_of);
 INSTANTIATE_TEST_SUITE_P(Pencil, PencilSweep, ::testing::ValuesIn(sweep({Decomposition::pencil})),
+                         case_name_of);
+INSTANTIATE_TEST_SUITE_P(TransposedOut, SlabSweep,
+                         ::testing::ValuesIn(transposed({Decomposition::slab_2d1d, Decomposition::slab_1d2d})),
+                         case_name_of);
+INSTANTIATE_TEST_SUITE_P(TransposedOut, PencilSweep, ::testing::ValuesIn(transposed({Decomposition::pencil})),
                          case_name_of);
 
 }  // namespace
