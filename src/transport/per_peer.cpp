@@ -6,6 +6,7 @@
 // and from the other nodes go over the exchange's communicator with the node's members masked
 // out (ExchangeSpec::peers): nccl on a GPU where dfft has NCCL and no two ranks share a GPU,
 // else p2p-sync (MPI, host-staged or CUDA-aware as ExchangeSpec::staging says).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -18,7 +19,9 @@ namespace dfft::detail {
 PerPeerParts per_peer_parts(const ExchangeSpec& s) {
   const int n = static_cast<int>(s.src.size()), mine = node_of(s, s.me);
   PerPeerParts p;
-  std::vector<int> per_node(static_cast<std::size_t>(n), 0);  // node labels are below n
+  int labels = 1;
+  for (int k = 0; k < n; ++k) labels = std::max(labels, node_of(s, k) + 1);
+  std::vector<int> per_node(static_cast<std::size_t>(labels), 0);
   for (int k = 0; k < n; ++k) {
     ++per_node[static_cast<std::size_t>(node_of(s, k))];
     if (node_of(s, k) == mine) p.members.push_back(k);
