@@ -20,7 +20,7 @@ const std::vector<std::string> kCpuMethods{"a2a-sync", "a2a-type", "p2p-sync", "
                                            "onesided"};
 const std::vector<std::string> kAllMethods{"a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
                                            "p2p-streams", "nccl", "onesided", "p2p-pipelined", "cuda-ipc",
-                                           "node-ring", "hierarchical"};
+                                           "node-ring", "hierarchical", "per-peer"};
 // The embedded default sweep (no --size): a cube and an odd shape that divides no rank count.
 const std::vector<std::vector<std::string>> kDefaultSizes{{"64", "64", "64"}, {"17", "12", "10"}};
 

@@ -92,10 +92,10 @@ TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Opt
 /// Candidate option sets the tuner tries for this many ranks and dimensions: both slabs, the
 /// pencil on every factorisation P1 x P2 (with d >= 3), both variants, every method per
 /// exchange, chunks 1 and 4 for onesided. A fixed options.grid restricts them to that grid.
-/// The node-aware methods (node-ring, hierarchical) are tried only where `nodes` > 1.
+/// The node-aware methods (node-ring, hierarchical, per-peer) are tried only where `nodes` > 1.
 std::vector<Options> tune_candidates(const Options& base, int ranks, int dims, int nodes = 1);
 /// Methods the candidates use for a backend, in the order of the Method enum (cpu: a2a-sync,
-/// a2a-type, p2p-sync, p2p-type, onesided, p2p-pipelined, node-ring, hierarchical; cuda: all of
+/// a2a-type, p2p-sync, p2p-type, onesided, p2p-pipelined, node-ring, hierarchical, per-peer; cuda: all of
 /// these and p2p-streams, nccl, cuda-ipc). Unbuilt ones are skipped when plans are made.
 std::vector<Method> tune_methods(Backend b);
 

@@ -171,8 +171,11 @@ enum class Backend { cpu, cuda };
 /// hierarchical know the nodes (docs/nodes.md; CPU backend): node_ring orders the point-to-point
 /// messages so that at each step every node sends to one other node; hierarchical gathers the
 /// blocks bound for another node on one leader rank per node and sends one message per node pair.
+/// per_peer picks a transport per link class inside one exchange: the blocks among the ranks of
+/// a node go over cuda-ipc (CUDA backend) or shared-memory MPI point-to-point (CPU), the blocks
+/// to other nodes over nccl or MPI point-to-point.
 enum class Method { a2a_sync, a2a_type, p2p_sync, p2p_type, p2p_streams, nccl, onesided,
-                    p2p_pipelined, cuda_ipc, node_ring, hierarchical };
+                    p2p_pipelined, cuda_ipc, node_ring, hierarchical, per_peer };
 /// What exchanged blocks look like on the wire (compressed communication). Local FFTs always
 /// run in working precision. fp32 only narrows double; fp16/bf16 narrow float or double.
 enum class Codec { none, fp32, fp16, bf16 };

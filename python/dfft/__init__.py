@@ -101,7 +101,7 @@ class Plan:
     shape: global array shape (axis 0 slowest). decomposition: 'slab-2d1d', 'slab-1d2d' or
     'pencil'; variant: 'default' or 'realigned'; methods: one name or one per exchange
     ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', 'onesided', 'p2p-pipelined', 'node-ring',
-    'hierarchical'; on the cuda backend also 'p2p-streams', 'nccl', 'cuda-ipc'); transform: 'r2c' (inverse c2r),
+    'hierarchical', 'per-peer'; on the cuda backend also 'p2p-streams', 'nccl', 'cuda-ipc'); transform: 'r2c' (inverse c2r),
     'c2c' or 'r2r'; precision: 'double' or 'float'; grid: process grid or None (automatic);
     norm: 'backward' (inverse scaled by 1/N), 'ortho' (both by 1/sqrt(N)) or 'forward' (forward
     scaled by 1/N), as numpy.fft's norm (on a DCT/DST axis N is scipy.fft.dctn's logical size:

@@ -120,7 +120,7 @@ def rfftn_error(plan, g):
 
 
 METHODS = ["a2a-sync", "a2a-type", "p2p-sync", "p2p-type", "onesided", "p2p-pipelined",
-           "node-ring", "hierarchical"]
+           "node-ring", "hierarchical", "per-peer"]
 
 
 @pytest.mark.parametrize("method", METHODS)

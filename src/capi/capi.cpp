@@ -149,7 +149,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   if (o->n_methods < 1 || o->n_methods > DFFT_MAX_EXCHANGES)
     bad("n_methods = " + std::to_string(o->n_methods) + " (1 to " + std::to_string(DFFT_MAX_EXCHANGES) + ")");
   r.methods.clear();
-  for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], 11, "methods[i]"));
+  for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], 12, "methods[i]"));
   if (o->grid_dims < 0 || o->grid_dims > DFFT_MAX_DIMS - 1)
     bad("grid_dims = " + std::to_string(o->grid_dims) + " (0 to " + std::to_string(DFFT_MAX_DIMS - 1) + ")");
   r.grid.assign(o->grid, o->grid + o->grid_dims);

@@ -108,7 +108,11 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
   // The messages the method sends (hierarchical: gathers, one aggregate per node pair from a
   // leader, scatters), each on its class's link; what the rank receives is what it sends in
   // the inverse exchange.
-  const Link intra = c.link(m, b.size(), false), inter = c.link(m, b.size(), true);
+  // per-peer sends the flat exchange's messages, each class on its own transport's link.
+  const bool gpu = opt.backend == Backend::cuda;
+  const Method mi = m == Method::per_peer ? per_peer_intra_method(gpu) : m;
+  const Method mx = m == Method::per_peer ? per_peer_inter_method(gpu) : m;
+  const Link intra = c.link(mi, b.size(), false), inter = c.link(mx, b.size(), true);
   ExchangeSpec back = s;
   std::swap(back.src, back.dst);
   st.t.comm = std::max(message_seconds(sent_traffic(m, s), intra, inter),

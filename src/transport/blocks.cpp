@@ -19,6 +19,10 @@ Blocks::Blocks(const ExchangeSpec& s) : spec(s) {
   for (int k = 0; k < n; ++k) {
     send.push_back(intersect(mine_src.box, s.dst[k].box));
     recv.push_back(intersect(s.src[k].box, mine_dst.box));
+    if (!s.peers.empty() && !s.peers[k]) {  // left out: empty boxes at the block's corner
+      send.back().hi = send.back().lo;
+      recv.back().hi = recv.back().lo;
+    }
     send_bytes.push_back(wire_bytes(s.codec, s.elem, send[k].count()));
     recv_bytes.push_back(wire_bytes(s.codec, s.elem, recv[k].count()));
     direct_send.push_back(!coded && is_contiguous(send[k], mine_src));

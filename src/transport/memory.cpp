@@ -5,6 +5,19 @@
 namespace dfft::detail {
 
 Memory transport_memory(Method m, const ExchangeSpec& s, bool on_device) {
+  if (m == Method::per_peer) {
+    // What its two parts hold (src/transport/per_peer.cpp). The inter-node part is counted as
+    // p2p-sync: on a GPU nccl, where it is used instead, holds the same device staging and no
+    // host staging, so this bounds it as the CUDA branch below bounds every method.
+    const PerPeerParts p = per_peer_parts(s);
+    Memory r;
+    const auto add = [&r](const char* part, const Memory& x) {
+      for (const auto& i : x.items) r.add(std::string(part) + i.what, i.host_bytes, i.device_bytes);
+    };
+    if (p.has_intra) add("intra-node ", transport_memory(per_peer_intra_method(on_device), p.intra, on_device));
+    if (p.has_inter) add("inter-node ", transport_memory(Method::p2p_sync, p.inter, on_device));
+    return r;
+  }
   const Blocks b(s);
   const std::int64_t send = b.any_pack ? b.stage_send_bytes : 0, recv = b.any_unpack ? b.stage_recv_bytes : 0;
   const MethodBuffers kind = method_info(m).buffers;

@@ -18,7 +18,7 @@ std::unique_ptr<Transport> device_only(Method m, MPI_Comm c, const ExchangeSpec&
   return make_device_transport(m, c, s, d, t);
 }
 
-const std::array<MethodInfo, 11> kMethods{{
+const std::array<MethodInfo, 12> kMethods{{
     {Method::a2a_sync, true, true, false, true, false, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_a2a_sync(c, s, d); }},
     {Method::a2a_type, true, true, false, false, false, B::in_place,
@@ -45,6 +45,10 @@ const std::array<MethodInfo, 11> kMethods{{
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_node_ring(c, s, d); }},
     {Method::hierarchical, true, true, false, true, true, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_hierarchical(c, s, d); }},
+    // Packs like p2p-sync on the CPU; on a GPU its staging is that of its two parts
+    // (transport_memory adds them up).
+    {Method::per_peer, true, true, false, true, true, B::packed,
+     [](MPI_Comm c, const ExchangeSpec& s, Device& d, T t) { return make_per_peer(c, s, d, t); }},
 }};
 
 // Names of the methods that pass `keep`, comma-separated.

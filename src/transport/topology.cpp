@@ -229,6 +229,8 @@ std::vector<int> node_aware_grid(const std::vector<int>& grid, const Topology& t
 
 NodeTraffic sent_traffic(Method m, const ExchangeSpec& s) {
   if (m == Method::hierarchical) return hierarchical_traffic(s);
+  // Every other method, per-peer included (its two parts together send one message per
+  // non-empty block, as p2p-sync does), sends each block to its receiver.
   NodeTraffic t;
   const int n = static_cast<int>(s.src.size());
   for (int k = 0; k < n; ++k) {

@@ -26,6 +26,11 @@ struct ExchangeSpec {
   std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
   Staging staging = Staging::automatic;  // device transports: host-staged or CUDA-aware MPI
   std::vector<int> node = {};  // node of each member, numbered from 0 (empty: all on one node)
+  /// Members this exchange moves blocks to and from (empty: all). Blocks gives a left-out
+  /// member, the rank itself included, empty boxes, so that per-peer's second transport leaves
+  /// alone the blocks its first one moves; the transports it uses then send and copy nothing
+  /// for them (p2p-sync is given only the peers to visit, nccl skips zero-byte blocks).
+  std::vector<char> peers = {};
 };
 
 class Transport {
@@ -107,6 +112,24 @@ std::unique_ptr<Transport> make_p2p_rounds(MPI_Comm, const ExchangeSpec&, Device
 /// Node-aware transports (docs/nodes.md).
 std::unique_ptr<Transport> make_node_ring(MPI_Comm, const ExchangeSpec&, Device&);
 std::unique_ptr<Transport> make_hierarchical(MPI_Comm, const ExchangeSpec&, Device&);
+std::unique_ptr<Transport> make_per_peer(MPI_Comm, const ExchangeSpec&, Device&, const TransportTuning&);
+/// per-peer's two parts (src/transport/per_peer.cpp): the blocks among the members of this
+/// rank's node, on a communicator of those members (`intra`, re-indexed to them), and the blocks
+/// to and from the other nodes on the exchange's communicator (`inter`, the rest masked out).
+/// With one node only `intra` is used, and it is the whole exchange; with one member per node
+/// only `inter`, the whole exchange too.
+struct PerPeerParts {
+  bool has_intra = false, has_inter = false;
+  ExchangeSpec intra, inter;
+  std::vector<int> members;  // the members of this rank's node, ascending (intra member i)
+};
+PerPeerParts per_peer_parts(const ExchangeSpec& s);
+/// The transport per-peer uses inside a node: cuda-ipc on a GPU, p2p-sync (shared memory MPI)
+/// on the CPU.
+Method per_peer_intra_method(bool on_device);
+/// The transport per-peer uses between nodes where no two ranks share a GPU: nccl on a GPU
+/// where dfft has NCCL, else p2p-sync.
+Method per_peer_inter_method(bool on_device);
 std::unique_ptr<Transport> make_p2p_type(MPI_Comm, const ExchangeSpec&, Device&);
 /// `parent`: the plan's communicator (the sub-communicator's parent), over which windows are made.
 std::unique_ptr<Transport> make_onesided(MPI_Comm comm, MPI_Comm parent, const ExchangeSpec&,

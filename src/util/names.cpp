@@ -30,7 +30,7 @@ constexpr Table<R2R, 9> kR2R{{{R2R::none, "none"},
                               {R2R::dst4, "dst4"}}};
 // Method names live here, not only in the method table (src/transport/methods.cpp), so that the
 // parsers (and the fuzzers, which link this file alone) need no transport code.
-constexpr Table<Method, 11> kMethod{{{Method::a2a_sync, "a2a-sync"},
+constexpr Table<Method, 12> kMethod{{{Method::a2a_sync, "a2a-sync"},
                                     {Method::a2a_type, "a2a-type"},
                                     {Method::p2p_sync, "p2p-sync"},
                                     {Method::p2p_type, "p2p-type"},
@@ -40,7 +40,8 @@ constexpr Table<Method, 11> kMethod{{{Method::a2a_sync, "a2a-sync"},
                                     {Method::p2p_pipelined, "p2p-pipelined"},
                                     {Method::cuda_ipc, "cuda-ipc"},
                                     {Method::node_ring, "node-ring"},
-                                    {Method::hierarchical, "hierarchical"}}};
+                                    {Method::hierarchical, "hierarchical"},
+                                    {Method::per_peer, "per-peer"}}};
 constexpr Table<Codec, 4> kCodec{{{Codec::none, "none"}, {Codec::fp32, "fp32"},
                                   {Codec::fp16, "fp16"}, {Codec::bf16, "bf16"}}};
 constexpr Table<OneSidedSync, 2> kSync{{{OneSidedSync::fence, "fence"}, {OneSidedSync::flush, "flush"}}};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // cuda-ipc transport: every decomposition x variant x transform x precision on odd sizes (alone
-// and mixed with nccl per exchange) against the serial reference; the box API, whose reshapes
+// and mixed with nccl per exchange; per-peer, which runs cuda-ipc inside emulated nodes) against
+// the serial reference; the box API, whose reshapes
 // write user memory (plain cudaMalloc, an offset into it, and cudaMallocAsync pool memory that
 // CUDA IPC cannot export, which takes the fallback receive buffer); and repeated round trips on
 // one plan (event reuse across executes).
@@ -51,6 +52,7 @@ struct IpcCase {
   bool dbl;
   Transform tr;
   Shape shape;
+  std::vector<int> nodes = {};  // emulated node layout (Options::ranks_per_node); empty: detected
 };
 
 std::string ipc_name(const ::testing::TestParamInfo<IpcCase>& i) {
@@ -60,6 +62,8 @@ std::string ipc_name(const ::testing::TestParamInfo<IpcCase>& i) {
   for (auto m : c.methods) s << "_" << to_string(m);
   s << "_" << (c.dbl ? "double" : "float") << "_" << to_string(c.tr) << "_";
   for (std::size_t k = 0; k < c.shape.size(); ++k) s << (k ? "x" : "") << c.shape[k];
+  if (!c.nodes.empty()) s << "_nodes";
+  for (std::size_t k = 0; k < c.nodes.size(); ++k) s << "_" << c.nodes[k];
   std::string n = s.str();
   for (auto& ch : n)
     if (ch == '-') ch = '_';
@@ -80,6 +84,16 @@ std::vector<IpcCase> ipc_cases() {
           for (auto tr : {Transform::r2c, Transform::c2c})
             for (const Shape& sh : {Shape{17, 12, 10}, Shape{15, 14, 9}})
               v.push_back({dec, var, ms, dbl, tr, sh});
+    // per-peer on emulated nodes: one rank per node (every block between nodes, over nccl or,
+    // where ranks share a GPU, MPI), and nodes of two ranks (cuda-ipc inside, the rest between).
+    // cuda-ipc's part needs the ranks of an emulated node on one host, as they are here.
+    std::vector<std::vector<int>> layouts{{1}};
+    if (world_size() >= 2) layouts.push_back({world_size() % 2 == 0 && world_size() >= 4 ? 2 : world_size()});
+    for (const auto& nodes : layouts)
+      for (auto var : {Variant::Default, Variant::Realigned})
+        for (bool dbl : {true, false})
+          for (auto tr : {Transform::r2c, Transform::c2c})
+            v.push_back({dec, var, {Method::per_peer}, dbl, tr, Shape{17, 12, 10}, nodes});
   }
   return v;
 }
@@ -88,6 +102,7 @@ template <class T>
 void run_ipc_case(const IpcCase& c) {
   auto o = ipc_options(c.dec, c.methods, c.tr);
   o.variant = c.var;
+  o.ranks_per_node = c.nodes;
   std::unique_ptr<dfft::Plan<T>> plan;
   const Outcome made =
       run_collective([&] { plan = std::make_unique<dfft::Plan<T>>(MPI_COMM_WORLD, c.shape, o); });

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Nodes (docs/nodes.md): node-ring and hierarchical against the serial reference under emulated
+// Nodes (docs/nodes.md): node-ring, hierarchical and per-peer against the serial reference under emulated
 // node layouts, the intra/inter-node counts every plan reports against counts made here from the
 // boxes, refusals of bad layouts on every rank, and the node-aware pencil grid.
 #include <cstdlib>
@@ -9,7 +9,7 @@
 namespace dfft_test {
 namespace {
 
-const std::vector<Method> kNodeMethods{Method::node_ring, Method::hierarchical};
+const std::vector<Method> kNodeMethods{Method::node_ring, Method::hierarchical, Method::per_peer};
 
 // `upto8` on up to 8 ranks; beyond, an odd array whose every slab axis has a plane per rank
 // (16 ranks at most).

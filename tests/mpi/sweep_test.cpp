@@ -23,8 +23,11 @@ bool device_direct(const std::vector<Method>& ms) {
 }
 
 /// The node-aware methods on emulated nodes of one rank each (every message crosses nodes);
-/// on the cpu backend they have their own suite (nodes_test.cpp).
+/// per-peer on nodes of two ranks where the ranks make several such nodes, so that both its
+/// transports run. On the cpu backend they have their own suite (nodes_test.cpp).
 std::vector<int> nodes_for(const std::vector<Method>& ms) {
+  for (auto m : ms)
+    if (m == Method::per_peer) return {world_size() % 2 == 0 && world_size() >= 4 ? 2 : 1};
   for (auto m : ms)
     if (m == Method::node_ring || m == Method::hierarchical) return {1};
   return {};

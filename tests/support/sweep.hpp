@@ -73,12 +73,16 @@ inline const std::vector<Method> kCudaMethods{Method::a2a_sync,    Method::a2a_t
                                               Method::p2p_sync,    Method::p2p_type,
                                               Method::p2p_streams, Method::nccl,
                                               Method::cuda_ipc,    Method::p2p_pipelined,
-                                              Method::node_ring,   Method::hierarchical};
+                                              Method::node_ring,   Method::hierarchical,
+                                              Method::per_peer};
 
 /// Every method of the backend under test alone, and (pencils) mixed, one per exchange.
 inline std::vector<std::vector<Method>> method_sets(Decomposition dec) {
   std::vector<std::vector<Method>> sets;
   for (auto m : on_cuda() ? kCudaMethods : kCpuMethods) sets.push_back({m});
+  // per-peer runs two transports in one exchange, each on its own communicator: the cpu sweep
+  // runs it too (on nodes of two ranks, sweep_test.cpp), every decomposition and grid.
+  if (!on_cuda()) sets.push_back({Method::per_peer});
   if (dec != Decomposition::pencil) return sets;
   if (on_cuda()) {
     sets.push_back({Method::nccl, Method::p2p_streams});

@@ -193,8 +193,10 @@ dfft::model::Calibration two_class_calibration() {
   return cal;
 }
 
-double exchange_comm(const dfft::model::Calibration& cal, Method m, std::vector<int> ranks_per_node) {
+double exchange_comm(const dfft::model::Calibration& cal, Method m, std::vector<int> ranks_per_node,
+                     dfft::Backend backend = dfft::Backend::cpu) {
   dfft::Options o;
+  o.backend = backend;
   o.transform = dfft::Transform::c2c;
   o.decomposition = Decomposition::slab_2d1d;
   o.methods = {m};
@@ -212,10 +214,21 @@ TEST(Model, EachMessageIsChargedItsLinkClass) {
   EXPECT_NEAR(exchange_comm(cal, Method::p2p_sync, {1}), 3 * across, 1e-12);  // 4 nodes x 1
   EXPECT_NEAR(exchange_comm(cal, Method::p2p_sync, {2}), in + 2 * across, 1e-12);
   EXPECT_NEAR(exchange_comm(cal, Method::node_ring, {2}), in + 2 * across, 1e-12);
+  EXPECT_NEAR(exchange_comm(cal, Method::per_peer, {2}), in + 2 * across, 1e-12);
+  EXPECT_NEAR(exchange_comm(cal, Method::per_peer, {1}), 3 * across, 1e-12);
   // hierarchical on 2 x 2, a leader: its direct block (4096 B) and the scatter of the other
   // node's two blocks to its partner (8192 B) inside the node, one aggregate of the node's four
   // blocks (16384 B) to the other leader; it receives as much.
   EXPECT_NEAR(exchange_comm(cal, Method::hierarchical, {2}), 2e-6 + 12288 / 1e10 + 1e-4 + 16384 / 1e8, 1e-12);
+  // per-peer on a GPU: the block inside the node on cuda-ipc's link, the two across on the link
+  // of its inter-node transport (nccl or p2p-sync, neither calibrated here: the inter class).
+  {
+    auto gpu = cal;
+    gpu.backend = "cuda";
+    gpu.method_links.push_back({Method::cuda_ipc, {4, 1e-7, 1e12}});
+    EXPECT_NEAR(exchange_comm(gpu, Method::per_peer, {2}, dfft::Backend::cuda), 1e-7 + 4096 / 1e12 + 2 * across,
+                1e-12);
+  }
   // No layout given (and DFFT_RANKS_PER_NODE unset in the test): one node.
   if (!std::getenv("DFFT_RANKS_PER_NODE")) {
     EXPECT_NEAR(exchange_comm(cal, Method::p2p_sync, {}), 3 * in, 1e-12);

@@ -6,6 +6,7 @@
 
 #include "dfft/tune.hpp"
 #include "dfft/types.hpp"
+#include "transport/methods.hpp"
 #include "transport/topology.hpp"
 
 namespace {
@@ -67,6 +68,72 @@ TEST(Topology, OneNodeKeepsEverythingInside) {
   EXPECT_EQ(t.intra_node_messages, 12);
 }
 
+// per-peer splits an exchange into the blocks inside the rank's node (on a re-indexed spec of the
+// node's members) and the rest (masked): each block of the flat exchange, the rank's own
+// included, is moved by exactly one part, with the same box.
+TEST(Topology, PerPeerPartsCoverEveryBlockOnce) {
+  using dfft::detail::Blocks;
+  for (const auto& layout : std::vector<std::vector<int>>{{2}, {4, 2}, {1, 2, 3}}) {
+    const auto node = dfft::detail::emulated_nodes(layout, 6);
+    auto s = slab_exchange(6, 13, node);
+    for (int me = 0; me < 6; ++me) {
+      s.me = me;
+      const Blocks flat(s);
+      const auto p = dfft::detail::per_peer_parts(s);
+      ASSERT_TRUE(p.has_intra && p.has_inter);
+      const Blocks in(p.intra), out(p.inter);
+      ASSERT_EQ(in.size(), static_cast<int>(p.members.size()));
+      EXPECT_EQ(p.members[static_cast<std::size_t>(p.intra.me)], me);
+      std::vector<int> moved(6, 0);
+      for (int i = 0; i < in.size(); ++i) {
+        const int k = p.members[static_cast<std::size_t>(i)];
+        EXPECT_EQ(node[k], node[me]);
+        EXPECT_EQ(in.send[i], flat.send[k]);
+        EXPECT_EQ(in.recv[i], flat.recv[k]);
+        ++moved[k];
+      }
+      for (int k = 0; k < 6; ++k) {
+        if (node[k] == node[me]) {  // masked in the inter-node part: nothing sent or received
+          EXPECT_TRUE(out.send[k].empty()) << me << " -> " << k;
+          EXPECT_TRUE(out.recv[k].empty()) << me << " <- " << k;
+          EXPECT_EQ(out.send_bytes[k] + out.recv_bytes[k], 0);
+          continue;
+        }
+        EXPECT_EQ(out.send[k], flat.send[k]);
+        EXPECT_EQ(out.recv[k], flat.recv[k]);
+        EXPECT_FALSE(flat.send[k].empty());
+        ++moved[k];
+      }
+      EXPECT_EQ(moved, std::vector<int>(6, 1));
+      EXPECT_EQ(in.sent_bytes() + out.sent_bytes(), flat.sent_bytes());
+      // Its memory is what the two parts hold, and its messages are the flat exchange's.
+      const auto mem = dfft::detail::transport_memory(Method::per_peer, s, false);
+      const auto a = dfft::detail::transport_memory(Method::p2p_sync, p.intra, false);
+      const auto b = dfft::detail::transport_memory(Method::p2p_sync, p.inter, false);
+      EXPECT_EQ(mem.host_bytes, a.host_bytes + b.host_bytes);
+      EXPECT_GT(mem.host_bytes, 0);
+      EXPECT_EQ(dfft::detail::sent_traffic(Method::per_peer, s), dfft::detail::sent_traffic(Method::p2p_sync, s));
+    }
+  }
+}
+
+TEST(Topology, PerPeerIsOnePartOnOneNodeAndOnOneRankPerNode) {
+  auto s = slab_exchange(4, 9, {});
+  s.me = 1;
+  auto p = dfft::detail::per_peer_parts(s);
+  EXPECT_TRUE(p.has_intra);
+  EXPECT_FALSE(p.has_inter);
+  EXPECT_EQ(p.intra.src.size(), 4U);
+  EXPECT_EQ(p.intra.me, 1);
+  s.node = dfft::detail::emulated_nodes({1}, 4);
+  p = dfft::detail::per_peer_parts(s);
+  EXPECT_FALSE(p.has_intra);
+  EXPECT_TRUE(p.has_inter);
+  EXPECT_TRUE(p.inter.peers.empty());  // every block, the rank's own included
+  EXPECT_EQ(dfft::detail::transport_memory(Method::per_peer, s, false).host_bytes,
+            dfft::detail::transport_memory(Method::p2p_sync, s, false).host_bytes);
+}
+
 TEST(Topology, Layouts) {
   using dfft::detail::emulated_nodes;
   EXPECT_EQ(emulated_nodes({2}, 4), (std::vector<int>{0, 0, 1, 1}));
@@ -122,8 +189,12 @@ TEST(Topology, TunerTriesNodeMethodsOnlyWithSeveralNodes) {
   EXPECT_FALSE(uses(dfft::tune_candidates(base, 4, 3, 1), Method::node_ring));
   EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::hierarchical));
   EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::node_ring));
+  EXPECT_FALSE(uses(dfft::tune_candidates(base, 4, 3, 1), Method::per_peer));
+  EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::per_peer));
   base.backend = dfft::Backend::cuda;  // one schedule for every device
   EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::node_ring));
+  EXPECT_FALSE(uses(dfft::tune_candidates(base, 4, 3, 1), Method::per_peer));
+  EXPECT_TRUE(uses(dfft::tune_candidates(base, 4, 3, 2), Method::per_peer));
 }
 
 }  // namespace
