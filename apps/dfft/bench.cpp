@@ -151,7 +151,8 @@ std::string label(const Config& c, const BenchArgs& a, int ranks) {
   return r.decomposition + " " + r.variant + " " + methods_text(r.methods) + " " + r.precision + " " +
          r.transform + " " + shape_text(r.size) + " grid " + (r.grid.empty() ? "auto" : grid_text(r.grid)) +
          (c.opt.codec == dfft::Codec::none ? "" : " codec " + r.codec) +
-         (c.opt.overlap > 1 ? " overlap " + std::to_string(c.opt.overlap) : "");
+         (c.opt.overlap > 1 ? " overlap " + std::to_string(c.opt.overlap) : "") +
+         (c.opt.transposed_out ? " transposed-out" : "");
 }
 
 struct Sweep {
