@@ -80,7 +80,7 @@ def config_name(rec):
     return " ".join(p for p in parts if p and p != "-")
 
 
-IDENTITY = ("library", "transposed", "decomposition", "variant", "methods", "grid", "codec", "overlap",
+IDENTITY = ("library", "transposed", "transposed_out", "decomposition", "variant", "methods", "grid", "codec", "overlap",
             "staging", "precision", "transform", "size", "ranks", "backend", "effort", "machine")
 
 
