@@ -41,14 +41,19 @@ TEST(Stats, SampleStatistics) {
 
 // bench --validate with a codec: the measured errors of docs/compression.md (pencil, 2
 // exchanges) pass, an error past twice the documented expectation fails, and without a codec
-// the limits stay the precision's.
+// the limits stay the precision's (the Laplacian's grows with the largest wavenumber).
 TEST(Stats, ValidationLimitsFollowTheCodec) {
   using dfft::Codec;
   const std::vector<std::int64_t> shape{64, 64, 64};
   const auto none = dfftapp::validation_limits(true, Codec::none, 2, shape);
   EXPECT_DOUBLE_EQ(none.reference, 1e-10);
-  EXPECT_DOUBLE_EQ(none.laplacian, 1e-10);
+  EXPECT_NEAR(none.laplacian, 1e-10, 1e-11);  // double's rounding times kmax adds little
   EXPECT_DOUBLE_EQ(dfftapp::validation_limits(false, Codec::none, 2, shape).roundtrip, 1e-4);
+  // float's own rounding, amplified by the Laplacian's kmax: 512^3 float measured 1.1e-3 on 4
+  // GPUs (every method alike); a misplaced mode (error ~1) still fails.
+  const auto big = dfftapp::validation_limits(false, Codec::none, 1, {512, 512, 512});
+  EXPECT_GT(big.laplacian, 1.2e-3);
+  EXPECT_LT(big.laplacian, 0.1 + 1e-4);
   for (Codec c : {Codec::fp32, Codec::fp16, Codec::bf16}) {
     const double expected = 2 * dfft::unit_roundoff(c) * std::sqrt(2 / 3.0);  // docs/compression.md
     const auto l = dfftapp::validation_limits(true, c, 2, shape);
