@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "plan/geometry.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
@@ -23,10 +24,7 @@ std::string axes_text(const std::vector<int>& axes) {
 }
 
 bool row_major(const Layout& l) {
-  if (!l.padded.empty()) return false;
-  for (std::size_t i = 0; i < l.order.size(); ++i)
-    if (l.order[i] != static_cast<int>(i)) return false;
-  return true;
+  return l.padded.empty() && l.order == natural_order(l.box.dims());
 }
 
 // Output bytes of one group of lines of the grouped c2r: well inside a core's L2 cache, so the
@@ -67,7 +65,8 @@ class Chosen final : public KeepInputC2r {
     lines_ = std::min(lines_, total);
     groups_ = total / lines_;
     second_ = dev_.make_fft(lines_desc(lines_), b, a);
-    if (const std::int64_t rest = total - groups_ * lines_; rest > 0) tail_ = dev_.make_fft(lines_desc(rest), b, a);
+    rest_ = total - groups_ * lines_;
+    if (rest_ > 0) tail_ = dev_.make_fft(lines_desc(rest_), b, a);
   }
 
   bool execute(const void* in, void* scratch, void* out, double factor) override {
@@ -90,9 +89,8 @@ class Chosen final : public KeepInputC2r {
       if (factor != 1) dev_.scale(o + g * out_step, lines_ * n_, factor, d_.is_double);
     }
     if (tail_) {
-      const std::int64_t rest = d_.in.box.count() / m_ - groups_ * lines_;
       tail_->execute(s + groups_ * in_step, o + groups_ * out_step);
-      if (factor != 1) dev_.scale(o + groups_ * out_step, rest * n_, factor, d_.is_double);
+      if (factor != 1) dev_.scale(o + groups_ * out_step, rest_ * n_, factor, d_.is_double);
     }
     return true;
   }
@@ -133,7 +131,7 @@ class Chosen final : public KeepInputC2r {
   LocalFft& whole_;
   int split_ = 0;
   bool grouped_ = false;
-  std::int64_t n_ = 0, m_ = 0, lines_ = 0, groups_ = 0;
+  std::int64_t n_ = 0, m_ = 0, lines_ = 0, groups_ = 0, rest_ = 0;  // rest_: lines of the tail group
   std::unique_ptr<LocalFft> first_, second_, tail_;
 };
 
