@@ -10,11 +10,18 @@
 // distribution of dfft's slab-2d1d. --threads T gives each rank T FFTW threads (hybrid MPI +
 // threads, FFTW manual "Combining MPI and Threads": MPI_Init_thread with MPI_THREAD_FUNNELED,
 // fftw_init_threads before fftw_mpi_init, fftw_plan_with_nthreads before planning).
+//
+// FFTW-MPI reports only its whole time. --stages also times, with --transposed, the forward
+// built from FFTW's own pieces, each after a barrier: the local 2-D r2c over y and z
+// (fftw_plan_many_dft_r2c), FFTW's distributed transpose (fftw_mpi_plan_many_transpose, x-split
+// to y-split, output y,x,z) and the 1-D FFT along x (fftw_plan_guru64_dft). Their sum beside the
+// whole transform says how FFTW-MPI's time splits, to set beside the stage times of `dfft bench`.
 #include <fftw3-mpi.h>
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -40,6 +47,7 @@ struct Args {
   int reps = 10;
   int warmup = 2;
   bool transposed = false;
+  bool stages = false;
   int threads = 1;
   std::string json;
 };
@@ -127,6 +135,66 @@ class FftwMpi {
   double plan_seconds_ = 0;
 };
 
+// The forward transform with transposed output, as three separately timed FFTW plans.
+class FftwStages {
+ public:
+  FftwStages(const Args& a, MPI_Comm comm) : n_(a.size) {
+    const std::ptrdiff_t nzc = n_[2] / 2 + 1;
+    // The transpose moves n0 x n1 elements of 2*nzc doubles; its local sizes decide everything.
+    const std::ptrdiff_t alloc = fftw_mpi_local_size_many_transposed(
+        2, std::array<std::ptrdiff_t, 2>{n_[0], n_[1]}.data(), 2 * nzc, FFTW_MPI_DEFAULT_BLOCK,
+        FFTW_MPI_DEFAULT_BLOCK, comm, &n0_local_, &n0_start_, &n1_local_, &n1_start_);
+    if (alloc < 0) throw std::runtime_error("fftw_mpi_local_size_many_transposed failed");
+    const auto doubles = static_cast<std::size_t>(std::max<std::ptrdiff_t>(alloc, 2));
+    real_ = fftw_alloc_real(doubles);
+    spec_ = fftw_alloc_real(doubles);
+    work_ = fftw_alloc_real(doubles);
+    if (!real_ || !spec_ || !work_) throw std::runtime_error("fftw_alloc failed");
+    for (std::size_t i = 0; i < doubles; ++i) real_[i] = std::sin(1e-3 * static_cast<double>(i));
+    const unsigned effort = a.effort == "measure" ? FFTW_MEASURE : FFTW_ESTIMATE;
+    // Local 2-D r2c over (y, z) of each x plane; real rows padded to 2*nzc like FFTW-MPI's.
+    const int yz[2] = {static_cast<int>(n_[1]), static_cast<int>(n_[2])};
+    const int rpad[2] = {static_cast<int>(n_[1]), static_cast<int>(2 * nzc)};
+    const int cpad[2] = {static_cast<int>(n_[1]), static_cast<int>(nzc)};
+    if (n0_local_ > 0)
+      r2c_ = fftw_plan_many_dft_r2c(2, yz, static_cast<int>(n0_local_), real_, rpad, 1,
+                                    static_cast<int>(n_[1] * 2 * nzc),
+                                    reinterpret_cast<fftw_complex*>(spec_), cpad, 1,
+                                    static_cast<int>(n_[1] * nzc), effort);
+    // (x_local, y, z) -> (y_local, x, z); the intermediate array may be overwritten, as FFTW-MPI's
+    // own plans may overwrite their scratch.
+    transpose_ = fftw_mpi_plan_many_transpose(n_[0], n_[1], 2 * nzc, FFTW_MPI_DEFAULT_BLOCK,
+                                              FFTW_MPI_DEFAULT_BLOCK, spec_, work_, comm,
+                                              effort | FFTW_DESTROY_INPUT);
+    // 1-D along x in (y_local, x, z): x at a distance of nzc, in place.
+    const fftw_iodim64 dim{n_[0], nzc, nzc};
+    const fftw_iodim64 loops[2] = {{n1_local_, n_[0] * nzc, n_[0] * nzc}, {nzc, 1, 1}};
+    auto* w = reinterpret_cast<fftw_complex*>(work_);
+    if (n1_local_ > 0) x_ = fftw_plan_guru64_dft(1, &dim, 2, loops, w, w, FFTW_FORWARD, effort);
+    if ((n0_local_ > 0 && !r2c_) || !transpose_ || (n1_local_ > 0 && !x_))
+      throw std::runtime_error("FFTW could not plan a stage of the split forward transform");
+  }
+  ~FftwStages() {
+    for (fftw_plan p : {r2c_, transpose_, x_})
+      if (p) fftw_destroy_plan(p);
+    fftw_free(real_);
+    fftw_free(spec_);
+    fftw_free(work_);
+  }
+  FftwStages(const FftwStages&) = delete;
+  FftwStages& operator=(const FftwStages&) = delete;
+
+  void r2c() { if (r2c_) fftw_execute(r2c_); }
+  void transpose() { fftw_execute(transpose_); }
+  void along_x() { if (x_) fftw_execute(x_); }
+
+ private:
+  std::vector<std::ptrdiff_t> n_;
+  std::ptrdiff_t n0_local_ = 0, n0_start_ = 0, n1_local_ = 0, n1_start_ = 0;
+  double *real_ = nullptr, *spec_ = nullptr, *work_ = nullptr;
+  fftw_plan r2c_ = nullptr, transpose_ = nullptr, x_ = nullptr;
+};
+
 template <class F>
 double timed_max(MPI_Comm comm, F&& run) {
   BENCH_MPI(MPI_Barrier(comm));
@@ -140,7 +208,24 @@ double timed_max(MPI_Comm comm, F&& run) {
 struct Result {
   Stats fwd, inv;
   double error = 0, plan_ms = 0;
+  // Forward split into FFTW's pieces (--stages): r2c over (y, z), transpose, FFT along x.
+  std::vector<Stats> stages;
 };
+
+std::vector<Stats> run_stages(const Args& a, MPI_Comm comm) {
+  FftwStages f(a, comm);
+  std::vector<double> t[3];
+  for (int r = -a.warmup; r < a.reps; ++r) {
+    const double s0 = timed_max(comm, [&] { f.r2c(); });
+    const double s1 = timed_max(comm, [&] { f.transpose(); });
+    const double s2 = timed_max(comm, [&] { f.along_x(); });
+    if (r < 0) continue;
+    t[0].push_back(s0);
+    t[1].push_back(s1);
+    t[2].push_back(s2);
+  }
+  return {stats_of(t[0]), stats_of(t[1]), stats_of(t[2])};
+}
 
 Result run(const Args& a, MPI_Comm comm) {
   FftwMpi f(a, comm);
@@ -164,8 +249,10 @@ Result run(const Args& a, MPI_Comm comm) {
   BENCH_MPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, comm));
   double plan_max = 0, plan = f.plan_seconds();
   BENCH_MPI(MPI_Allreduce(&plan, &plan_max, 1, MPI_DOUBLE, MPI_MAX, comm));
-  return {stats_of(tf), stats_of(ti), std::sqrt(glob[0] / std::max(glob[1], 1e-300)),
-          plan_max * 1e3};
+  Result res{stats_of(tf), stats_of(ti), std::sqrt(glob[0] / std::max(glob[1], 1e-300)),
+             plan_max * 1e3, {}};
+  if (a.stages) res.stages = run_stages(a, comm);
+  return res;
 }
 
 double gflops(const Args& a, double ms) {
@@ -174,7 +261,7 @@ double gflops(const Args& a, double ms) {
 }
 
 nlohmann::json record(const Args& a, int ranks, const char* dir, const Stats& s, const Result& r) {
-  return {{"library", "fftw-mpi"},
+  nlohmann::json j = {{"library", "fftw-mpi"},
           {"decomposition", "slab"},
           {"transposed", a.transposed},
           {"precision", "double"},
@@ -190,6 +277,13 @@ nlohmann::json record(const Args& a, int ranks, const char* dir, const Stats& s,
           {"gflops", gflops(a, s.median)},
           {"plan_ms", r.plan_ms},
           {"error", r.error}};
+  // Same shape as dfft bench's stages_ms: per stage, the medians of fft, pack, comm, unpack.
+  if (!r.stages.empty() && std::string(dir) == "forward")
+    j["stages_ms"] = nlohmann::json::array(
+        {{{"name", "fft(1,2)"}, {"fft", r.stages[0].median}, {"pack", 0}, {"comm", 0}, {"unpack", 0}},
+         {{"name", "transpose"}, {"fft", 0}, {"pack", 0}, {"comm", r.stages[1].median}, {"unpack", 0}},
+         {{"name", "fft(0)"}, {"fft", r.stages[2].median}, {"pack", 0}, {"comm", 0}, {"unpack", 0}}});
+  return j;
 }
 
 void report(const Args& a, int ranks, const Result& r) {
@@ -204,6 +298,16 @@ void report(const Args& a, int ranks, const Result& r) {
   std::printf("%-9s %10.3f %10.3f %10.3f %9.2f\n", "inverse", r.inv.min, r.inv.median, r.inv.max,
               gflops(a, r.inv.median));
   std::printf("round-trip relative L2 error %.3e\n", r.error);
+  if (!r.stages.empty()) {
+    const char* names[3] = {"r2c over y,z", "transpose", "fft along x"};
+    double sum = 0;
+    std::printf("forward from FFTW's pieces (each after a barrier):\n");
+    for (int k = 0; k < 3; ++k) {
+      std::printf("  %-14s %10.3f ms median\n", names[k], r.stages[k].median);
+      sum += r.stages[k].median;
+    }
+    std::printf("  %-14s %10.3f ms (whole forward %.3f ms)\n", "sum", sum, r.fwd.median);
+  }
   if (a.json.empty()) return;
   std::ofstream out(a.json);
   out << record(a, ranks, "forward", r.fwd, r).dump() << '\n'
@@ -220,6 +324,8 @@ int parse(int argc, char** argv, int rank, Args& a) {
   app.add_option("--reps", a.reps, "timed repetitions")->check(CLI::PositiveNumber);
   app.add_option("--warmup", a.warmup, "untimed repetitions first")->check(CLI::NonNegativeNumber);
   app.add_flag("--transposed", a.transposed, "FFTW_MPI_TRANSPOSED_OUT/_IN (output split in y)");
+  app.add_flag("--stages", a.stages,
+               "also time the transposed forward as FFTW's three pieces (needs --transposed)");
   app.add_option("--json", a.json, "write one JSON line per direction to FILE");
   app.add_option("--threads", a.threads, "FFTW threads per rank")->check(CLI::PositiveNumber);
   try {
@@ -227,6 +333,10 @@ int parse(int argc, char** argv, int rank, Args& a) {
   } catch (const CLI::ParseError& e) {
     if (rank == 0) return app.exit(e);
     return e.get_exit_code();
+  }
+  if (a.stages && !a.transposed) {
+    if (rank == 0) std::fprintf(stderr, "--stages: times the transposed-output forward; add --transposed\n");
+    return 1;
   }
   for (auto s : a.size)
     if (s < 1) {

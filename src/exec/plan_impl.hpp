@@ -57,6 +57,9 @@ class PlanImpl {
  private:
   struct StepExec {
     std::unique_ptr<detail::LocalFft> fwd_fft, inv_fft;
+    /// The same FFTs planned in place, for a direction whose last step this is: the exchange
+    /// before it writes the caller's output array and the FFT transforms it there.
+    std::unique_ptr<detail::LocalFft> fwd_fft_in_place, inv_fft_in_place;
     /// The inverse FFT when it reads the caller's const array (src/exec/keep_input_c2r.hpp).
     std::unique_ptr<detail::KeepInputC2r> inv_keep;
     std::unique_ptr<detail::Transport> fwd_x, inv_x;
@@ -98,6 +101,7 @@ class PlanImpl {
   std::unique_ptr<detail::LocalFft> make_fft(const detail::Step& st, bool inverse) const;
   /// The inverse's first FFT when it is a c2r on the caller's array: how it keeps that array.
   void plan_keep_input();
+  void plan_last_in_place();
   detail::ExchangeSpec exchange_spec(const detail::Step& st, bool inverse) const;
   MPI_Comm exchange_comm(const detail::Step& st) const;
   std::unique_ptr<detail::Transport> make_x(const detail::Step& st, Method m,

@@ -87,6 +87,12 @@ void PlanImpl::build_direction(bool inverse) {
       ++j;
     }
   }
+  // The exchange before a last FFT that has an in-place plan writes the output array directly.
+  if (n >= 3 && d.group_at[n - 1] < 0 && d.group_at[n - 2] < 0 && !d.sched[n - 2].fft &&
+      !d.sched[n - 2].identity && d.sched[n - 1].fft) {
+    const StepExec& e = exec_[d.sched[n - 1].path_index];
+    if (inverse ? e.inv_fft_in_place : e.fwd_fft_in_place) d.out_buf[n - 2] = 1;
+  }
   if (std::find(d.out_buf.begin(), d.out_buf.end(), 4) != d.out_buf.end() && !c_.get())
     c_ = Buffer(*dev_, work_bytes_);
 }
