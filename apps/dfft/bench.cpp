@@ -370,7 +370,7 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
   std::vector<Config> configs;
   if (!configurations(a, comm, s.rank, configs)) return exit_input;
   std::size_t dropped = 0;
-  if (s.ranks == 1 && a.cases.empty() && a.tune == "none") dropped = keep_one_per_problem(configs);
+  if (s.ranks == 1 && a.tune == "none") dropped = keep_one_per_problem(configs);
   if (dropped > 0 && s.rank == 0)
     std::fprintf(stderr, "dfft bench: on 1 rank every decomposition, variant, grid, method and codec is the "
                  "same local transform: running one configuration per size, precision and transform "

@@ -60,8 +60,16 @@ std::size_t keep_one_per_problem(std::vector<Config>& configs) {
   std::vector<Config> kept;
   for (auto& c : configs) {
     const bool seen = std::any_of(kept.begin(), kept.end(), [&](const Config& k) {
-      return k.shape == c.shape && k.is_double == c.is_double && k.opt.transform == c.opt.transform &&
-             k.inverse_first == c.inverse_first && k.opt.overlap == c.opt.overlap;
+      // What a cases file may vary per test beyond the distribution keeps configurations apart.
+      const auto& a = k.opt;
+      const auto& b = c.opt;
+      return k.shape == c.shape && k.is_double == c.is_double && a.transform == b.transform &&
+             k.inverse_first == c.inverse_first && a.overlap == b.overlap &&
+             a.transposed_out == b.transposed_out && a.norm == b.norm && a.effort == b.effort &&
+             a.backend == b.backend && a.batch == b.batch && a.axes == b.axes && a.padding == b.padding &&
+             a.r2r == b.r2r && a.threads == b.threads && a.in_place == b.in_place &&
+             k.warmup == c.warmup && k.reps == c.reps && k.validate == c.validate &&
+             k.reference == c.reference && k.ranks == c.ranks;
     });
     if (!seen) kept.push_back(std::move(c));
   }
