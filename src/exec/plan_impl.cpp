@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -226,7 +227,7 @@ void PlanImpl::build_steps() {
       // Known only once the FFT library has planned: not part of the check above.
       memory_.add(names_[k] + " FFT work areas", 0, exec_[k].fwd_fft->work_bytes() + exec_[k].inv_fft->work_bytes());
     }
-  plan_last_in_place();
+  plan_in_place_ends();
   tuning_ = Tuning{opt_.overlap, opt_.chunks, opt_.in_flight};
   build_transports();
   build_direction(false);
@@ -246,27 +247,69 @@ void PlanImpl::build_steps() {
   }
 }
 
-void PlanImpl::plan_last_in_place() {
-  // A direction that ends with exchange -> c2c FFT lets the exchange write the output array
-  // and the FFT transform it in place, instead of writing a work buffer that the FFT then reads:
-  // one array less in play. With every core of a node busy, the FFT stages run at the speed of
-  // memory, and an out-of-place strided last stage took 1.6x the time of FFTW-MPI's in-place
-  // one (docs/results/cpu-fftw.md). The first step never qualifies: it reads the caller's array.
-  // GPUs keep the out-of-place stage: the in-place one is measured on host memory only.
+namespace {
+
+// Seconds of the first step of a direction from `a` into `b`: out of place, or (copy) a copy
+// into b and the in-place FFT there; the best of two after a warm-up.
+double time_first_step(Device& dev, LocalFft& f, bool copy, const Layout& l, std::size_t elem, void* a, void* b) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep < 3; ++rep) {
+    dev.zero(a, static_cast<std::size_t>(l.alloc_count()) * elem);  // planners leave anything there
+    dev.synchronize();
+    const double t0 = MPI_Wtime();
+    if (copy) {
+      dev.copy_box(a, l, b, l, l.box, elem);
+      f.execute(b, b);
+    } else {
+      f.execute(a, b);
+    }
+    dev.synchronize();
+    if (rep > 0) best = std::min(best, MPI_Wtime() - t0);
+  }
+  return best;
+}
+
+}  // namespace
+
+int& detail::first_step_copy_choice() {
+  static int choice = -1;
+  return choice;
+}
+
+void PlanImpl::plan_in_place_ends() {
+  // FFTW runs a strided c2c stage in place much faster than out of place: with every core of a
+  // node busy, the x-FFT of a slab took 1.6-1.8x as long out of place (docs/results/cpu-fftw.md).
+  // So a direction that ends with exchange -> c2c FFT lets the exchange write the output array
+  // and the FFT transform it there. A direction that starts with a c2c FFT reads the caller's
+  // array, which it must not change: there a copy into the work buffer and the in-place FFT are
+  // timed against the out-of-place FFT (Effort::measure), and the faster is kept.
+  // GPUs keep out-of-place stages: in place is measured on host memory only.
   const std::size_t n = path_.steps.size();
   if (n < 3 || dev_->on_device()) return;
-  for (bool inverse : {false, true}) {
-    const std::size_t k = inverse ? 0 : n - 1, before = inverse ? 1 : n - 2;
-    const Step& st = path_.steps[k];
-    if (st.kind != Step::Kind::fft || path_.steps[before].kind != Step::Kind::exchange) continue;
-    const FftDesc d = fft_desc(st, inverse);
-    const bool c2c = d.kind == FftDesc::Kind::forward || d.kind == FftDesc::Kind::backward;
-    if (!c2c || d.real || !d.r2r.empty() || st.fft.wide.box.dims() > 0) continue;
-    if (!(d.in.box == d.out.box) || d.in.order != d.out.order || d.in.strides() != d.out.strides()) continue;
-    auto f = dev_->make_fft(d, a_.get(), a_.get());
-    memory_.add(names_[k] + " in-place FFT work area", 0, f->work_bytes());
-    (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place) = std::move(f);
-  }
+  const std::size_t elem = is_double_ ? 16 : 8;
+  for (bool inverse : {false, true})
+    for (bool first : {false, true}) {
+      const std::size_t k = inverse == first ? n - 1 : 0, beside = k == 0 ? 1 : n - 2;
+      const Step& st = path_.steps[k];
+      if (st.kind != Step::Kind::fft || path_.steps[beside].kind != Step::Kind::exchange) continue;
+      const FftDesc d = fft_desc(st, inverse);
+      const bool c2c = d.kind == FftDesc::Kind::forward || d.kind == FftDesc::Kind::backward;
+      if (!c2c || d.real || !d.r2r.empty() || st.fft.wide.box.dims() > 0) continue;
+      if (!(d.in.box == d.out.box) || d.in.order != d.out.order || d.in.strides() != d.out.strides()) continue;
+      auto f = dev_->make_fft(d, a_.get(), a_.get());
+      if (first) {
+        const int forced = first_step_copy_choice();
+        if (forced == 0 || (forced < 0 && (d.effort != Effort::measure || d.in.box.empty()))) continue;
+        if (forced < 0) {
+          LocalFft& out_of_place = *(inverse ? exec_[k].inv_fft : exec_[k].fwd_fft);
+          const double copied = time_first_step(*dev_, *f, true, d.in, elem, a_.get(), b_.get());
+          if (copied >= time_first_step(*dev_, out_of_place, false, d.in, elem, a_.get(), b_.get())) continue;
+        }
+        (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) = true;
+      }
+      memory_.add(names_[k] + " in-place FFT work area", 0, f->work_bytes());
+      (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place) = std::move(f);
+    }
 }
 
 void PlanImpl::plan_keep_input() {
@@ -471,6 +514,10 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
           dev_->copy_box(cur, l, scratch, l, l.box, is_double_ ? 16 : 8);
           exec_[k].inv_fft->execute(scratch, next);
         }
+      } else if (cur == in && (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first)) {
+        const Layout& l = d.sched[j].in;
+        dev_->copy_box(cur, l, next, l, l.box, is_double_ ? 16 : 8);
+        (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place)->execute(next, next);
       } else {
         LocalFft* f = (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft).get();
         LocalFft* in_place = (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place).get();
@@ -546,6 +593,10 @@ std::string PlanImpl::describe() const {
     const std::size_t n = d.sched.size();
     if (n >= 3 && d.out_buf[n - 2] == 1)
       s << (inverse ? "inverse" : "forward") << ": the last exchange writes the output array, the last FFT runs in place there\n";
+    if (n == 0) continue;
+    const StepExec& first = exec_[d.sched.front().path_index];
+    if (inverse ? first.inv_copy_first : first.fwd_copy_first)
+      s << (inverse ? "inverse" : "forward") << ": the first FFT copies the input into the workspace and runs in place there\n";
   }
   return s.str();
 }

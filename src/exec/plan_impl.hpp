@@ -18,6 +18,13 @@
 
 namespace dfft {
 
+namespace detail {
+/// How the first step of a direction that reads the caller's array is run where it may copy
+/// the array and transform in place (PlanImpl::plan_in_place_ends): -1 timed (Effort::measure),
+/// 0 out of place, 1 copied. Plans read it when they are made; tests set it to reach both.
+int& first_step_copy_choice();
+}  // namespace detail
+
 class PlanImpl {
  public:
   /// user_in/user_out: this rank's layouts from the box API (both or neither).
@@ -57,9 +64,12 @@ class PlanImpl {
  private:
   struct StepExec {
     std::unique_ptr<detail::LocalFft> fwd_fft, inv_fft;
-    /// The same FFTs planned in place, for a direction whose last step this is: the exchange
-    /// before it writes the caller's output array and the FFT transforms it there.
+    /// The same FFTs planned in place, for a direction whose last step this is (the exchange
+    /// before it writes the caller's output array and the FFT transforms it there) or whose
+    /// first step this is, where copying the caller's array and transforming in place was timed
+    /// faster than the out-of-place FFT (copy_first).
     std::unique_ptr<detail::LocalFft> fwd_fft_in_place, inv_fft_in_place;
+    bool fwd_copy_first = false, inv_copy_first = false;
     /// The inverse FFT when it reads the caller's const array (src/exec/keep_input_c2r.hpp).
     std::unique_ptr<detail::KeepInputC2r> inv_keep;
     std::unique_ptr<detail::Transport> fwd_x, inv_x;
@@ -101,7 +111,7 @@ class PlanImpl {
   std::unique_ptr<detail::LocalFft> make_fft(const detail::Step& st, bool inverse) const;
   /// The inverse's first FFT when it is a c2r on the caller's array: how it keeps that array.
   void plan_keep_input();
-  void plan_last_in_place();
+  void plan_in_place_ends();
   detail::ExchangeSpec exchange_spec(const detail::Step& st, bool inverse) const;
   MPI_Comm exchange_comm(const detail::Step& st) const;
   std::unique_ptr<detail::Transport> make_x(const detail::Step& st, Method m,

@@ -2,7 +2,8 @@
 // The main correctness sweep: every decomposition x variant x method x precision x transform,
 // on sizes that do not divide the rank count, on every grid that factors the number of ranks, for
 // the backend under test (support/backend.hpp); on cuda also 128^3, r2c for every method and c2c
-// for the device-direct ones; and the transposed output order (Options::transposed_out).
+// for the device-direct ones; the transposed output order (Options::transposed_out); and the
+// first FFT of a direction copied into the workspace and run in place, or run out of place.
 #include "support/sweep.hpp"
 
 namespace dfft_test {
@@ -64,6 +65,20 @@ std::vector<Case> transposed(std::vector<Decomposition> decs) {
   return cases;
 }
 
+// The first FFT of a direction that reads the caller's array, copied into the workspace and run
+// in place (what timing picks on large arrays) and out of place, both forced: every
+// decomposition, grid and single method, both transforms, default variant, double, first size.
+std::vector<Case> copy_first(std::vector<Decomposition> decs) {
+  std::vector<Case> cases;
+  for (Case c : sweep(decs))
+    if (c.methods.size() == 1 && c.dbl && c.shape == shapes().front() && c.var == Variant::Default)
+      for (int k : {0, 1}) {
+        c.copy_first = k;
+        cases.push_back(c);
+      }
+  return cases;
+}
+
 class SlabSweep : public ::testing::TestWithParam<Case> {};
 class PencilSweep : public ::testing::TestWithParam<Case> {};
 
@@ -84,6 +99,11 @@ INSTANTIATE_TEST_SUITE_P(TransposedOut, SlabSweep,
                          ::testing::ValuesIn(transposed({Decomposition::slab_2d1d, Decomposition::slab_1d2d})),
                          case_name_of);
 INSTANTIATE_TEST_SUITE_P(TransposedOut, PencilSweep, ::testing::ValuesIn(transposed({Decomposition::pencil})),
+                         case_name_of);
+INSTANTIATE_TEST_SUITE_P(CopyFirst, SlabSweep,
+                         ::testing::ValuesIn(copy_first({Decomposition::slab_2d1d, Decomposition::slab_1d2d})),
+                         case_name_of);
+INSTANTIATE_TEST_SUITE_P(CopyFirst, PencilSweep, ::testing::ValuesIn(copy_first({Decomposition::pencil})),
                          case_name_of);
 
 }  // namespace

@@ -5,9 +5,12 @@
 // test (support/backend.hpp).
 #pragma once
 
+#include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include "dfft/validate.hpp"
+#include "exec/plan_impl.hpp"
 #include "support/backend.hpp"
 #include "support/test_util.hpp"
 
@@ -28,6 +31,9 @@ struct Case {
   Shape shape;
   std::vector<int> nodes = {};  // Options::ranks_per_node (emulated nodes); empty: detected
   bool transposed_out = false;  // Options::transposed_out
+  /// First FFT of a direction on the caller's array: -1 as planned, 0 out of place, 1 copied
+  /// into the workspace and transformed in place (detail::first_step_copy_choice).
+  int copy_first = -1;
 };
 
 inline std::string case_name(const Case& c) {
@@ -46,6 +52,7 @@ inline std::string case_name(const Case& c) {
   if (!c.nodes.empty()) s << "_nodes";
   for (std::size_t i = 0; i < c.nodes.size(); ++i) s << (i ? "_" : "") << c.nodes[i];
   if (c.transposed_out) s << "_transposed_out";
+  if (c.copy_first >= 0) s << "_copy_first" << c.copy_first;
   return s.str();
 }
 
@@ -145,8 +152,43 @@ inline dfft::Options options_of(const Case& c) {
   return o;
 }
 
+/// Sets how plans made in its lifetime run a direction's first FFT (Case::copy_first).
+class FirstStepChoice {
+ public:
+  explicit FirstStepChoice(int c) : saved_(dfft::detail::first_step_copy_choice()) {
+    dfft::detail::first_step_copy_choice() = c;
+  }
+  ~FirstStepChoice() { dfft::detail::first_step_copy_choice() = saved_; }
+  FirstStepChoice(const FirstStepChoice&) = delete;
+  FirstStepChoice& operator=(const FirstStepChoice&) = delete;
+
+ private:
+  int saved_;
+};
+
+/// The inverse leaves its input as it was (the copied first step transforms a copy).
+template <class T>
+void expect_input_kept(dfft::Plan<T>& plan, const Case& c) {
+  using C = std::complex<T>;
+  std::vector<C> spec_h(static_cast<std::size_t>(plan.output_count()));
+  for (std::size_t i = 0; i < spec_h.size(); ++i)
+    spec_h[i] = C(static_cast<T>(std::sin(0.37 * static_cast<double>(i))), static_cast<T>(0.5));
+  DevArray<C> spec(spec_h);
+  if (c.tr == Transform::r2c) {
+    DevArray<T> real(static_cast<std::size_t>(plan.input_count()));
+    plan.inverse(spec.get(), real.get());
+  } else {
+    DevArray<C> back(static_cast<std::size_t>(plan.input_count()));
+    plan.inverse(spec.get(), back.get());
+  }
+  const auto after = spec.host();
+  EXPECT_TRUE(all_ranks(std::memcmp(after.data(), spec_h.data(), spec_h.size() * sizeof(C)) == 0))
+      << "the inverse changed its input\n" << plan.describe();
+}
+
 template <class T>
 void run_typed_case(const Case& c) {
+  const FirstStepChoice choice(c.copy_first);
   // NCCL refuses (on every rank) ranks that share a GPU: the transform cannot be tested then.
   const auto made = make_plan<T>(c.shape, options_of(c));
   if (!made) return;
@@ -156,6 +198,16 @@ void run_typed_case(const Case& c) {
     EXPECT_GE(plan.device(), 0);
   }
   expect_thesis_distribution(c, plan.input_layout(), plan.output_layout());
+  if (c.copy_first == 1 && !on_cuda()) {
+    // Forced: a direction whose first step is a c2c FFT on the caller's array, followed by an
+    // exchange, copies it; the inverse of slab-2d1d and pencil starts so on more than one rank.
+    const std::string path = plan.describe();
+    const bool copies = path.find("inverse: the first FFT copies the input") != std::string::npos;
+    if (c.dec != Decomposition::slab_1d2d) {
+      EXPECT_TRUE(all_ranks(copies == (world_size() > 1))) << path;
+    }
+  }
+  if (c.copy_first >= 0) expect_input_kept(plan, c);
 
   const double ref = max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD));
   const double rt = max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD));
