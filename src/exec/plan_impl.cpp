@@ -296,10 +296,10 @@ void PlanImpl::plan_in_place_ends() {
       const bool c2c = d.kind == FftDesc::Kind::forward || d.kind == FftDesc::Kind::backward;
       if (!c2c || d.real || !d.r2r.empty() || st.fft.wide.box.dims() > 0) continue;
       if (!(d.in.box == d.out.box) || d.in.order != d.out.order || d.in.strides() != d.out.strides()) continue;
+      const int forced = first_step_copy_choice();
+      if (first && (forced == 0 || (forced < 0 && (d.effort == Effort::estimate || d.in.box.empty())))) continue;
       auto f = dev_->make_fft(d, a_.get(), a_.get());
       if (first) {
-        const int forced = first_step_copy_choice();
-        if (forced == 0 || (forced < 0 && (d.effort != Effort::measure || d.in.box.empty()))) continue;
         if (forced < 0) {
           LocalFft& out_of_place = *(inverse ? exec_[k].inv_fft : exec_[k].fwd_fft);
           const double copied = time_first_step(*dev_, *f, true, d.in, elem, a_.get(), b_.get());
