@@ -156,4 +156,14 @@ namespace dfft::detail {
 /// The CUDA backend (src/backend/cuda); throws dfft::Error when dfft was built without CUDA.
 /// `stream`: the caller's cudaStream_t for all device work (nullptr: a stream of the device's own).
 std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device, void* stream = nullptr);
+/// What the automatic choice (src/tune/automatic.cpp) needs to know of the plan's GPUs.
+struct GpuLinks {
+  bool shared = false;       // two ranks of comm use one GPU (nccl refuses them)
+  bool one_node = true;      // every rank of comm shares one memory node (cuda-ipc's reach)
+  bool peer_access = true;   // every pair of distinct GPUs of the node has peer access
+  bool ipc_events = true;    // every GPU supports interprocess events (cuda-ipc needs them)
+  bool nccl = false;         // this dfft was built with NCCL
+};
+/// Collective over comm (every rank with its GPU `ordinal` active).
+GpuLinks gpu_links(MPI_Comm comm, int ordinal);
 }  // namespace dfft::detail
