@@ -173,7 +173,7 @@ def claim_bytes_ratio():
         # Exactly 4/3 needs equal blocks; the r2c axis (n/2 + 1 = 65 or 129 points) splits unevenly over 2 ranks,
         # which moves the ratio by about 1.5%.
         rule="pencil/slab within %.2f of 4/3 at each size (exactly 4/3 needs equal blocks; the r2c axis of n/2+1 "
-             "points splits unevenly)" % BYTES_TOLERANCE,
+             "points splits unevenly): confirmed at every size, holds in part at some" % BYTES_TOLERANCE,
         verdict=verdict(status, "pencil/slab " + span([r for _, r in ratios], "%.3f") if ratios else ""),
         why="",
         data=where(H100, "claims-cpu") + " (test variants)")
@@ -234,7 +234,7 @@ def claim_all2all_many():
         setup=CPU16 + "; 3 decompositions x 2 variants x forward/inverse x 128^3, 256^3; six methods",
         numbers="; ".join(parts),
         rule="an All2All method (a2a-sync or a2a-type) is the fastest in more than half of the cells at the most ranks "
-             "(16) and in a larger share of them than at 8 ranks",
+             "(16) and in a larger share of them than at 8 ranks: confirmed; else refuted",
         verdict=verdict(status, "All2All is fastest in %d of %d cells at 16 ranks (a2a-type %d, a2a-sync %d) and %d of %d "
                                 "at 8 ranks" % (a2a[16], cells[16], wins[(16, "a2a-type")], wins[(16, "a2a-sync")],
                                                  a2a[8], cells[8])),
@@ -252,7 +252,7 @@ def type_ratios(g, a, b):
     return {d: geomean(x) for d, x in out.items()}
 
 
-# A difference of time below this fraction is called none (the spread of repeated runs on the 16-core host).
+# A difference of time below this fraction is called none.
 SAME = 0.03
 
 
@@ -270,7 +270,8 @@ def claim_a2a_type_vs_p2p_type():
         setup=CPU16 + "; geometric mean over sizes 128^3/256^3, P = 8/16, variants and directions",
         numbers="a2a-type / p2p-type: " + "; ".join("%s %.2f" % kv for kv in sorted(r.items())) +
                 ("; all %.2f" % overall if overall else ""),
-        rule="the geometric mean of a2a-type / p2p-type above %.2f (slower by more than %.0f%%)" % (1 + SAME, 100 * SAME),
+        rule="the geometric mean of a2a-type / p2p-type above %.2f (slower by more than %.0f%%): confirmed; else "
+             "refuted" % (1 + SAME, 100 * SAME),
         verdict=verdict(status, detail),
         why="The thesis measured GPUs with CUDA-aware MPI, where Open MPI's datatype engine packs device memory piece by piece; "
             "on host memory MPI_Alltoallw's packing is a plain memory copy and the collective saves the per-peer requests.",
@@ -374,7 +375,7 @@ def claim_streams():
         setup=GPU1 + ", 2/4/8 ranks, host staging, slab-2d1d default, double r2c",
         numbers="; ".join(cells),
         rule="Streams is the fastest of the thesis' methods (%s) in more than half of the cells and faster than "
-             "Peer2Peer-Sync in every cell" % ", ".join(THESIS_METHODS),
+             "Peer2Peer-Sync in every cell: confirmed; else refuted" % ", ".join(THESIS_METHODS),
         verdict=verdict(status, "Streams is the fastest of the thesis' methods in %d of %d cells, %s%% ahead of Peer2Peer-Sync" % (
                             wins, len(cells), span([100 * x for x in gains], "%.0f")) if cells else "",
                         "dfft's p2p-pipelined host staging beats it in %d of %d cells" % (piped, len(cells))
@@ -524,8 +525,8 @@ def claim_chunks():
         numbers="forward ms by chunks: " + "; ".join(parts),
         rule="an optimum exists where the fastest count lies strictly between the fewest and the most chunks tried and is "
              "at least %.0f%% faster than one chunk, for every method; it depends on the message size where that gain "
-             "differs by at least %.2f between the smallest and largest blocks. Confirmed on both machines, holds in "
-             "part on one" % (100 * CHUNK_GAIN, CHUNK_GAIN),
+             "differs by at least %.2f between the smallest and largest blocks. Confirmed on both sweeps (16 ranks "
+             "and 2 ranks), holds in part on one" % (100 * CHUNK_GAIN, CHUNK_GAIN),
         verdict=verdict(tally([two, sixteen]) if opt2 or at16 else NO_DATA, *details),
         why="Chunking pays where a transfer can overlap a copy on another engine (PCIe, NIC); between cores of one host every "
             "step is a memory copy by the same cores. The GPU host-staged case (chunks with PCIe copies) needs its own sweep.",
