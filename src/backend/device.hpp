@@ -95,6 +95,14 @@ class Device {
                           const Layout& dl, const Box& box, Codec c, bool is_double);
   /// Multiply `count` reals of the given precision by `factor`.
   virtual void scale(void* data, std::int64_t count, double factor, bool is_double) = 0;
+  /// Write `count` reals of src, multiplied by `factor`, to dst in one pass, in order with the
+  /// work queued before and after; false (nothing done) where the backend has no such pass and
+  /// the caller copies and scales apart. A GPU copies through a kernel either way, so the
+  /// normalisation rides along; on the CPU the plan's own grouping does better (keep_input_c2r).
+  virtual bool scale_copy(const void* /*src*/, void* /*dst*/, std::int64_t /*count*/,
+                          double /*factor*/, bool /*is_double*/) {
+    return false;
+  }
   /// Set `bytes` bytes at `data` to zero, in order with the work queued before and after.
   virtual void zero(void* data, std::size_t bytes) = 0;
   /// Copies between host memory and this device's memory (memcpy on CPU).

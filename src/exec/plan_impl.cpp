@@ -536,8 +536,9 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
           // The last step (it writes the output) may fold the normalisation in.
           scaled = exec_[k].inv_keep->execute(cur, scratch, next, next == out ? factor : 1) && next == out;
         } else {
-          const Layout& l = d.sched[j].in;
-          dev_->copy_box(cur, l, scratch, l, l.box, is_double_ ? 16 : 8);
+          // The last step may fold the normalisation into the copy (copy_spectrum).
+          const bool last = next == out;
+          scaled = copy_spectrum(*dev_, cur, d.sched[j].in, scratch, is_double_, last ? factor : 1) && last;
           exec_[k].inv_fft->execute(scratch, next);
         }
       } else if (cur == in && (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first)) {
