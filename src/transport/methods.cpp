@@ -39,7 +39,8 @@ const std::array<MethodInfo, 12> kMethods{{
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T t) {
        return make_p2p_pipelined(c, s, d, t.chunks, t.in_flight);
      }},
-    {Method::cuda_ipc, false, true, false, true, false, B::device,
+    // Moves working-precision data only: its copy kernels write the peer's array directly.
+    {Method::cuda_ipc, false, true, false, false, false, B::device,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T t) { return device_only(Method::cuda_ipc, c, s, d, t); }},
     {Method::node_ring, true, true, false, true, true, B::packed,
      [](MPI_Comm c, const ExchangeSpec& s, Device& d, T) { return make_node_ring(c, s, d); }},
@@ -77,7 +78,8 @@ void check_method(Method m, Codec c, bool on_device) {
   if (c != Codec::none && !i.codec)
     unsupported("codec ", to_string(c), " needs a method that packs (",
                 names_where([](const MethodInfo& x) { return x.codec; }), "); ", to_string(i.method),
-                " sends in place with MPI datatypes");
+                i.buffers == MethodBuffers::device ? " moves working-precision data between the GPUs"
+                                                   : " sends in place with MPI datatypes");
   if (!on_device && !i.cpu)
     unsupported("method ", to_string(i.method), " needs the CUDA backend (--backend cuda); the CPU backend has ",
                 names_where([](const MethodInfo& x) { return x.cpu; }));

@@ -27,8 +27,10 @@ bool host_staged(Method m, const MachineFacts& f) {
   return f.backend == Backend::cuda && !f.cuda_aware && i.buffers != MethodBuffers::device;
 }
 
-// Why the facts rule method m out, or empty when they allow it.
-std::string ruled_out_because(Method m, const MachineFacts& f) {
+// Why the facts (or the options the caller set) rule method m out, or empty when they allow it.
+std::string ruled_out_because(Method m, const MachineFacts& f, const Options& opt) {
+  if ((opt.codec != Codec::none || opt.tolerance > 0) && !method_info(m).codec)
+    return "a codec needs a method that packs every block";
   if (f.backend != Backend::cuda) return {};
   if (m == Method::nccl && f.shared_gpu) return "two ranks share a GPU";
   if (m == Method::nccl && !f.nccl) return "this dfft was built without NCCL";
@@ -113,7 +115,7 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
   for (const auto& o : cands) {
     std::string why;
     for (Method m : o.methods)
-      if (why.empty() && opt.methods.empty()) why = ruled_out_because(m, facts);
+      if (why.empty() && opt.methods.empty()) why = ruled_out_because(m, facts, opt);
     if (!why.empty()) {
       const std::string line = to_string(o.methods[0]) + ": " + why;
       if (std::find(r.ruled_out.begin(), r.ruled_out.end(), line) == r.ruled_out.end())
@@ -153,7 +155,7 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
     if (o.variant == Variant::automatic) o.variant = Variant::Default;
     if (o.methods.empty()) {
       for (Method m : tune_methods(facts.backend))
-        if (ruled_out_because(m, facts).empty()) {
+        if (ruled_out_because(m, facts, opt).empty()) {
           o.methods = {m};
           break;
         }
