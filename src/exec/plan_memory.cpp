@@ -99,7 +99,10 @@ void PlanImpl::check_memory() const {
     std::int64_t gpu_free = 0;
     collectively(comm_, "reading the available memory", [&] {
       host = host_memory();
-      if (gpu) gpu_id = dev_->memory_identity(), gpu_free = dev_->available_bytes();
+      if (gpu) {
+        gpu_id = dev_->memory_identity();
+        gpu_free = dev_->available_bytes();
+      }
     });
     const std::vector<int> node = shared_memory_nodes(comm_);
     const std::int64_t row[4] = {memory_.host_bytes, memory_.device_bytes, key_of(host.cgroup_limit_file),
@@ -111,9 +114,16 @@ void PlanImpl::check_memory() const {
     for (int r = 0; r < size_; ++r) {
       if (node[r] != node[rank_]) continue;
       const std::int64_t* o = &all[4 * static_cast<std::size_t>(r)];
-      node_need += o[0], ++node_ranks;
-      if (o[2] == row[2]) cgroup_need += o[0], ++cgroup_ranks;
-      if (o[3] == row[3]) gpu_need += o[1], ++gpu_ranks;
+      node_need += o[0];
+      ++node_ranks;
+      if (o[2] == row[2]) {
+        cgroup_need += o[0];
+        ++cgroup_ranks;
+      }
+      if (o[3] == row[3]) {
+        gpu_need += o[1];
+        ++gpu_ranks;
+      }
     }
     // Available memory that cannot be read refuses nothing.
     if (host.cgroup_available >= 0 && cgroup_need > host.cgroup_available)
