@@ -329,8 +329,8 @@ struct Options {
   std::vector<int> ranks_per_node;
   /// Most bytes of host memory, and of GPU memory, the plan may hold on a rank (Plan::memory());
   /// a plan needing more is refused with OutOfMemory on every rank before anything is
-  /// allocated. 0: the memory available when the plan is made (host: MemAvailable in
-  /// /proc/meminfo; GPU: cudaMemGetInfo's free bytes).
+  /// allocated. 0: the memory available when the plan is made, for all ranks drawing on it (host:
+  /// MemAvailable, the memory cgroup's limit; GPU: cudaMemGetInfo's free bytes; docs/design.md).
   std::int64_t memory_limit_bytes = 0;
   /// Batch sizes whose batched plans the constructor makes as well (for forward(batch, ...));
   /// others need Plan::prepare_batch() first.

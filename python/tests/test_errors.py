@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The exception classes under dfft.Error, each provoked for real on every rank, and
-Plan.memory. (MPI and FFTW failures are provoked by injection in the C++ and C tests, which
-can interpose the library calls; an extension module cannot.)"""
+Plan.memory. (MPI and FFTW failures are provoked by injection in test_injected_errors.py.)"""
 
 import pytest
 from mpi4py import MPI

@@ -75,9 +75,12 @@ class Device {
   virtual int threads() const { return 1; }
   virtual void* alloc(std::size_t bytes) = 0;
   virtual void release(void* p) noexcept = 0;
-  /// Bytes this backend's alloc() can still hand out: MemAvailable on the CPU, the GPU's free
-  /// memory with CUDA.
+  /// Bytes this backend's alloc() can still hand out: on the CPU the smaller of MemAvailable and
+  /// the memory cgroup's room (src/backend/host_memory.hpp), the GPU's free memory with CUDA.
   virtual std::int64_t available_bytes() const = 0;
+  /// Names the memory alloc() draws on, the same for every rank of a node that draws on it: the
+  /// GPU's UUID with CUDA; empty on the CPU (the node's memory).
+  virtual std::string memory_identity() const { return {}; }
 
   /// Plan a local FFT; scratch_in/scratch_out are plan-owned buffers large enough for the
   /// layouts that the planner may overwrite while measuring.
@@ -122,8 +125,6 @@ class Device {
 
 /// `threads` (>= 1, Options::threads resolved): FFTW threads and copy/codec team per plan.
 std::unique_ptr<Device> make_cpu_device(int threads = 1);
-/// MemAvailable of /proc/meminfo in bytes (0 where it cannot be read).
-std::int64_t host_available_bytes();
 
 /// Bytes of all live Buffers of this process: what plans really hold (tests compare it with
 /// Plan::memory()).

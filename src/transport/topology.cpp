@@ -121,7 +121,12 @@ bool same_on_all(MPI_Comm comm, std::vector<std::int64_t> v) {
   return a == b;
 }
 
-std::vector<int> detected_nodes(MPI_Comm comm, int rank, int size) {
+}  // namespace
+
+std::vector<int> shared_memory_nodes(MPI_Comm comm) {
+  int rank = 0, size = 1;
+  DFFT_MPI(MPI_Comm_rank(comm, &rank));
+  DFFT_MPI(MPI_Comm_size(comm, &size));
   MPI_Comm shared;
   DFFT_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared));
   int leader = rank;  // the node is named by its lowest rank in comm
@@ -132,8 +137,6 @@ std::vector<int> detected_nodes(MPI_Comm comm, int rank, int size) {
   DFFT_MPI(MPI_Allgather(&leader, 1, MPI_INT, label.data(), 1, MPI_INT, comm));
   return compact(label);
 }
-
-}  // namespace
 
 SharedNode shared_node(MPI_Comm comm) {
   MPI_Comm node;
@@ -170,7 +173,7 @@ Topology make_topology(MPI_Comm comm, const std::vector<int>& option) {
   if (!parse_error.empty()) fail(parse_error);
   Topology t;
   t.emulated = !layout.empty();
-  t.node = t.emulated ? emulated_nodes(layout, size) : detected_nodes(comm, rank, size);
+  t.node = t.emulated ? emulated_nodes(layout, size) : shared_memory_nodes(comm);
   return t;
 }
 

@@ -32,6 +32,9 @@ struct SharedNode {
   int rank = 0, size = 1;
 };
 SharedNode shared_node(MPI_Comm comm);
+/// Collective over comm: the real node (MPI_COMM_TYPE_SHARED, never an emulated one) of every
+/// rank of comm, numbered 0, 1, ... by first member.
+std::vector<int> shared_memory_nodes(MPI_Comm comm);
 
 /// Node of each of `ranks` consecutive ranks for a layout in Options::ranks_per_node form;
 /// a layout that does not fit `ranks` fails saying what is allowed.

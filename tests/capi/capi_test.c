@@ -6,15 +6,14 @@
  * DFFT_ERROR_INPUT and a message; each other status provoked; and a negative control showing that the check detects one
  * corrupted value. Run on 1-4 ranks (tests/capi/CMakeLists.txt). Prints one line per failure
  * and exits non-zero on any. */
-#define _GNU_SOURCE /* RTLD_NEXT */
 #include <dfft/dfft.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stddef.h>
 #include <string.h>
+
+#include "fault_hooks.h"
 
 #define N0 17
 #define N1 12
@@ -464,20 +463,8 @@ static void refusals(MPI_Comm comm) {
   dfft_plan_destroy(&p);
 }
 
-/* FFTW failure injection: the library's c2c double planning lands here before libfftw3 (the
- * prototype is FFTW's, with its types as pointers); armed, it fails as FFTW does. */
-static int fail_fftw_planning;
-void* fftw_plan_guru64_dft(int rank, const void* dims, int hrank, const void* hdims, void* in, void* out, int sign,
-                           unsigned flags) {
-  typedef void* (*fn)(int, const void*, int, const void*, void*, void*, int, unsigned);
-  static fn real;
-  if (fail_fftw_planning) return NULL;
-  if (!real) *(void**)&real = dlsym(RTLD_NEXT, "fftw_plan_guru64_dft");
-  return real(rank, dims, hrank, hdims, in, out, sign, flags);
-}
-
-/* Each status provoked for real (an MPI failure is not: a broken communicator is undefined
- * behaviour in MPI itself; the C++ tests inject one), and the options struct's versioning. */
+/* Each status provoked for real (a failing MPI call and a failing FFTW planner injected by
+ * fault_hooks.c), and the options struct's versioning. */
 static void statuses(MPI_Comm comm) {
   const int64_t shape[3] = {N0, N1, N2};
   dfft_options opt;
@@ -556,11 +543,33 @@ static void statuses(MPI_Comm comm) {
         "a plan over memory_limit_bytes refused", "statuses");
   dfft_options_init(&opt);
   opt.transform = DFFT_C2C;
-  fail_fftw_planning = 1;
+  dfft_test_fail_fftw(1);
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_LIBRARY && p == NULL &&
             strstr(dfft_error_message(), "FFTW") != NULL,
         "an FFTW planning failure is a library error", "statuses");
-  fail_fftw_planning = 0;
+  dfft_test_fail_fftw(0);
+  if (size_ > 1) {
+    /* An MPI call of the exchange fails on every rank: DFFT_ERROR_MPI naming it, on every rank. */
+    dfft_options_init(&opt);
+    opt.transform = DFFT_C2C;
+    opt.methods[0] = DFFT_A2A_SYNC;
+    check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS, "a2a-sync plan", "statuses");
+    if (p) {
+      const size_t n = 2 * (size_t)(dfft_plan_input_count(p) > dfft_plan_output_count(p) ? dfft_plan_input_count(p)
+                                                                                         : dfft_plan_output_count(p));
+      double* in = calloc(n + 2, sizeof(double));
+      double* out = calloc(n + 2, sizeof(double));
+      dfft_test_fail_mpi(1);
+      const int st = dfft_forward(p, in, out);
+      dfft_test_fail_mpi(0);
+      check(st == DFFT_ERROR_MPI && strstr(dfft_error_message(), "MPI_Alltoallv") != NULL,
+            "a failed MPI call in the exchange is an MPI error", "statuses");
+      check(dfft_forward(p, in, out) == DFFT_SUCCESS, "the plan runs again after the MPI error", "statuses");
+      free(in);
+      free(out);
+      dfft_plan_destroy(&p);
+    }
+  }
   /* More than two methods: a 4-D pencil on a 3-D grid has three exchanges. */
   const int64_t shape4[4] = {5, 4, 3, 6};
   dfft_options_init(&opt);

@@ -3,7 +3,8 @@
 ! trip) and r2c float plans, slab and pencil, and a c2c plan on user boxes
 ! (dfft_plan_create_boxes_f), on a 9x8x7 array checked against a naive DFT written here; the
 ! options' defaults as seen from Fortran (the bind(c) type's layout); a refused option and the
-! other status codes (unsupported, out of memory, options version); a plan with a workspace of
+! other status codes (unsupported, out of memory, options version, and an MPI error and a library
+! error provoked by the failures of fault_hooks.c); a plan with a workspace of
 ! the caller's (dfft_forward_work). 1-4 ranks (tests/capi/CMakeLists.txt); exits non-zero on any failure.
 program capi_fortran_test
   use, intrinsic :: iso_c_binding
@@ -16,7 +17,17 @@ program capi_fortran_test
   integer(c_int64_t) :: phys(3)
   type(dfft_options) :: opt
   type(c_ptr) :: plan
-  integer :: ierr, rank, failures, total, d
+  integer :: ierr, rank, failures, total, d, nranks
+  interface
+    subroutine dfft_test_fail_mpi(on) bind(c, name="dfft_test_fail_mpi")
+      import :: c_int
+      integer(c_int), value :: on
+    end subroutine
+    subroutine dfft_test_fail_fftw(on) bind(c, name="dfft_test_fail_fftw")
+      import :: c_int
+      integer(c_int), value :: on
+    end subroutine
+  end interface
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -72,6 +83,11 @@ program capi_fortran_test
   call expect_status(DFFT_ERROR_UNSUPPORTED, 'nccl on the CPU backend', method=DFFT_NCCL)
   call expect_status(DFFT_ERROR_OUT_OF_MEMORY, 'memory_limit_bytes = 1000', limit=1000_c_int64_t)
   call expect_status(DFFT_ERROR_OPTIONS_VERSION, 'options version + 1', version=DFFT_OPTIONS_VERSION + 1)
+  call dfft_test_fail_fftw(1_c_int)
+  call expect_status(DFFT_ERROR_LIBRARY, 'FFTW planning fails', transform=DFFT_C2C)
+  call dfft_test_fail_fftw(0_c_int)
+  call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
+  if (nranks > 1) call expect_mpi_error()
 
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a,i0,a)', 'capi fortran: ', total, ' failure(s)'
@@ -80,13 +96,14 @@ program capi_fortran_test
 
 contains
 
-  subroutine expect_status(want, what, method, limit, version)
+  subroutine expect_status(want, what, method, limit, version, transform)
     integer(c_int), intent(in) :: want
     character(*), intent(in) :: what
-    integer(c_int), intent(in), optional :: method, version
+    integer(c_int), intent(in), optional :: method, version, transform
     integer(c_int64_t), intent(in), optional :: limit
     call dfft_options_init(opt)
     if (present(method)) opt%methods(1) = method
+    if (present(transform)) opt%transform = transform
     if (present(limit)) opt%memory_limit_bytes = limit
     if (present(version)) opt%version = version
     ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
@@ -94,6 +111,37 @@ contains
       print *, 'rank', rank, 'FAIL: ', what, ': status', ierr, dfft_error_message()
       failures = failures + 1
     end if
+  end subroutine
+
+  ! The exchange's MPI_Alltoallv fails on every rank: DFFT_ERROR_MPI naming it, and the plan runs
+  ! again once the call works.
+  subroutine expect_mpi_error()
+    complex(c_double_complex), allocatable, target :: u(:), uk(:)
+    integer(c_int) :: st
+    call dfft_options_init(opt)
+    opt%effort = DFFT_ESTIMATE
+    opt%transform = DFFT_C2C
+    opt%methods(1) = DFFT_A2A_SYNC
+    ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
+    if (ierr /= DFFT_SUCCESS) then
+      print *, 'rank', rank, 'FAIL: a2a-sync plan:', ierr, dfft_error_message()
+      failures = failures + 1
+      return
+    end if
+    allocate(u(max(1_c_int64_t, dfft_plan_input_count(plan))), uk(max(1_c_int64_t, dfft_plan_output_count(plan))))
+    u = (1d0, 0d0)
+    call dfft_test_fail_mpi(1_c_int)
+    st = dfft_forward(plan, c_loc(u), c_loc(uk))
+    call dfft_test_fail_mpi(0_c_int)
+    if (st /= DFFT_ERROR_MPI .or. index(dfft_error_message(), 'MPI_Alltoallv') == 0) then
+      print *, 'rank', rank, 'FAIL: a failed MPI call: status', st, dfft_error_message()
+      failures = failures + 1
+    end if
+    if (dfft_forward(plan, c_loc(u), c_loc(uk)) /= DFFT_SUCCESS) then
+      print *, 'rank', rank, 'FAIL: the plan after an MPI error:', dfft_error_message()
+      failures = failures + 1
+    end if
+    ierr = dfft_plan_destroy(plan)
   end subroutine
 
   complex(c_double_complex) function input(i, j, k)

@@ -434,6 +434,24 @@ TEST(R2rMore, R2cInPlace) {
             1e-11);
 }
 
+// FFTW's threaded r2r plans beside a threaded periodic axis (Options::threads, CPU only).
+TEST(R2rMore, ThreadsMatchSerialFftw) {
+  if (on_cuda()) GTEST_SKIP() << "threads are the CPU backend's";
+  const Shape shape{17, 12, 10};
+  const std::vector<R2R> kinds{R2R::dct2, R2R::none, R2R::dst2};
+  dfft::Options o;
+  o.decomposition = Decomposition::pencil;
+  o.transform = Transform::c2c;
+  o.r2r = kinds;
+  o.threads = 3;
+  dfft::Plan<double> plan(MPI_COMM_WORLD, shape, o);
+  const auto x = make_local<cd>(plan.input_layout(), shape, 5);
+  std::vector<cd> y(static_cast<std::size_t>(plan.output_count()));
+  plan.forward(x.data(), y.data());
+  const auto want = fftw_serial(shape, gather_padded(plan.input_layout(), shape, x.data()), kinds, true);
+  EXPECT_LE(max_over_ranks(rel_max(gather_padded(plan.output_layout(), shape, y.data()), want)), tol<double>());
+}
+
 TEST(R2rMore, BadCombinationsAreRejected) {
   const Shape shape{6, 5, 4};
   auto o = backend_options();

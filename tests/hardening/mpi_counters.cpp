@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <utility>
 
 namespace hardening {
 namespace {
@@ -13,6 +14,25 @@ std::string g_fail_fn;
 int g_fail_code = MPI_SUCCESS;
 int g_fail_skip = 0;
 bool g_fail_done = false;
+bool g_log_sends = false;
+std::map<int, Sent> g_sent;
+
+// Logs a send of n elements of t to `dest` of comm, by dest's rank in MPI_COMM_WORLD. PMPI_ only:
+// the logging must not count objects or log itself.
+void log_send(int n, MPI_Datatype t, int dest, MPI_Comm comm) {
+  if (!g_log_sends || dest == MPI_PROC_NULL) return;
+  MPI_Group g = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  int w = MPI_UNDEFINED, size = 0;
+  PMPI_Comm_group(comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  PMPI_Group_translate_ranks(g, 1, &dest, world, &w);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&world);
+  PMPI_Type_size(t, &size);
+  Sent& s = g_sent[w];
+  ++s.messages;
+  s.bytes += static_cast<std::int64_t>(n) * size;
+}
 
 // Whether this call of `fn` is the one to fail.
 bool should_fail(const char* fn) {
@@ -49,6 +69,16 @@ void inject_failure(const std::string& function, int code, int skip) {
   g_fail_code = code;
   g_fail_skip = skip;
   g_fail_done = false;
+}
+
+void start_sends() {
+  g_sent.clear();
+  g_log_sends = true;
+}
+
+std::map<int, Sent> stop_sends() {
+  g_log_sends = false;
+  return std::move(g_sent);
 }
 
 bool injected_and_disarm() {
@@ -153,7 +183,16 @@ int MPI_Alltoallw(const void* sb, const int sc[], const int sd[], const MPI_Data
 int MPI_Isend(const void* buf, int n, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
               MPI_Request* req) {
   if (hardening::should_fail("MPI_Isend")) return hardening::g_fail_code;
+  hardening::log_send(n, t, dest, comm);
   return PMPI_Isend(buf, n, t, dest, tag, comm, req);
+}
+int MPI_Issend(const void* buf, int n, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request* req) {
+  hardening::log_send(n, t, dest, comm);
+  return PMPI_Issend(buf, n, t, dest, tag, comm, req);
+}
+int MPI_Send(const void* buf, int n, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
+  hardening::log_send(n, t, dest, comm);
+  return PMPI_Send(buf, n, t, dest, tag, comm);
 }
 int MPI_Put(const void* ob, int on, MPI_Datatype ot, int target, MPI_Aint disp, int tn,
             MPI_Datatype tt, MPI_Win win) {

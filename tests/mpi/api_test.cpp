@@ -3,6 +3,7 @@
 // combination, memory limit, injected MPI and FFTW failures), and Plan::memory() against the
 // bytes really allocated. 1-4 ranks: every rank must see the same class.
 #include <dlfcn.h>
+#include <unistd.h>
 #include <fftw3.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,10 +11,15 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "backend/device.hpp"
+#include "backend/host_memory.hpp"
 #include "dfft/dfft.hpp"
 #include "hardening/mpi_counters.hpp"
 
@@ -134,6 +140,150 @@ TEST(ErrorClass, FftwPlanningFailureIsLibraryError) {
   EXPECT_TRUE(ok);
   EXPECT_EQ(lib, dfft::LibraryError::Library::fftw);
   EXPECT_EQ(to_string(lib), "FFTW");
+}
+
+// A stand-in for "/" (DFFT_SYSTEM_ROOT) holding /proc/meminfo, /proc/self/cgroup and cgroup
+// files, one for all ranks, as on one node; the variable is set while the object lives. Its
+// members are collective (rank 0 writes).
+class FakeSystem {
+ public:
+  FakeSystem() {
+    long id = static_cast<long>(::getpid());
+    MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    root_ = std::filesystem::temp_directory_path() / ("dfft_fake_root_" + std::to_string(id));
+    if (rank0()) std::filesystem::remove_all(root_);
+    file("proc/self/cgroup", "0::/\n");
+    setenv("DFFT_SYSTEM_ROOT", root_.c_str(), 1);
+  }
+  ~FakeSystem() {
+    unsetenv("DFFT_SYSTEM_ROOT");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank0()) std::filesystem::remove_all(root_);
+  }
+  FakeSystem(const FakeSystem&) = delete;
+  FakeSystem& operator=(const FakeSystem&) = delete;
+  void file(const std::string& path, const std::string& text) const {
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank has read what it read before
+    if (rank0()) {
+      std::filesystem::create_directories((root_ / path).parent_path());
+      std::ofstream(root_ / path) << text;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  void mem_available(std::int64_t bytes) const {
+    file("proc/meminfo", "MemTotal: " + std::to_string(bytes / 512) + " kB\nMemAvailable: " +
+                             std::to_string(bytes / 1024) + " kB\n");
+  }
+  std::string path(const std::string& p) const { return (root_ / p).string(); }
+
+ private:
+  static bool rank0() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r == 0;
+  }
+  std::filesystem::path root_;
+};
+
+constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+
+TEST(HostMemory, ReadsMemAvailableAndTheTightestCgroupLimit) {
+  FakeSystem sys;
+  sys.mem_available(23 * kGiB);
+  // cgroup v2: a job's limit above its step's (which has none) binds; page cache it can
+  // reclaim (inactive_file) does not count as used.
+  sys.file("proc/self/cgroup", "0::/job/step\n");
+  sys.file("sys/fs/cgroup/job/memory.max", std::to_string(6 * kGiB) + "\n");
+  sys.file("sys/fs/cgroup/job/memory.current", std::to_string(2 * kGiB) + "\n");
+  sys.file("sys/fs/cgroup/job/memory.stat", "anon 1\ninactive_file " + std::to_string(kGiB) + "\n");
+  sys.file("sys/fs/cgroup/job/step/memory.max", "max\n");
+  sys.file("sys/fs/cgroup/job/step/memory.current", "100\n");
+  dfft::detail::HostMemory m = dfft::detail::host_memory();
+  EXPECT_EQ(m.mem_available, 23 * kGiB);
+  EXPECT_EQ(m.cgroup_available, 5 * kGiB);
+  EXPECT_EQ(m.cgroup_limit_file, sys.path("sys/fs/cgroup/job/memory.max"));
+  // A tighter limit on the step wins.
+  sys.file("sys/fs/cgroup/job/step/memory.max", std::to_string(kGiB) + "\n");
+  m = dfft::detail::host_memory();
+  EXPECT_EQ(m.cgroup_available, kGiB - 100);
+  EXPECT_EQ(m.cgroup_limit_file, sys.path("sys/fs/cgroup/job/step/memory.max"));
+  // cgroup v1 (a hybrid system: the memory controller's line decides); its "no limit" is a
+  // number near 2^63.
+  sys.file("proc/self/cgroup", "4:memory:/slurm/uid\n0::/\n");
+  sys.file("sys/fs/cgroup/memory/slurm/memory.limit_in_bytes", "9223372036854771712\n");
+  sys.file("sys/fs/cgroup/memory/slurm/uid/memory.limit_in_bytes", std::to_string(3 * kGiB) + "\n");
+  sys.file("sys/fs/cgroup/memory/slurm/uid/memory.usage_in_bytes", std::to_string(kGiB) + "\n");
+  sys.file("sys/fs/cgroup/memory/slurm/uid/memory.stat", "total_inactive_file " + std::to_string(kGiB / 2) + "\n");
+  m = dfft::detail::host_memory();
+  EXPECT_EQ(m.cgroup_available, 3 * kGiB - kGiB / 2);
+  EXPECT_EQ(m.cgroup_limit_file, sys.path("sys/fs/cgroup/memory/slurm/uid/memory.limit_in_bytes"));
+  // No limit anywhere: none applies.
+  sys.file("sys/fs/cgroup/memory/slurm/uid/memory.limit_in_bytes", "9223372036854771712\n");
+  EXPECT_EQ(dfft::detail::host_memory().cgroup_available, -1);
+}
+
+// The refusal of `make` on every rank: its OutOfMemory's numbers and message (empty where the
+// plan was made, or another exception came).
+struct Refused {
+  bool refused = false;
+  std::int64_t needed = 0, available = 0;
+  std::string what;
+};
+template <class F>
+Refused refusal(F&& make) {
+  Refused r;
+  try {
+    make();
+  } catch (const dfft::OutOfMemory& e) {
+    r = {true, e.needed_bytes(), e.available_bytes(), e.what()};
+  }
+  return r;
+}
+
+// The ranks of one node draw on one MemAvailable: 1100^3 double on 2 ranks needs ~16 GB each
+// (by Plan::memory()), which each rank alone would find in a 23 GB node, but not both together.
+TEST(MemoryRefusal, RanksOfANodeShareMemAvailable) {
+  if (world_size() == 1) GTEST_SKIP() << "one rank shares its node with nobody";
+  FakeSystem sys;
+  const std::int64_t avail = 23'000'000'000 / 1024 * 1024;
+  sys.mem_available(avail);
+  dfft::Options o;
+  o.effort = dfft::Effort::estimate;
+  const Refused r = refusal([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {1100, 1100, 1100}, o); });
+  EXPECT_EQ(ranks_with(r.refused), world_size()) << r.what;
+  EXPECT_EQ(r.available, avail);
+  EXPECT_GT(r.needed, avail);
+  EXPECT_THAT(r.what, HasSubstr("MemAvailable in /proc/meminfo"));
+  EXPECT_THAT(r.what, HasSubstr("for the " + std::to_string(world_size()) + " ranks of its node"));
+  long long own = 0;
+  int rank = -1;
+  ASSERT_EQ(std::sscanf(r.what.c_str(), "dfft: the plan needs %lld bytes of host memory on rank %d", &own, &rank), 2)
+      << r.what;
+  EXPECT_LT(own, avail) << "each rank alone fits";
+}
+
+// A memory cgroup limit (a batch job's) refuses a plan that MemAvailable would let through,
+// instead of the kernel killing the job while it allocates.
+TEST(MemoryRefusal, CgroupLimitRefusesBeforeAllocating) {
+  FakeSystem sys;
+  sys.mem_available(23 * kGiB);
+  sys.file("proc/self/cgroup", "0::/job\n");
+  sys.file("sys/fs/cgroup/job/memory.max", std::to_string(6 * kGiB) + "\n");
+  sys.file("sys/fs/cgroup/job/memory.current", "0\n");
+  dfft::Options o;
+  o.effort = dfft::Effort::estimate;
+  o.decomposition = dfft::Decomposition::slab_2d1d;
+  o.methods = {dfft::Method::a2a_sync};
+  const std::int64_t live = dfft::detail::live_buffer_bytes;
+  const Refused r = refusal([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {800, 800, 800}, o); });
+  EXPECT_EQ(ranks_with(r.refused), world_size()) << r.what;
+  EXPECT_EQ(dfft::detail::live_buffer_bytes, live) << "nothing allocated";
+  EXPECT_EQ(r.available, 6 * kGiB);
+  EXPECT_GT(r.needed, 6 * kGiB);
+  EXPECT_THAT(r.what, HasSubstr("memory cgroup limit " + sys.path("sys/fs/cgroup/job/memory.max")));
+  // Within the limit the same options make a plan.
+  dfft::Plan<double> small(MPI_COMM_WORLD, {40, 40, 40}, o);
+  EXPECT_GT(small.memory().host_bytes, 0);
 }
 
 // memory() is computed before allocating; the live Buffer bytes are what was allocated.

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Nodes (docs/nodes.md): node-ring, hierarchical and per-peer against the serial reference under emulated
 // node layouts, the intra/inter-node counts every plan reports against counts made here from the
-// boxes, refusals of bad layouts on every rank, and the node-aware pencil grid.
+// boxes and against the MPI sends really made (intercepted, tests/hardening/mpi_counters.cpp),
+// refusals of bad layouts on every rank, and the node-aware pencil grid.
 #include <cstdlib>
+#include <map>
+#include <memory>
 
+#include "hardening/mpi_counters.hpp"
 #include "support/sweep.hpp"
 
 namespace dfft_test {
@@ -287,6 +291,53 @@ TEST(NodeLayout, PencilGridKeepsTheLargerExchangeInsideANode) {
   const auto chosen = plan_with({4}, Decomposition::pencil, {}, Method::p2p_sync).node_traffic();
   const auto other = plan_with({4}, Decomposition::pencil, {4, 2}, Method::p2p_sync).node_traffic();
   EXPECT_EQ(chosen.inter_node_messages * 2, other.inter_node_messages);
+}
+
+// The sends each rank really makes in one forward transform, caught on their way into MPI and
+// sorted by the emulated node of sender and receiver, summed over all ranks, against the plan's
+// node_traffic(): 2 nodes of 2 and nodes of 3 and 1 on 4 ranks, 2 nodes of 4 on 8 ranks.
+TEST(NodeTraffic, ReportedCountsAreTheSendsMade) {
+  std::vector<std::vector<int>> layouts;
+  if (world_size() == 4) layouts = {{2}, {3, 1}};
+  if (world_size() == 8) layouts = {{4}};
+  if (layouts.empty()) GTEST_SKIP() << "the layouts 2x2 and 3,1 need 4 ranks, 4x2 needs 8";
+  const int P = world_size();
+  for (const auto& nodes : layouts) {
+    const auto node = node_of_ranks(nodes, P);
+    for (auto dec : {Decomposition::slab_2d1d, Decomposition::pencil})
+      for (auto m : kNodeMethods)
+        for (bool by_env : {false, true}) {
+          dfft::Options o;
+          o.effort = dfft::Effort::estimate;
+          o.decomposition = dec;
+          o.transform = Transform::c2c;
+          o.methods = {m};
+          std::string layout;
+          for (std::size_t i = 0; i < nodes.size(); ++i) layout += (i ? "," : "") + std::to_string(nodes[i]);
+          std::unique_ptr<EnvLayout> env;
+          if (by_env) env = std::make_unique<EnvLayout>(layout);
+          else o.ranks_per_node = nodes;
+          dfft::Plan<double> plan(MPI_COMM_WORLD, {9, 8, 7}, o);
+          std::vector<std::complex<double>> in(static_cast<std::size_t>(plan.input_count()), {1.0, -0.5}),
+              out(static_cast<std::size_t>(plan.output_count()));
+          MPI_Barrier(MPI_COMM_WORLD);
+          hardening::start_sends();
+          plan.forward(in.data(), out.data());
+          const std::map<int, hardening::Sent> sent = hardening::stop_sends();
+          std::int64_t mine[4] = {0, 0, 0, 0}, sum[4] = {0, 0, 0, 0};
+          for (const auto& [peer, s] : sent) {
+            const bool same = node[peer] == node[world_rank()];
+            mine[same ? 0 : 2] += s.messages;
+            mine[same ? 1 : 3] += s.bytes;
+          }
+          MPI_Allreduce(mine, sum, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+          const dfft::NodeTraffic made{sum[0], sum[1], sum[2], sum[3]};
+          EXPECT_EQ(plan.node_traffic(), made)
+              << "nodes " << layout << (by_env ? " (DFFT_RANKS_PER_NODE) " : " ") << to_string(dec) << " "
+              << to_string(m) << ": reported " << text(plan.node_traffic()) << "; sent " << text(made);
+          EXPECT_GT(made.inter_node_messages, 0);
+        }
+  }
 }
 
 }  // namespace

@@ -85,33 +85,6 @@ TEST(ThreadsFloat, AffinityThreadsMatchReference) {
   EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), 1e-5);
 }
 
-// r2r (FFTW's threaded r2r plans beside a threaded periodic axis): the same output as the
-// one-thread plan, which the r2r suite checks against FFTW's serial r2r.
-TEST(ThreadsR2r, MatchesOneThreadPlan) {
-  dfft::Options o;
-  o.decomposition = Decomposition::pencil;
-  o.transform = Transform::c2c;
-  o.r2r = {dfft::R2R::dct2, dfft::R2R::none, dfft::R2R::dst2};
-  auto forward = [&](int threads) {
-    o.threads = threads;
-    dfft::Plan<double> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
-    std::vector<cd> in(static_cast<std::size_t>(plan.input_count())), out(static_cast<std::size_t>(plan.output_count()));
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      const auto g = static_cast<std::int64_t>(i) + 97 * world_rank();
-      in[i] = cd(signal(g, 5), signal(g, 6));
-    }
-    plan.forward(in.data(), out.data());
-    return out;
-  };
-  const auto one = forward(1), three = forward(3);
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < one.size(); ++i) {
-    num = std::max(num, std::abs(three[i] - one[i]));
-    den = std::max(den, std::abs(one[i]));
-  }
-  EXPECT_LE(max_over_ranks(num), 1e-12 * max_over_ranks(den));
-}
-
 // Another library in the process setting FFTW's thread count before anyone initialised FFTW's
 // threads (mpi4py-fft does so on every plan): FFTW then initialises them itself after a
 // fftw_cleanup(), which invalidates the plans made before. dfft's plans must survive it. Run alone

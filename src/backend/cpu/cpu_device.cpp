@@ -12,6 +12,7 @@
 #include "backend/cpu/fftw_wisdom.hpp"
 #include "codec/codec.hpp"
 #include "backend/device.hpp"
+#include "backend/host_memory.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
@@ -274,7 +275,12 @@ class CpuDevice final : public Device {
     return p;
   }
   void release(void* p) noexcept override { fftw_free(p); }
-  std::int64_t available_bytes() const override { return host_available_bytes(); }
+  std::int64_t available_bytes() const override {
+    const HostMemory m = host_memory();
+    return m.cgroup_available >= 0 && (m.mem_available == 0 || m.cgroup_available < m.mem_available)
+               ? m.cgroup_available
+               : m.mem_available;
+  }
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* si, void* so) override {
     if (has_r2r_axis(d)) {
       if (d.is_double) return std::make_unique<FftwR2r<double>>(d, si, so, threads_);
@@ -317,17 +323,6 @@ class CpuDevice final : public Device {
 };
 
 }  // namespace
-
-std::int64_t host_available_bytes() {
-  std::ifstream f("/proc/meminfo");
-  std::string key, unit;
-  std::int64_t kib = 0;
-  while (f >> key >> kib) {
-    std::getline(f, unit);
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
-}
 
 void Device::encode_box(const void*, const Layout&, const Box&, const std::vector<int>&, void*, Codec c,
                         bool) {

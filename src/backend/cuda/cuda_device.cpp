@@ -120,6 +120,12 @@ std::string CudaDevice::name() const {
   return "cuda:" + std::to_string(ordinal_) + " (" + p.name + ")";
 }
 
+std::string CudaDevice::memory_identity() const {
+  cudaDeviceProp p{};
+  DFFT_CUDA(cudaGetDeviceProperties(&p, ordinal_));
+  return std::string(reinterpret_cast<const char*>(&p.uuid), sizeof(p.uuid));
+}
+
 void CudaDevice::activate() const { DFFT_CUDA(cudaSetDevice(ordinal_)); }
 
 void* CudaDevice::alloc(std::size_t bytes) {

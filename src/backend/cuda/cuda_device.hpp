@@ -37,6 +37,7 @@ class CudaDevice final : public Device {
   void* alloc(std::size_t bytes) override;
   void release(void* p) noexcept override;
   std::int64_t available_bytes() const override;
+  std::string memory_identity() const override;
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in, void* scratch_out) override;
   /// Queues the copy on the main stream and waits for it (callers outside this backend
   /// hand the result to MPI next). Transports of this backend use copy_box_async.
