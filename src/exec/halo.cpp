@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+// Halo exchange in one round: each halo cell is fetched straight from the rank whose box holds it
+// (its periodic image), corners included, so that any tiling (slabs, pencils, user boxes) and any
+// width (several blocks deep, several wraps) take the same path. Every rank knows every layout,
+// so the sender and the receiver of a block list the same pieces in the same order; the pieces
+// between two ranks travel as one message, an MPI struct of box datatypes made here once.
+#include "dfft/halo.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "backend/cpu/copy_box.hpp"
+#include "exec/gather.hpp"
+#include "plan/path.hpp"
+#include "transport/box_types.hpp"
+#include "transport/pack_common.hpp"
+#include "util/check.hpp"
+
+namespace dfft {
+
+using namespace detail;
+
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+
+/// One block of a rank's halo held by rank `owner`: the cells `at` (unwrapped global indices,
+/// inside the receiver's grown box) hold the owner's cells `at - shift`.
+struct Piece {
+  Box at;
+  Shape shift;
+  int owner;
+};
+
+/// Both ends agree on the spec: a mismatch would leave messages unmatched.
+bool same_everywhere(MPI_Comm comm, const Shape& v) {
+  std::int64_t n = static_cast<std::int64_t>(v.size()), lo = 0, hi = 0;
+  DFFT_MPI(MPI_Allreduce(&n, &lo, 1, MPI_INT64_T, MPI_MIN, comm));
+  DFFT_MPI(MPI_Allreduce(&n, &hi, 1, MPI_INT64_T, MPI_MAX, comm));
+  if (lo != hi) return false;
+  Shape vlo(v.size()), vhi(v.size());
+  DFFT_MPI(MPI_Allreduce(v.data(), vlo.data(), static_cast<int>(n), MPI_INT64_T, MPI_MIN, comm));
+  DFFT_MPI(MPI_Allreduce(v.data(), vhi.data(), static_cast<int>(n), MPI_INT64_T, MPI_MAX, comm));
+  return vlo == vhi;
+}
+
+/// The spec with hi and periodic filled in, checked against `d` axes (local check).
+HaloSpec complete(const HaloSpec& s, int d) {
+  HaloSpec c = s;
+  if (c.hi.empty()) c.hi = c.lo;
+  if (c.periodic.empty()) c.periodic.assign(d, true);
+  if (static_cast<int>(c.lo.size()) != d || static_cast<int>(c.hi.size()) != d ||
+      static_cast<int>(c.periodic.size()) != d)
+    fail("halo: lo, hi and periodic need one entry per axis (", d, "), got ", s.lo.size(), ", ",
+         s.hi.size(), " and ", s.periodic.size());
+  for (int a = 0; a < d; ++a)
+    if (c.lo[a] < 0 || c.hi[a] < 0)
+      fail("halo: widths must be >= 0 (axis ", a, ": lo ", c.lo[a], ", hi ", c.hi[a], ")");
+  return c;
+}
+
+Shape flatten(const HaloSpec& s) {
+  Shape v{static_cast<std::int64_t>(s.lo.size()), std::int64_t{s.corners}};
+  v.insert(v.end(), s.lo.begin(), s.lo.end());
+  v.insert(v.end(), s.hi.begin(), s.hi.end());
+  for (bool p : s.periodic) v.push_back(p);
+  return v;
+}
+
+Shape flatten(const std::vector<Layout>& ls) {
+  Shape v{static_cast<std::int64_t>(ls.size())};
+  for (const auto& l : ls) {
+    v.push_back(l.box.dims());
+    v.insert(v.end(), l.box.lo.begin(), l.box.lo.end());
+    v.insert(v.end(), l.box.hi.begin(), l.box.hi.end());
+    v.insert(v.end(), l.order.begin(), l.order.end());
+    v.push_back(static_cast<std::int64_t>(l.padded.size()));
+    v.insert(v.end(), l.padded.begin(), l.padded.end());
+  }
+  return v;
+}
+
+/// The halo of the rank with box `b`: faces (and edges and corners with spec.corners) cut at the
+/// periodic images of the global array and at the owners' boxes. Cells beyond a non-periodic end
+/// belong to nobody and are left out.
+std::vector<Piece> pieces_of(const Box& b, const HaloSpec& spec, const Shape& shape,
+                             const std::vector<Layout>& ls) {
+  std::vector<Piece> out;
+  if (b.empty()) return out;
+  const int d = b.dims();
+  int regions = 1;
+  for (int a = 0; a < d; ++a) regions *= 3;
+  for (int code = 0; code < regions; ++code) {
+    // Axis a of region `code`: 0 below the box, 1 across it, 2 above it.
+    Box r = b;
+    int outside = 0;
+    for (int a = 0, c = code; a < d; ++a, c /= 3) {
+      if (c % 3 == 0) {
+        r.lo[a] = b.lo[a] - spec.lo[a];
+        r.hi[a] = b.lo[a];
+      } else if (c % 3 == 2) {
+        r.lo[a] = b.hi[a];
+        r.hi[a] = b.hi[a] + spec.hi[a];
+      }
+      outside += c % 3 != 1;
+    }
+    if (outside == 0 || (outside > 1 && !spec.corners) || r.empty()) continue;
+    // Per axis, the periodic images the region reaches: [k n, (k+1) n) for each k.
+    std::vector<std::vector<std::int64_t>> ks(d);
+    for (int a = 0; a < d; ++a) {
+      const std::int64_t n = shape[a];
+      if (!spec.periodic[a]) {
+        if (r.lo[a] < n && r.hi[a] > 0) ks[a].push_back(0);
+        continue;
+      }
+      auto floor_div = [](std::int64_t x, std::int64_t m) { return x >= 0 ? x / m : -((-x + m - 1) / m); };
+      for (std::int64_t k = floor_div(r.lo[a], n); k <= floor_div(r.hi[a] - 1, n); ++k) ks[a].push_back(k);
+    }
+    if (std::any_of(ks.begin(), ks.end(), [](const auto& v) { return v.empty(); })) continue;
+    std::vector<std::size_t> pick(d, 0);
+    while (true) {
+      Box wrapped = r;
+      Shape shift(d);
+      for (int a = 0; a < d; ++a) {
+        shift[a] = ks[a][pick[a]] * shape[a];
+        wrapped.lo[a] = std::max(r.lo[a], shift[a]) - shift[a];
+        wrapped.hi[a] = std::min(r.hi[a], shift[a] + shape[a]) - shift[a];
+      }
+      for (int q = 0; q < static_cast<int>(ls.size()); ++q) {
+        Box i = intersect(wrapped, ls[q].box);
+        if (i.empty()) continue;
+        for (int a = 0; a < d; ++a) i.lo[a] += shift[a], i.hi[a] += shift[a];
+        out.push_back({i, shift, q});
+      }
+      int a = d - 1;
+      for (; a >= 0; --a) {
+        if (++pick[a] < ks[a].size()) break;
+        pick[a] = 0;
+      }
+      if (a < 0) break;
+    }
+  }
+  return out;
+}
+
+Box shifted(Box b, const Shape& by, int sign) {
+  for (int a = 0; a < b.dims(); ++a) b.lo[a] += sign * by[a], b.hi[a] += sign * by[a];
+  return b;
+}
+
+}  // namespace
+
+class HaloImpl {
+ public:
+  HaloImpl(MPI_Comm comm, const Layout* mine, const std::vector<Layout>* all, const HaloSpec& spec,
+           std::size_t elem) : elem_(elem) {
+    DFFT_MPI(MPI_Comm_dup(comm, &comm_));
+    DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+    try {
+      build(mine, all, spec);
+    } catch (...) {
+      free_types();
+      MPI_Comm_free(&comm_);
+      throw;
+    }
+  }
+  ~HaloImpl() {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (fin) return;
+    free_types();
+    MPI_Comm_free(&comm_);
+  }
+
+  void exchange(void* data, std::int64_t given) {
+    t_ = StageTiming{"halo"};
+    if (given >= 0) {
+      collectively(comm_, "halo exchange", [&] {
+        if (given < count_)
+          fail("halo exchange: the local array has ", given, " elements but its box with the halo needs ",
+               count_, " (", describe_extent(), ")");
+        if (!data && count_ > 0) fail("halo exchange: the local array is NULL");
+      });
+    }
+    PhaseTimer pt(t_.comm);
+    std::vector<MPI_Request> req(recv_.size() + send_.size(), MPI_REQUEST_NULL);
+    std::size_t k = 0;
+    for (const auto& [peer, type] : recv_) DFFT_MPI(MPI_Irecv(data, 1, type, peer, kTag, comm_, &req[k++]));
+    for (const auto& [peer, type] : send_) DFFT_MPI(MPI_Isend(data, 1, type, peer, kTag, comm_, &req[k++]));
+    for (const Piece& p : self_)
+      host_copy_box(data, shifted_layout(p.shift), data, grown_, p.at, elem_);
+    DFFT_MPI(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
+  }
+
+  std::int64_t count() const { return count_; }
+  const Layout& layout() const { return grown_; }
+  const Shape& shape() const { return shape_; }
+  int messages() const { return static_cast<int>(send_.size()); }
+  std::int64_t sent_elements() const { return sent_; }
+  std::int64_t self_elements() const { return self_elems_; }
+  const StageTiming& timing() const { return t_; }
+
+ private:
+  static constexpr int kTag = 7301;
+
+  void build(const Layout* mine, const std::vector<Layout>* all, const HaloSpec& given) {
+    int me = 0, size = 0;
+    DFFT_MPI(MPI_Comm_rank(comm_, &me));
+    DFFT_MPI(MPI_Comm_size(comm_, &size));
+    int d = mine ? mine->box.dims() : (all->empty() ? 0 : (*all)[0].box.dims());
+    int dmin = 0, dmax = 0;
+    DFFT_MPI(MPI_Allreduce(&d, &dmin, 1, MPI_INT, MPI_MIN, comm_));
+    DFFT_MPI(MPI_Allreduce(&d, &dmax, 1, MPI_INT, MPI_MAX, comm_));
+    if (dmin != dmax || dmin < 1) fail("halo: ranks disagree on the number of dimensions of the boxes");
+    HaloSpec spec;
+    collectively(comm_, "halo", [&] {
+      spec = complete(given, d);
+      if (all && static_cast<int>(all->size()) != size)
+        fail("halo: ", all->size(), " layouts given for a communicator of ", size, " ranks");
+    });
+    if (!same_everywhere(comm_, flatten(spec)))
+      fail("halo: ranks disagree on the widths, periodic axes or corners; give the same on every rank");
+    std::vector<Layout> ls;
+    if (mine) {
+      ls = allgather_layouts(comm_, *mine, d);
+    } else {
+      if (!same_everywhere(comm_, flatten(*all)))
+        fail("halo: ranks disagree on the list of layouts; give every rank the same list");
+      ls = *all;
+    }
+    shape_.assign(d, 0);
+    for (const auto& l : ls)
+      if (!l.box.empty())
+        for (int a = 0; a < d; ++a) shape_[a] = std::max(shape_[a], l.box.hi[a]);
+    check_tiling(ls, shape_, "halo");
+    for (std::size_t r = 0; r < ls.size(); ++r)
+      for (int a = 0; a < d && !ls[r].padded.empty(); ++a)
+        if (ls[r].padded[a] != ls[r].box.extent(a))
+          fail("halo: the layout of rank ", r, " is padded on axis ", a,
+               "; the halo'd array's extent is the box extent plus the widths (give the layout without padding)");
+    lo_ = spec.lo;
+    hi_ = spec.hi;
+
+    // This rank's halo'd array.
+    grown_ = ls[me];
+    grown_.padded.clear();
+    if (!grown_.box.empty())
+      for (int a = 0; a < d; ++a) grown_.box.lo[a] -= spec.lo[a], grown_.box.hi[a] += spec.hi[a];
+    count_ = grown_.alloc_count();
+
+    MPI_Datatype elem = make_elem_type(elem_);
+    types_.push_back(elem);
+    // Receives: my halo's pieces, grouped by owner; traversed in the owner's memory order.
+    std::vector<std::vector<Piece>> from(size), to(size);
+    for (Piece& p : pieces_of(ls[me].box, spec, shape_, ls)) {
+      if (p.owner == me) {
+        self_elems_ += p.at.count();
+        self_.push_back(std::move(p));
+      } else {
+        from[p.owner].push_back(std::move(p));
+      }
+    }
+    // Sends: the pieces of every other rank's halo that my box holds.
+    for (int r = 0; r < size; ++r)
+      if (r != me)
+        for (Piece& p : pieces_of(ls[r].box, spec, shape_, ls))
+          if (p.owner == me) to[r].push_back(std::move(p));
+    for (int q = 0; q < size; ++q) {
+      if (!from[q].empty()) recv_.emplace_back(q, struct_of(from[q], ls[q].order, false, elem));
+      if (!to[q].empty()) {
+        send_.emplace_back(q, struct_of(to[q], ls[me].order, true, elem));
+        for (const Piece& p : to[q]) sent_ += p.at.count();
+      }
+    }
+  }
+
+  /// One datatype for all pieces to or from one peer, relative to the array's base address.
+  MPI_Datatype struct_of(const std::vector<Piece>& ps, const std::vector<int>& traversal, bool sending,
+                         MPI_Datatype elem) {
+    std::int64_t cells = 0;
+    std::vector<MPI_Datatype> parts;
+    for (const Piece& p : ps) {
+      cells += p.at.count();
+      const Box at = sending ? shifted(p.at, p.shift, -1) : p.at;
+      parts.push_back(make_box_type(at, traversal, grown_, elem, elem_));
+      types_.push_back(parts.back());
+    }
+    if (cells * static_cast<std::int64_t>(elem_) > INT_MAX)
+      unsupported("halo: a message of ", cells * static_cast<std::int64_t>(elem_),
+                  " bytes (more than 2^31 - 1; use narrower halos or more ranks)");
+    if (parts.size() == 1) return parts[0];
+    std::vector<int> ones(parts.size(), 1);
+    std::vector<MPI_Aint> zero(parts.size(), 0);
+    MPI_Datatype t;
+    DFFT_MPI(MPI_Type_create_struct(static_cast<int>(parts.size()), ones.data(), zero.data(), parts.data(), &t));
+    DFFT_MPI(MPI_Type_commit(&t));
+    types_.push_back(t);
+    return t;
+  }
+
+  /// The halo'd array seen at cells shifted by one periodic image: its cell g holds global g - shift.
+  Layout shifted_layout(const Shape& shift) const {
+    Layout l = grown_;
+    l.box = shifted(l.box, shift, 1);
+    return l;
+  }
+
+  std::string describe_extent() const {
+    std::string s;
+    for (int a = 0; a < grown_.box.dims(); ++a)
+      s += concat(a ? " x " : "", grown_.box.extent(a) - lo_[a] - hi_[a], "+", lo_[a], "+", hi_[a]);
+    return s;
+  }
+
+  void free_types() {
+    for (auto& t : types_) MPI_Type_free(&t);
+    types_.clear();
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::size_t elem_;
+  Shape shape_, lo_, hi_;
+  Layout grown_;
+  std::int64_t count_ = 0, sent_ = 0, self_elems_ = 0;
+  std::vector<std::pair<int, MPI_Datatype>> recv_, send_;
+  std::vector<Piece> self_;
+  std::vector<MPI_Datatype> types_;  // every datatype made, freed together
+  StageTiming t_{"halo"};
+};
+
+template <class T>
+Halo<T>::Halo(MPI_Comm comm, const Layout& mine, const HaloSpec& spec)
+    : impl_(std::make_unique<HaloImpl>(comm, &mine, nullptr, spec, sizeof(T))) {}
+template <class T>
+Halo<T>::Halo(MPI_Comm comm, const std::vector<Layout>& all, const HaloSpec& spec)
+    : impl_(std::make_unique<HaloImpl>(comm, nullptr, &all, spec, sizeof(T))) {}
+template <class T>
+Halo<T>::~Halo() = default;
+template <class T>
+Halo<T>::Halo(Halo&&) noexcept = default;
+template <class T>
+Halo<T>& Halo<T>::operator=(Halo&&) noexcept = default;
+template <class T>
+const Layout& Halo<T>::checked_side(Backend b, const Layout& l) {
+  // Every rank of a plan has the same backend: refusing here refuses everywhere.
+  if (b != Backend::cpu)
+    unsupported("halo: device arrays are not exchanged yet; make the halo from a CPU plan's layout "
+                "(Halo(comm, layout, spec)) and exchange host arrays");
+  return l;
+}
+template <class T>
+void Halo<T>::exchange(T* data) const {
+  impl_->exchange(data, -1);
+}
+template <class T>
+void Halo<T>::exchange(std::span<T> data) const {
+  impl_->exchange(data.data(), static_cast<std::int64_t>(data.size()));
+}
+template <class T>
+std::int64_t Halo<T>::count() const {
+  return impl_->count();
+}
+template <class T>
+const Layout& Halo<T>::layout() const {
+  return impl_->layout();
+}
+template <class T>
+const std::vector<std::int64_t>& Halo<T>::shape() const {
+  return impl_->shape();
+}
+template <class T>
+int Halo<T>::messages() const {
+  return impl_->messages();
+}
+template <class T>
+std::int64_t Halo<T>::sent_elements() const {
+  return impl_->sent_elements();
+}
+template <class T>
+std::int64_t Halo<T>::self_elements() const {
+  return impl_->self_elements();
+}
+template <class T>
+const StageTiming& Halo<T>::timing() const {
+  return impl_->timing();
+}
+
+template class Halo<float>;
+template class Halo<double>;
+template class Halo<std::complex<float>>;
+template class Halo<std::complex<double>>;
+
+}  // namespace dfft
