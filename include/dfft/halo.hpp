@@ -51,6 +51,7 @@ enum class Side { input, output };
 template <class T>
 class Halo {
  public:
+  using value_type = T;
   /// Collective: `mine` is this rank's layout (box and memory order, no padding); over all ranks
   /// the boxes tile a global array (empty boxes allowed: such ranks hold no array).
   Halo(MPI_Comm comm, const Layout& mine, const HaloSpec& spec);
