@@ -6,12 +6,17 @@
 // Every case first checks that both give the same array (bitwise), then times `reps` exchanges
 // of each, alternating, `trials` times, and prints the best trial's mean per exchange (the
 // slowest rank's). All axes periodic, natural memory order, double.
-// `cells moved` counts the halo cells this rank sends or copies inside itself.
-//   halo-bench N0 N1 N2 [reps] [trials]        e.g. mpirun -np 2 halo-bench 256 256 256
+// `cells moved` counts the halo cells this rank sends or copies inside itself. --json FILE
+// appends one record per row (test "halo") for tools/results_pages.py's `halo` tables.
+//   halo-bench N0 N1 N2 [reps] [trials] [--json FILE]     e.g. mpirun -np 2 halo-bench 256 256 256
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <ctime>
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -81,6 +86,44 @@ class SendrecvHalo {
   std::vector<Axis> axes_;
 };
 
+/// "a","b" as a JSON list of numbers.
+template <class V>
+std::string json_list(const V& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+/// The JSON string of `s` (the characters a host, CPU or MPI name can hold, escaped).
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) o += c;
+  }
+  return o + "\"";
+}
+
+/// The machine block of a record: host, CPU model, MPI library (first line).
+std::string machine_json(int size) {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  std::string cpu;
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);)
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  std::string mpi(lib, static_cast<std::size_t>(len));
+  mpi = mpi.substr(0, mpi.find_first_of(",\n"));
+  return "{\"host\": " + json_string(host) + ", \"cpu_model\": " + json_string(cpu) +
+         ", \"mpi_library\": " + json_string(mpi) + ", \"ranks\": " + std::to_string(size) + "}";
+}
+
 /// Mean seconds per call of f over `reps` calls, on the slowest rank.
 template <class F>
 double time_reps(int reps, F&& f) {
@@ -104,9 +147,24 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  const Shape shape{std::atol(argv[1]), std::atol(argv[2]), std::atol(argv[3])};
-  const int reps = argc > 4 ? std::atoi(argv[4]) : 20;
-  const int trials = argc > 5 ? std::atoi(argv[5]) : 5;
+  std::string json_path, command = "halo-bench";
+  std::vector<std::string> pos;
+  for (int i = 1; i < argc; ++i) {
+    command += std::string(" ") + argv[i];
+    if (std::string(argv[i]) == "--json" && i + 1 < argc)
+      json_path = argv[++i], command += std::string(" ") + argv[i];
+    else
+      pos.push_back(argv[i]);
+  }
+  const Shape shape{std::atol(pos.at(0).c_str()), std::atol(pos.at(1).c_str()), std::atol(pos.at(2).c_str())};
+  const int reps = pos.size() > 3 ? std::atoi(pos[3].c_str()) : 20;
+  const int trials = pos.size() > 4 ? std::atoi(pos[4].c_str()) : 5;
+  std::ofstream json;
+  if (rank == 0 && !json_path.empty()) json.open(json_path, std::ios::app);
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string machine = rank == 0 ? machine_json(size) : "";
   int failures = 0;
   if (rank == 0) {
     std::printf("halo-bench %lldx%lldx%lld, %d ranks, double, all axes periodic; %d exchanges x %d trials, best trial\n",
@@ -163,6 +221,16 @@ int main(int argc, char** argv) {
                       static_cast<long long>(n[0]), static_cast<long long>(n[1]), static_cast<long long>(n[2]),
                       static_cast<long long>(cells), best_h * 1e6, best_s * 1e6,
                       best_h / best_s, all_same ? "yes" : "NO");
+        if (json.is_open())
+          json << "{\"test\": \"halo\", \"size\": " << json_list(shape) << ", \"ranks\": " << size
+               << ", \"blocks\": \"" << (split == 1 ? "slab" : "pencil") << "\", \"grid\": " << json_list(dims)
+               << ", \"width\": " << w << ", \"corners\": " << (corners ? "true" : "false")
+               << ", \"local_box\": " << json_list(n) << ", \"cells\": " << cells << ", \"reps\": " << reps
+               << ", \"trials\": " << trials << ", \"time_us\": {\"dfft\": " << best_h * 1e6
+               << ", \"sendrecv\": " << best_s * 1e6 << "}, \"same\": " << (all_same ? "true" : "false")
+               << ", \"timestamp\": \"" << stamp << "\", \"machine\": " << machine
+               << ", \"run\": {\"command\": " << json_string("mpirun -np " + std::to_string(size) + " " + command)
+               << "}}\n";
       }
     }
     MPI_Comm_free(&cart);

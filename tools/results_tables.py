@@ -14,6 +14,8 @@ Kinds (options besides the record filters of results_pages.py):
              (the single-device rows of 1-rank jobs); the median over the processes of each
              process's median, the max/min over the processes, and the ratios to mpi4py-fft and
              to serial FFTW. Only the latest runner invocation (run.series) of each row counts.
+  halo       halo-bench records (test=halo): dfft::Halo against the hand-written MPI_Sendrecv
+             exchange, one row per size, ranks, blocks, width and corners (the latest record)
 stat=min (any kind) uses the fastest repetition instead of the median, which a loaded machine
 disturbs less. A configuration's time is its forward plus inverse median (one round trip); "best" is the
 fastest configuration of those selected. Several records of one configuration (repeated runs):
@@ -290,7 +292,28 @@ def kind_defaults(spec, records):
     return table(header, rows), rows, kept
 
 
+def kind_halo(spec, records):
+    keys = ("machine", "size", "ranks", "blocks", "width", "corners")
+    latest = {}
+    for rec in select(records, dict(spec, test="halo")):
+        key = tuple(text(k, field(rec, k)) for k in keys)
+        if key not in latest or field(rec, "date") >= field(latest[key], "date"):
+            latest[key] = rec
+    rows = []
+    for rec in latest.values():
+        t = rec.get("time_us", {})
+        d, s = t.get("dfft"), t.get("sendrecv")
+        rows.append([text(k, field(rec, k)) for k in ("size", "ranks", "blocks", "grid", "width")]
+                    + ["yes" if rec.get("corners") else "no", text("size", rec.get("local_box")),
+                       text("cells", rec.get("cells")), "%.1f" % d, "%.1f" % s,
+                       "%.2f" % (d / s) if s else "-", "yes" if rec.get("same") else "NO"])
+    header = ["size", "ranks", "blocks", "grid", "width", "corners", "local box", "cells moved/rank",
+              "dfft::Halo us", "MPI_Sendrecv us", "ratio", "same"]
+    return table(header, rows), rows, list(latest.values())
+
+
 KINDS = {"list": kind_list,
+         "halo": kind_halo,
          "defaults": kind_defaults,
          "reference": lambda s, r: kind_compare(s, r, single_device, "single-device", False),
          "peer": lambda s, r: kind_compare(dict(s, by=s.get("by", "size")), r, peer, "FFTW-MPI", True),
