@@ -11,7 +11,6 @@
 
 #include "backend/cpu/copy_box.hpp"
 #include "exec/gather.hpp"
-#include "plan/path.hpp"
 #include "transport/box_types.hpp"
 #include "transport/pack_common.hpp"
 #include "util/check.hpp"
@@ -81,10 +80,11 @@ Shape flatten(const std::vector<Layout>& ls) {
 }
 
 /// The halo of the rank with box `b`: faces (and edges and corners with spec.corners) cut at the
-/// periodic images of the global array and at the owners' boxes. Cells beyond a non-periodic end
-/// belong to nobody and are left out.
+/// periodic images of the global array and at the owners' boxes (only rank `only`'s, if >= 0:
+/// a sender needs its own pieces of every other rank's halo, not all of them). Cells beyond a
+/// non-periodic end belong to nobody and are left out.
 std::vector<Piece> pieces_of(const Box& b, const HaloSpec& spec, const Shape& shape,
-                             const std::vector<Layout>& ls) {
+                             const std::vector<Layout>& ls, int only = -1) {
   std::vector<Piece> out;
   if (b.empty()) return out;
   const int d = b.dims();
@@ -126,7 +126,7 @@ std::vector<Piece> pieces_of(const Box& b, const HaloSpec& spec, const Shape& sh
         wrapped.lo[a] = std::max(r.lo[a], shift[a]) - shift[a];
         wrapped.hi[a] = std::min(r.hi[a], shift[a] + shape[a]) - shift[a];
       }
-      for (int q = 0; q < static_cast<int>(ls.size()); ++q) {
+      for (int q = only < 0 ? 0 : only; q < (only < 0 ? static_cast<int>(ls.size()) : only + 1); ++q) {
         Box i = intersect(wrapped, ls[q].box);
         if (i.empty()) continue;
         for (int a = 0; a < d; ++a) i.lo[a] += shift[a], i.hi[a] += shift[a];
@@ -207,11 +207,7 @@ class HaloImpl {
     int me = 0, size = 0;
     DFFT_MPI(MPI_Comm_rank(comm_, &me));
     DFFT_MPI(MPI_Comm_size(comm_, &size));
-    int d = mine ? mine->box.dims() : (all->empty() ? 0 : (*all)[0].box.dims());
-    int dmin = 0, dmax = 0;
-    DFFT_MPI(MPI_Allreduce(&d, &dmin, 1, MPI_INT, MPI_MIN, comm_));
-    DFFT_MPI(MPI_Allreduce(&d, &dmax, 1, MPI_INT, MPI_MAX, comm_));
-    if (dmin != dmax || dmin < 1) fail("halo: ranks disagree on the number of dimensions of the boxes");
+    const int d = common_dims(comm_, mine ? mine->box.dims() : (all->empty() ? 0 : (*all)[0].box.dims()));
     HaloSpec spec;
     collectively(comm_, "halo", [&] {
       spec = complete(given, d);
@@ -228,11 +224,7 @@ class HaloImpl {
         fail("halo: ranks disagree on the list of layouts; give every rank the same list");
       ls = *all;
     }
-    shape_.assign(d, 0);
-    for (const auto& l : ls)
-      if (!l.box.empty())
-        for (int a = 0; a < d; ++a) shape_[a] = std::max(shape_[a], l.box.hi[a]);
-    check_tiling(ls, shape_, "halo");
+    shape_ = tiled_shape(ls, "halo");
     for (std::size_t r = 0; r < ls.size(); ++r)
       for (int a = 0; a < d && !ls[r].padded.empty(); ++a)
         if (ls[r].padded[a] != ls[r].box.extent(a))
@@ -263,8 +255,7 @@ class HaloImpl {
     // Sends: the pieces of every other rank's halo that my box holds.
     for (int r = 0; r < size; ++r)
       if (r != me)
-        for (Piece& p : pieces_of(ls[r].box, spec, shape_, ls))
-          if (p.owner == me) to[r].push_back(std::move(p));
+        to[r] = pieces_of(ls[r].box, spec, shape_, ls, me);
     for (int q = 0; q < size; ++q) {
       if (!from[q].empty()) recv_.emplace_back(q, struct_of(from[q], ls[q].order, false, elem));
       if (!to[q].empty()) {
