@@ -187,8 +187,7 @@ class HaloImpl {
     std::size_t k = 0;
     for (const auto& [peer, type] : recv_) DFFT_MPI(MPI_Irecv(data, 1, type, peer, kTag, comm_, &req[k++]));
     for (const auto& [peer, type] : send_) DFFT_MPI(MPI_Isend(data, 1, type, peer, kTag, comm_, &req[k++]));
-    for (const Piece& p : self_)
-      host_copy_box(data, shifted_layout(p.shift), data, grown_, p.at, elem_);
+    for (std::size_t i = 0; i < self_.size(); ++i) host_copy_box(data, self_src_[i], data, grown_, self_[i].at, elem_);
     DFFT_MPI(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
   }
 
@@ -247,6 +246,7 @@ class HaloImpl {
     for (Piece& p : pieces_of(ls[me].box, spec, shape_, ls)) {
       if (p.owner == me) {
         self_elems_ += p.at.count();
+        self_src_.push_back(shifted_layout(p.shift));
         self_.push_back(std::move(p));
       } else {
         from[p.owner].push_back(std::move(p));
@@ -315,6 +315,7 @@ class HaloImpl {
   std::int64_t count_ = 0, sent_ = 0, self_elems_ = 0;
   std::vector<std::pair<int, MPI_Datatype>> recv_, send_;
   std::vector<Piece> self_;
+  std::vector<Layout> self_src_;  // per self piece: the array seen from the periodic image it reads
   std::vector<MPI_Datatype> types_;  // every datatype made, freed together
   StageTiming t_{"halo"};
 };
