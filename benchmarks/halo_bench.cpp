@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
-#include <fstream>
 #include <cstdlib>
+#include <ctime>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -53,11 +53,13 @@ class SendrecvHalo {
       }
       sub[a] = w;
       Axis x{lower, upper, {}, {}, {}, {}};
-      const int at[4] = {w, static_cast<int>(n[a]), static_cast<int>(n[a]) + w, 0};  // send lo, send hi, recv hi, recv lo
+      const int at[4] = {w, static_cast<int>(n[a]), static_cast<int>(n[a]) + w,
+                         0};  // send lo, send hi, recv hi, recv lo
       MPI_Datatype* t[4] = {&x.send_lo, &x.send_hi, &x.recv_hi, &x.recv_lo};
       for (int k = 0; k < 4; ++k) {
         start[a] = at[k];
-        check(MPI_Type_create_subarray(d, full.data(), sub.data(), start.data(), MPI_ORDER_C, MPI_DOUBLE, t[k]),
+        check(MPI_Type_create_subarray(d, full.data(), sub.data(), start.data(), MPI_ORDER_C,
+                                       MPI_DOUBLE, t[k]),
               "MPI_Type_create_subarray");
         check(MPI_Type_commit(t[k]), "MPI_Type_commit");
       }
@@ -70,9 +72,11 @@ class SendrecvHalo {
   }
   void exchange(double* u) const {
     for (const auto& x : axes_) {
-      check(MPI_Sendrecv(u, 1, x.send_lo, x.lower, 1, u, 1, x.recv_hi, x.upper, 1, cart_, MPI_STATUS_IGNORE),
+      check(MPI_Sendrecv(u, 1, x.send_lo, x.lower, 1, u, 1, x.recv_hi, x.upper, 1, cart_,
+                         MPI_STATUS_IGNORE),
             "MPI_Sendrecv");
-      check(MPI_Sendrecv(u, 1, x.send_hi, x.upper, 2, u, 1, x.recv_lo, x.lower, 2, cart_, MPI_STATUS_IGNORE),
+      check(MPI_Sendrecv(u, 1, x.send_hi, x.upper, 2, u, 1, x.recv_lo, x.lower, 2, cart_,
+                         MPI_STATUS_IGNORE),
             "MPI_Sendrecv");
     }
   }
@@ -156,7 +160,8 @@ int main(int argc, char** argv) {
     else
       pos.push_back(argv[i]);
   }
-  const Shape shape{std::atol(pos.at(0).c_str()), std::atol(pos.at(1).c_str()), std::atol(pos.at(2).c_str())};
+  const Shape shape{std::atol(pos.at(0).c_str()), std::atol(pos.at(1).c_str()),
+                    std::atol(pos.at(2).c_str())};
   const int reps = pos.size() > 3 ? std::atoi(pos[3].c_str()) : 20;
   const int trials = pos.size() > 4 ? std::atoi(pos[4].c_str()) : 5;
   std::ofstream json;
@@ -167,10 +172,14 @@ int main(int argc, char** argv) {
   const std::string machine = rank == 0 ? machine_json(size) : "";
   int failures = 0;
   if (rank == 0) {
-    std::printf("halo-bench %lldx%lldx%lld, %d ranks, double, all axes periodic; %d exchanges x %d trials, best trial\n",
-                static_cast<long long>(shape[0]), static_cast<long long>(shape[1]),
-                static_cast<long long>(shape[2]), size, reps, trials);
-    std::printf("| blocks | grid | width | corners | local box | cells moved/rank | dfft::Halo (us) | MPI_Sendrecv (us) | ratio | same |\n");
+    std::printf(
+        "halo-bench %lldx%lldx%lld, %d ranks, double, all axes periodic; %d exchanges x %d trials, "
+        "best trial\n",
+        static_cast<long long>(shape[0]), static_cast<long long>(shape[1]),
+        static_cast<long long>(shape[2]), size, reps, trials);
+    std::printf(
+        "| blocks | grid | width | corners | local box | cells moved/rank | dfft::Halo (us) | "
+        "MPI_Sendrecv (us) | ratio | same |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   }
   for (int split : {1, 2}) {  // slabs (axis 0 cut), pencils (axes 0 and 1 cut)
@@ -201,13 +210,16 @@ int main(int argc, char** argv) {
         for (std::int64_t i = 0; i < n[0]; ++i)
           for (std::int64_t j = 0; j < n[1]; ++j)
             for (std::int64_t k = 0; k < n[2]; ++k)
-              a[static_cast<std::size_t>(((i + w) * (n[1] + 2 * w) + j + w) * (n[2] + 2 * w) + k + w)] =
-                  static_cast<double>(((l.box.lo[0] + i) * shape[1] + l.box.lo[1] + j) * shape[2] + l.box.lo[2] + k);
+              a[static_cast<std::size_t>(((i + w) * (n[1] + 2 * w) + j + w) * (n[2] + 2 * w) + k +
+                                         w)] =
+                  static_cast<double>(((l.box.lo[0] + i) * shape[1] + l.box.lo[1] + j) * shape[2] +
+                                      l.box.lo[2] + k);
         std::vector<double> b = a;
         h.exchange(std::span<double>(a));
         s.exchange(b.data());
         int same = a == b, all_same = 0;
-        check(MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+        check(MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD),
+              "MPI_Allreduce");
         failures += !all_same;
         double best_h = std::numeric_limits<double>::infinity(), best_s = best_h;
         for (int t = 0; t < trials; ++t) {
@@ -216,21 +228,23 @@ int main(int argc, char** argv) {
         }
         const std::int64_t cells = h.sent_elements() + h.self_elements();
         if (rank == 0)
-          std::printf("| %s | %dx%dx%d | %d | %s | %lldx%lldx%lld | %lld | %.1f | %.1f | %.2f | %s |\n",
-                      split == 1 ? "slab" : "pencil", dims[0], dims[1], dims[2], w, corners ? "yes" : "no",
-                      static_cast<long long>(n[0]), static_cast<long long>(n[1]), static_cast<long long>(n[2]),
-                      static_cast<long long>(cells), best_h * 1e6, best_s * 1e6,
-                      best_h / best_s, all_same ? "yes" : "NO");
+          std::printf(
+              "| %s | %dx%dx%d | %d | %s | %lldx%lldx%lld | %lld | %.1f | %.1f | %.2f | %s |\n",
+              split == 1 ? "slab" : "pencil", dims[0], dims[1], dims[2], w, corners ? "yes" : "no",
+              static_cast<long long>(n[0]), static_cast<long long>(n[1]),
+              static_cast<long long>(n[2]), static_cast<long long>(cells), best_h * 1e6,
+              best_s * 1e6, best_h / best_s, all_same ? "yes" : "NO");
         if (json.is_open())
           json << "{\"test\": \"halo\", \"size\": " << json_list(shape) << ", \"ranks\": " << size
-               << ", \"blocks\": \"" << (split == 1 ? "slab" : "pencil") << "\", \"grid\": " << json_list(dims)
-               << ", \"width\": " << w << ", \"corners\": " << (corners ? "true" : "false")
-               << ", \"local_box\": " << json_list(n) << ", \"cells\": " << cells << ", \"reps\": " << reps
-               << ", \"trials\": " << trials << ", \"time_us\": {\"dfft\": " << best_h * 1e6
-               << ", \"sendrecv\": " << best_s * 1e6 << "}, \"same\": " << (all_same ? "true" : "false")
-               << ", \"timestamp\": \"" << stamp << "\", \"machine\": " << machine
-               << ", \"run\": {\"command\": " << json_string("mpirun -np " + std::to_string(size) + " " + command)
-               << "}}\n";
+               << ", \"blocks\": \"" << (split == 1 ? "slab" : "pencil")
+               << "\", \"grid\": " << json_list(dims) << ", \"width\": " << w
+               << ", \"corners\": " << (corners ? "true" : "false")
+               << ", \"local_box\": " << json_list(n) << ", \"cells\": " << cells
+               << ", \"reps\": " << reps << ", \"trials\": " << trials
+               << ", \"time_us\": {\"dfft\": " << best_h * 1e6 << ", \"sendrecv\": " << best_s * 1e6
+               << "}, \"same\": " << (all_same ? "true" : "false") << ", \"timestamp\": \"" << stamp
+               << "\", \"machine\": " << machine << ", \"run\": {\"command\": "
+               << json_string("mpirun -np " + std::to_string(size) + " " + command) << "}}\n";
       }
     }
     MPI_Comm_free(&cart);

@@ -5,7 +5,8 @@
 //
 //   dfft::Plan<double> plan(MPI_COMM_WORLD, {nx, ny, nz});
 //   dfft::Halo<double> halo(plan, dfft::Side::input, {.lo = {1, 1, 1}});   // periodic, faces
-//   std::vector<double> u(halo.count());    // box extent + lo + hi per axis, the plan's memory order
+//   std::vector<double> u(halo.count());    // box extent + lo + hi per axis, the plan's memory
+//   order
 //   ... write the interior: global index g at u[halo.layout().offset_of(g)] ...
 //   halo.exchange(std::span<double>(u));
 //
@@ -61,8 +62,9 @@ class Halo {
   /// The input (real-space) or output (spectral) layout of a plan, on the plan's communicator.
   template <class P>
   Halo(const Plan<P>& plan, Side side, const HaloSpec& spec)
-      : Halo(plan.comm(), checked_side(plan.options().backend, side == Side::input ? plan.input_layout()
-                                                                                     : plan.output_layout()),
+      : Halo(plan.comm(),
+             checked_side(plan.options().backend,
+                          side == Side::input ? plan.input_layout() : plan.output_layout()),
              spec) {}
   ~Halo();
   Halo(Halo&&) noexcept;

@@ -252,7 +252,8 @@ class PyHalo {
     else if (dtype == "complex128")
       h_ = std::make_unique<dfft::Halo<std::complex<double>>>(comm_, l, spec);
     else
-      throw py::value_error("Halo: dtype must be float32, float64, complex64 or complex128, got " + dtype);
+      throw py::value_error("Halo: dtype must be float32, float64, complex64 or complex128, got " +
+                            dtype);
   }
   /// `problem`: why this rank's array cannot be used (wrong dtype, not contiguous), or empty.
   /// The ranks agree on it first, so that a refusal on one rank is a refusal on all, not a hang.
@@ -262,11 +263,13 @@ class PyHalo {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
     if (rc != MPI_SUCCESS)
-      throw dfft::MpiError("MPI_Allreduce", rc, rank, "dfft: halo exchange: MPI_Allreduce failed while checking the arrays");
+      throw dfft::MpiError("MPI_Allreduce", rc, rank,
+                           "dfft: halo exchange: MPI_Allreduce failed while checking the arrays");
     if (!all)
-      throw dfft::InvalidArgument("halo exchange", rank,
-                                  ok ? "dfft: halo exchange: another rank's array was refused (that rank says why)"
-                                     : "dfft: halo exchange: " + problem);
+      throw dfft::InvalidArgument(
+          "halo exchange", rank,
+          ok ? "dfft: halo exchange: another rank's array was refused (that rank says why)"
+             : "dfft: halo exchange: " + problem);
     std::visit([&](auto& h) { run(*h, data, count); }, h_);
   }
   py::dict layout() const {
@@ -291,7 +294,8 @@ class PyHalo {
   }
   MPI_Comm comm_;
   std::variant<std::unique_ptr<dfft::Halo<float>>, std::unique_ptr<dfft::Halo<double>>,
-               std::unique_ptr<dfft::Halo<std::complex<float>>>, std::unique_ptr<dfft::Halo<std::complex<double>>>>
+               std::unique_ptr<dfft::Halo<std::complex<float>>>,
+               std::unique_ptr<dfft::Halo<std::complex<double>>>>
       h_;
 };
 
@@ -319,7 +323,8 @@ void bind_reshape(py::module_& m) {
 void bind_halo(py::module_& m) {
   py::class_<PyHalo>(m, "_Halo")
       .def(py::init<const py::object&, const PyHalo::Side&, const std::vector<std::int64_t>&,
-                    const std::vector<std::int64_t>&, const std::vector<bool>&, bool, const std::string&>(),
+                    const std::vector<std::int64_t>&, const std::vector<bool>&, bool,
+                    const std::string&>(),
            py::arg("comm"), py::arg("box"), py::arg("lo"), py::arg("hi"), py::arg("periodic"),
            py::arg("corners"), py::arg("dtype"))
       .def("exchange", &PyHalo::exchange, py::arg("data"), py::arg("count"), py::arg("problem"))

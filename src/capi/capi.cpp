@@ -385,8 +385,8 @@ struct dfft_halo_s {
 
 namespace {
 
-dfft::HaloSpec to_halo_spec(int ndims, const int64_t* width_lo, const int64_t* width_hi, const int* periodic,
-                            int corners) {
+dfft::HaloSpec to_halo_spec(int ndims, const int64_t* width_lo, const int64_t* width_hi,
+                            const int* periodic, int corners) {
   if (!width_lo) bad("width_lo is NULL");
   dfft::HaloSpec s;
   s.lo.assign(width_lo, width_lo + ndims);
@@ -399,9 +399,11 @@ dfft::HaloSpec to_halo_spec(int ndims, const int64_t* width_lo, const int64_t* w
 
 // The C-side checks are agreed across ranks before the collective construction.
 template <class Make>
-int halo_create(MPI_Comm comm, int precision, int complex_values, dfft_halo* halo, int local_status, Make&& make) {
+int halo_create(MPI_Comm comm, int precision, int complex_values, dfft_halo* halo, int local_status,
+                Make&& make) {
   if (halo) *halo = nullptr;
-  if (comm == MPI_COMM_NULL) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: the communicator is MPI_COMM_NULL");
+  if (comm == MPI_COMM_NULL)
+    return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: the communicator is MPI_COMM_NULL");
   if (local_status == DFFT_SUCCESS)
     local_status = guarded([&] {
       if (!halo) bad("halo (the output pointer) is NULL");
@@ -415,9 +417,8 @@ int halo_create(MPI_Comm comm, int precision, int complex_values, dfft_halo* hal
   return guarded([&] {
     auto with = [&](auto tag) {
       using T = decltype(tag);
-      return new dfft_halo_s{std::variant<dfft::Halo<double>, dfft::Halo<float>, dfft::Halo<std::complex<double>>,
-                                          dfft::Halo<std::complex<float>>>(std::in_place_type<dfft::Halo<T>>,
-                                                                            make(tag))};
+      return new dfft_halo_s{
+          decltype(dfft_halo_s::halo)(std::in_place_type<dfft::Halo<T>>, make(tag))};
     };
     if (precision == DFFT_DOUBLE)
       *halo = complex_values ? with(std::complex<double>{}) : with(double{});
@@ -426,9 +427,10 @@ int halo_create(MPI_Comm comm, int precision, int complex_values, dfft_halo* hal
   });
 }
 
-int halo_create_boxes(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t* hi, const int* order,
-                      const int64_t* width_lo, const int64_t* width_hi, const int* periodic, int corners,
-                      int precision, int complex_values, dfft_halo* halo) noexcept {
+int halo_create_boxes(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t* hi,
+                      const int* order, const int64_t* width_lo, const int64_t* width_hi,
+                      const int* periodic, int corners, int precision, int complex_values,
+                      dfft_halo* halo) noexcept {
   try {
     dfft::Layout l;
     dfft::HaloSpec s;
@@ -438,9 +440,8 @@ int halo_create_boxes(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t
       l = to_layout(ndims, lo, hi, order, "halo");
       s = to_halo_spec(ndims, width_lo, width_hi, periodic, corners);
     });
-    return halo_create(comm, precision, complex_values, halo, st, [&](auto tag) {
-      return dfft::Halo<decltype(tag)>(comm, l, s);
-    });
+    return halo_create(comm, precision, complex_values, halo, st,
+                       [&](auto tag) { return dfft::Halo<decltype(tag)>(comm, l, s); });
   } catch (...) {
     return status_of_current_exception();
   }
@@ -450,33 +451,37 @@ int halo_create_boxes(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t
 
 extern "C" {
 
-int dfft_halo_create(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t* hi, const int* order,
-                     const int64_t* width_lo, const int64_t* width_hi, const int* periodic, int corners,
-                     int precision, int complex_values, dfft_halo* halo) {
-  return halo_create_boxes(comm, ndims, lo, hi, order, width_lo, width_hi, periodic, corners, precision,
-                           complex_values, halo);
-}
-
-int dfft_halo_create_f(MPI_Fint comm, int ndims, const int64_t* lo, const int64_t* hi, const int* order,
-                       const int64_t* width_lo, const int64_t* width_hi, const int* periodic, int corners,
-                       int precision, int complex_values, dfft_halo* halo) {
-  return halo_create_boxes(MPI_Comm_f2c(comm), ndims, lo, hi, order, width_lo, width_hi, periodic, corners,
+int dfft_halo_create(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t* hi,
+                     const int* order, const int64_t* width_lo, const int64_t* width_hi,
+                     const int* periodic, int corners, int precision, int complex_values,
+                     dfft_halo* halo) {
+  return halo_create_boxes(comm, ndims, lo, hi, order, width_lo, width_hi, periodic, corners,
                            precision, complex_values, halo);
 }
 
-int dfft_halo_create_plan(dfft_plan plan, int side, const int64_t* width_lo, const int64_t* width_hi,
-                          const int* periodic, int corners, int complex_values, dfft_halo* halo) {
+int dfft_halo_create_f(MPI_Fint comm, int ndims, const int64_t* lo, const int64_t* hi,
+                       const int* order, const int64_t* width_lo, const int64_t* width_hi,
+                       const int* periodic, int corners, int precision, int complex_values,
+                       dfft_halo* halo) {
+  return halo_create_boxes(MPI_Comm_f2c(comm), ndims, lo, hi, order, width_lo, width_hi, periodic,
+                           corners, precision, complex_values, halo);
+}
+
+int dfft_halo_create_plan(dfft_plan plan, int side, const int64_t* width_lo,
+                          const int64_t* width_hi, const int* periodic, int corners,
+                          int complex_values, dfft_halo* halo) {
   if (halo) *halo = nullptr;
   if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
   try {
     const MPI_Comm comm = with_plan(plan, [](auto& p) { return p.comm(); });
-    const int precision = std::holds_alternative<dfft::Plan<double>>(plan->plan) ? DFFT_DOUBLE : DFFT_FLOAT;
+    const int precision =
+        std::holds_alternative<dfft::Plan<double>>(plan->plan) ? DFFT_DOUBLE : DFFT_FLOAT;
     dfft::HaloSpec s;
     const int st = guarded([&] {
       if (side != DFFT_INPUT && side != DFFT_OUTPUT)
         bad("side = " + std::to_string(side) + " (DFFT_INPUT or DFFT_OUTPUT)");
-      s = to_halo_spec(with_plan(plan, [](auto& p) { return static_cast<int>(p.shape().size()); }), width_lo,
-                       width_hi, periodic, corners);
+      s = to_halo_spec(with_plan(plan, [](auto& p) { return static_cast<int>(p.shape().size()); }),
+                       width_lo, width_hi, periodic, corners);
     });
     const auto where = side == DFFT_INPUT ? dfft::Side::input : dfft::Side::output;
     return halo_create(comm, precision, complex_values, halo, st, [&](auto tag) {
@@ -493,7 +498,8 @@ int dfft_halo_exchange(dfft_halo halo, void* data, int64_t count) {
     std::visit(
         [&](auto& h) {
           using T = typename std::decay_t<decltype(h)>::value_type;
-          h.exchange(std::span<T>(static_cast<T*>(data), static_cast<std::size_t>(std::max<int64_t>(count, 0))));
+          h.exchange(std::span<T>(static_cast<T*>(data),
+                                  static_cast<std::size_t>(std::max<int64_t>(count, 0))));
         },
         halo->halo);
   });
@@ -507,7 +513,8 @@ int64_t dfft_halo_count(dfft_halo halo) {
 int dfft_halo_box(dfft_halo halo, int64_t* lo, int64_t* hi, int64_t* strides) {
   if (!halo) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: halo is NULL");
   return guarded([&] {
-    const dfft::Layout& l = std::visit([](auto& h) -> const dfft::Layout& { return h.layout(); }, halo->halo);
+    const dfft::Layout& l =
+        std::visit([](auto& h) -> const dfft::Layout& { return h.layout(); }, halo->halo);
     const auto st = l.strides();
     for (int a = 0; a < l.box.dims(); ++a) {
       if (lo) lo[a] = l.box.lo[a];
@@ -523,7 +530,6 @@ int dfft_halo_destroy(dfft_halo* halo) {
   *halo = nullptr;
   return st;
 }
-
 
 void dfft_options_init(dfft_options* o) {
   if (!o) return;

@@ -113,8 +113,11 @@ std::vector<Piece> pieces_of(const Box& b, const HaloSpec& spec, const Shape& sh
         if (r.lo[a] < n && r.hi[a] > 0) ks[a].push_back(0);
         continue;
       }
-      auto floor_div = [](std::int64_t x, std::int64_t m) { return x >= 0 ? x / m : -((-x + m - 1) / m); };
-      for (std::int64_t k = floor_div(r.lo[a], n); k <= floor_div(r.hi[a] - 1, n); ++k) ks[a].push_back(k);
+      auto floor_div = [](std::int64_t x, std::int64_t m) {
+        return x >= 0 ? x / m : -((-x + m - 1) / m);
+      };
+      for (std::int64_t k = floor_div(r.lo[a], n); k <= floor_div(r.hi[a] - 1, n); ++k)
+        ks[a].push_back(k);
     }
     if (std::any_of(ks.begin(), ks.end(), [](const auto& v) { return v.empty(); })) continue;
     std::vector<std::size_t> pick(d, 0);
@@ -126,7 +129,8 @@ std::vector<Piece> pieces_of(const Box& b, const HaloSpec& spec, const Shape& sh
         wrapped.lo[a] = std::max(r.lo[a], shift[a]) - shift[a];
         wrapped.hi[a] = std::min(r.hi[a], shift[a] + shape[a]) - shift[a];
       }
-      for (int q = only < 0 ? 0 : only; q < (only < 0 ? static_cast<int>(ls.size()) : only + 1); ++q) {
+      for (int q = only < 0 ? 0 : only; q < (only < 0 ? static_cast<int>(ls.size()) : only + 1);
+           ++q) {
         Box i = intersect(wrapped, ls[q].box);
         if (i.empty()) continue;
         for (int a = 0; a < d; ++a) i.lo[a] += shift[a], i.hi[a] += shift[a];
@@ -153,7 +157,8 @@ Box shifted(Box b, const Shape& by, int sign) {
 class HaloImpl {
  public:
   HaloImpl(MPI_Comm comm, const Layout* mine, const std::vector<Layout>* all, const HaloSpec& spec,
-           std::size_t elem) : elem_(elem) {
+           std::size_t elem)
+      : elem_(elem) {
     DFFT_MPI(MPI_Comm_dup(comm, &comm_));
     DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     try {
@@ -177,17 +182,20 @@ class HaloImpl {
     if (given >= 0) {
       collectively(comm_, "halo exchange", [&] {
         if (given < count_)
-          fail("halo exchange: the local array has ", given, " elements but its box with the halo needs ",
-               count_, " (", describe_extent(), ")");
+          fail("halo exchange: the local array has ", given,
+               " elements but its box with the halo needs ", count_, " (", describe_extent(), ")");
         if (!data && count_ > 0) fail("halo exchange: the local array is NULL");
       });
     }
     PhaseTimer pt(t_.comm);
     std::vector<MPI_Request> req(recv_.size() + send_.size(), MPI_REQUEST_NULL);
     std::size_t k = 0;
-    for (const auto& [peer, type] : recv_) DFFT_MPI(MPI_Irecv(data, 1, type, peer, kTag, comm_, &req[k++]));
-    for (const auto& [peer, type] : send_) DFFT_MPI(MPI_Isend(data, 1, type, peer, kTag, comm_, &req[k++]));
-    for (std::size_t i = 0; i < self_.size(); ++i) host_copy_box(data, self_src_[i], data, grown_, self_[i].at, elem_);
+    for (const auto& [peer, type] : recv_)
+      DFFT_MPI(MPI_Irecv(data, 1, type, peer, kTag, comm_, &req[k++]));
+    for (const auto& [peer, type] : send_)
+      DFFT_MPI(MPI_Isend(data, 1, type, peer, kTag, comm_, &req[k++]));
+    for (std::size_t i = 0; i < self_.size(); ++i)
+      host_copy_box(data, self_src_[i], data, grown_, self_[i].at, elem_);
     DFFT_MPI(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
   }
 
@@ -206,7 +214,8 @@ class HaloImpl {
     int me = 0, size = 0;
     DFFT_MPI(MPI_Comm_rank(comm_, &me));
     DFFT_MPI(MPI_Comm_size(comm_, &size));
-    const int d = common_dims(comm_, mine ? mine->box.dims() : (all->empty() ? 0 : (*all)[0].box.dims()));
+    const int d =
+        common_dims(comm_, mine ? mine->box.dims() : (all->empty() ? 0 : (*all)[0].box.dims()));
     HaloSpec spec;
     collectively(comm_, "halo", [&] {
       spec = complete(given, d);
@@ -214,7 +223,9 @@ class HaloImpl {
         fail("halo: ", all->size(), " layouts given for a communicator of ", size, " ranks");
     });
     if (!same_everywhere(comm_, flatten(spec)))
-      fail("halo: ranks disagree on the widths, periodic axes or corners; give the same on every rank");
+      fail(
+          "halo: ranks disagree on the widths, periodic axes or corners; give the same on every "
+          "rank");
     std::vector<Layout> ls;
     if (mine) {
       ls = allgather_layouts(comm_, *mine, d);
@@ -228,7 +239,8 @@ class HaloImpl {
       for (int a = 0; a < d && !ls[r].padded.empty(); ++a)
         if (ls[r].padded[a] != ls[r].box.extent(a))
           fail("halo: the layout of rank ", r, " is padded on axis ", a,
-               "; the halo'd array's extent is the box extent plus the widths (give the layout without padding)");
+               "; the halo'd array's extent is the box extent plus the widths (give the layout "
+               "without padding)");
     lo_ = spec.lo;
     hi_ = spec.hi;
 
@@ -254,8 +266,7 @@ class HaloImpl {
     }
     // Sends: the pieces of every other rank's halo that my box holds.
     for (int r = 0; r < size; ++r)
-      if (r != me)
-        to[r] = pieces_of(ls[r].box, spec, shape_, ls, me);
+      if (r != me) to[r] = pieces_of(ls[r].box, spec, shape_, ls, me);
     for (int q = 0; q < size; ++q) {
       if (!from[q].empty()) recv_.emplace_back(q, struct_of(from[q], ls[q].order, false, elem));
       if (!to[q].empty()) {
@@ -266,8 +277,8 @@ class HaloImpl {
   }
 
   /// One datatype for all pieces to or from one peer, relative to the array's base address.
-  MPI_Datatype struct_of(const std::vector<Piece>& ps, const std::vector<int>& traversal, bool sending,
-                         MPI_Datatype elem) {
+  MPI_Datatype struct_of(const std::vector<Piece>& ps, const std::vector<int>& traversal,
+                         bool sending, MPI_Datatype elem) {
     std::int64_t cells = 0;
     std::vector<MPI_Datatype> parts;
     for (const Piece& p : ps) {
@@ -283,13 +294,15 @@ class HaloImpl {
     std::vector<int> ones(parts.size(), 1);
     std::vector<MPI_Aint> zero(parts.size(), 0);
     MPI_Datatype t;
-    DFFT_MPI(MPI_Type_create_struct(static_cast<int>(parts.size()), ones.data(), zero.data(), parts.data(), &t));
+    DFFT_MPI(MPI_Type_create_struct(static_cast<int>(parts.size()), ones.data(), zero.data(),
+                                    parts.data(), &t));
     DFFT_MPI(MPI_Type_commit(&t));
     types_.push_back(t);
     return t;
   }
 
-  /// The halo'd array seen at cells shifted by one periodic image: its cell g holds global g - shift.
+  /// The halo'd array seen at cells shifted by one periodic image: its cell g holds global g -
+  /// shift.
   Layout shifted_layout(const Shape& shift) const {
     Layout l = grown_;
     l.box = shifted(l.box, shift, 1);
@@ -336,8 +349,9 @@ template <class T>
 const Layout& Halo<T>::checked_side(Backend b, const Layout& l) {
   // Every rank of a plan has the same backend: refusing here refuses everywhere.
   if (b != Backend::cpu)
-    unsupported("halo: device arrays are not exchanged yet; make the halo from a CPU plan's layout "
-                "(Halo(comm, layout, spec)) and exchange host arrays");
+    unsupported(
+        "halo: device arrays are not exchanged yet; make the halo from a CPU plan's layout "
+        "(Halo(comm, layout, spec)) and exchange host arrays");
   return l;
 }
 template <class T>

@@ -62,7 +62,8 @@ void check(const dfft::Halo<V>& h, const Layout& mine, const Shape& shape, const
     });
   std::string at;
   for (auto x : first) at += std::to_string(x) + " ";
-  EXPECT_TRUE(all_ranks(bad == 0)) << bad << " cells differ on rank " << world_rank() << ", first at " << at;
+  EXPECT_TRUE(all_ranks(bad == 0))
+      << bad << " cells differ on rank " << world_rank() << ", first at " << at;
   EXPECT_GE(h.timing().total(), 0.0);
 }
 
@@ -96,7 +97,8 @@ std::string name_of(const Case& c) {
     for (auto w : c.hi) s += std::to_string(w);
   }
   s += " periodic ";
-  for (int a = 0; a < static_cast<int>(c.lo.size()); ++a) s += c.periodic.empty() || c.periodic[a] ? "y" : "n";
+  for (int a = 0; a < static_cast<int>(c.lo.size()); ++a)
+    s += c.periodic.empty() || c.periodic[a] ? "y" : "n";
   return s + (c.corners ? " corners" : " faces");
 }
 
@@ -114,14 +116,19 @@ TEST_P(HaloPlanLayouts, MatchesWrapPaddingOnBothSides) {
     const Layout& l = side == dfft::Side::input ? plan.input_layout() : plan.output_layout();
     for (const Case& c : cases(3)) {
       dfft::Halo<std::complex<double>> h(plan, side, spec_of(c));
-      check(h, l, shape, spec_of(c), std::string(side == dfft::Side::input ? "input " : "output ") + name_of(c));
+      check(h, l, shape, spec_of(c),
+            std::string(side == dfft::Side::input ? "input " : "output ") + name_of(c));
     }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Halo, HaloPlanLayouts,
-                         ::testing::Values(dfft::Decomposition::slab_2d1d, dfft::Decomposition::pencil),
-                         [](const auto& p) { return std::string(dfft::to_string(p.param)) == "slab-2d1d" ? "slab" : "pencil"; });
+                         ::testing::Values(dfft::Decomposition::slab_2d1d,
+                                           dfft::Decomposition::pencil),
+                         [](const auto& p) {
+                           return std::string(dfft::to_string(p.param)) == "slab-2d1d" ? "slab"
+                                                                                       : "pencil";
+                         });
 
 template <class V>
 void user_boxes(const Shape& shape, unsigned seed) {
@@ -188,19 +195,30 @@ TEST(Halo, RefusesBadInput) {
   }
   EXPECT_TRUE(std::all_of(u.begin(), u.end(), [](double x) { return x == 1.0; }));
 
-  expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, l, {{1, -1}, {}, {}, false}); },
-                          "widths must be >= 0");
-  expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, l, {{1, 1, 1}, {}, {}, false}); },
-                          "one entry per axis");
+  expect_error_everywhere(
+      [&] {
+        dfft::Halo<double>(MPI_COMM_WORLD, l, {{1, -1}, {}, {}, false});
+      },
+      "widths must be >= 0");
+  expect_error_everywhere(
+      [&] {
+        dfft::Halo<double>(MPI_COMM_WORLD, l, {{1, 1, 1}, {}, {}, false});
+      },
+      "one entry per axis");
   if (p > 1)
-    expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, l, {{1, r == 0 ? 2 : 1}, {}, {}, false}); },
-                            "ranks disagree");
+    expect_error_everywhere(
+        [&] {
+          dfft::Halo<double>(MPI_COMM_WORLD, l, {{1, r == 0 ? 2 : 1}, {}, {}, false});
+        },
+        "ranks disagree");
   Layout padded = l;
   padded.padded = {l.box.extent(0), 10};
-  expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, padded, s); }, "padded on axis 1");
+  expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, padded, s); },
+                          "padded on axis 1");
   Layout overlap = l;
   overlap.box.lo[0] = 0;
-  if (p > 1) expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, overlap, s); }, "overlap");
+  if (p > 1)
+    expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, overlap, s); }, "overlap");
 }
 
 }  // namespace
