@@ -47,33 +47,40 @@ struct HaloSpec {
 /// Which of a plan's layouts the halo'd array follows.
 enum class Side { input, output };
 
-/// T: float, double, std::complex<float> or std::complex<double>. Host memory (the CPU
-/// backend); a plan on the CUDA backend is refused with Unsupported.
+/// T: float, double, std::complex<float> or std::complex<double>.
+///
+/// Methods: `p2p_type` (the default; host arrays): MPI reads and writes the array in place
+/// through datatypes made at construction. `p2p_sync`: the pieces for each peer are packed into
+/// one buffer by the backend's box copy and unpacked on arrival; on the CUDA backend (device
+/// arrays) the buffers are staged through host memory. Others: InvalidArgument.
 template <class T>
 class Halo {
  public:
   using value_type = T;
   /// Collective: `mine` is this rank's layout (box and memory order, no padding); over all ranks
-  /// the boxes tile a global array (empty boxes allowed: such ranks hold no array).
-  Halo(MPI_Comm comm, const Layout& mine, const HaloSpec& spec);
-  /// Every rank's layout, in rank order of `comm`, the same list on every rank (not collective
-  /// for the layouts themselves; the spec is still checked across ranks).
-  Halo(MPI_Comm comm, const std::vector<Layout>& all, const HaloSpec& spec);
-  /// The input (real-space) or output (spectral) layout of a plan, on the plan's communicator.
+  /// the boxes tile a global array (empty boxes allowed: such ranks hold no array). `backend`
+  /// cuda: exchange() takes device pointers of GPU `device` (-1: local rank modulo visible
+  /// devices), method p2p_sync.
+  Halo(MPI_Comm comm, const Layout& mine, const HaloSpec& spec, Method method = Method::p2p_type,
+       Backend backend = Backend::cpu, int device = -1);
+  /// Every rank's layout, in rank order of `comm`, the same list on every rank (checked).
+  Halo(MPI_Comm comm, const std::vector<Layout>& all, const HaloSpec& spec,
+       Method method = Method::p2p_type, Backend backend = Backend::cpu, int device = -1);
+  /// The input (real-space) or output (spectral) layout of a plan, on the plan's communicator,
+  /// backend and device: p2p_type on the CPU, p2p_sync (device arrays) on CUDA.
   template <class P>
   Halo(const Plan<P>& plan, Side side, const HaloSpec& spec)
-      : Halo(plan.comm(),
-             checked_side(plan.options().backend,
-                          side == Side::input ? plan.input_layout() : plan.output_layout()),
-             spec) {}
+      : Halo(plan.comm(), side == Side::input ? plan.input_layout() : plan.output_layout(), spec,
+             plan.options().backend == Backend::cuda ? Method::p2p_sync : Method::p2p_type,
+             plan.options().backend, plan.device()) {}
   ~Halo();
   Halo(Halo&&) noexcept;
   Halo& operator=(Halo&&) noexcept;
   Halo(const Halo&) = delete;
   Halo& operator=(const Halo&) = delete;
 
-  /// Collective. Fills the halo of `data`, which has count() elements in layout() (not checked;
-  /// the span overload checks).
+  /// Collective. Fills the halo of `data` (host memory, or the device's with the CUDA backend),
+  /// which has count() elements in layout() (not checked; the span overload checks).
   void exchange(T* data) const;
   /// The same, refusing (InvalidArgument on every rank, before anything is read or written) an
   /// array of fewer than count() elements on any rank.
@@ -91,11 +98,11 @@ class Halo {
   int messages() const;
   std::int64_t sent_elements() const;
   std::int64_t self_elements() const;
-  /// Phase times of the last exchange() (comm: the whole exchange).
+  /// Phase times of the last exchange() (p2p-type: all in comm; p2p-sync: pack with the copy to
+  /// the host, comm, unpack with the copy from the host).
   const StageTiming& timing() const;
 
  private:
-  static const Layout& checked_side(Backend b, const Layout& l);
   std::unique_ptr<HaloImpl> impl_;
 };
 

@@ -3,13 +3,15 @@
 // (its periodic image), corners included, so that any tiling (slabs, pencils, user boxes) and any
 // width (several blocks deep, several wraps) take the same path. Every rank knows every layout,
 // so the sender and the receiver of a block list the same pieces in the same order; the pieces
-// between two ranks travel as one message, an MPI struct of box datatypes made here once.
+// between two ranks travel as one message: an MPI struct of box datatypes made here once
+// (p2p-type, host arrays), or packed by the device's box copy into one buffer per peer
+// (p2p-sync; on GPUs packed on the device and staged through host memory).
 #include "dfft/halo.hpp"
 
 #include <algorithm>
 #include <climits>
 
-#include "backend/cpu/copy_box.hpp"
+#include "backend/device.hpp"
 #include "exec/gather.hpp"
 #include "transport/box_types.hpp"
 #include "transport/pack_common.hpp"
@@ -157,14 +159,24 @@ Box shifted(Box b, const Shape& by, int sign) {
 class HaloImpl {
  public:
   HaloImpl(MPI_Comm comm, const Layout* mine, const std::vector<Layout>* all, const HaloSpec& spec,
-           std::size_t elem)
-      : elem_(elem) {
+           std::size_t elem, Method method, Backend backend, int device)
+      : elem_(elem), packed_(method == Method::p2p_sync) {
     DFFT_MPI(MPI_Comm_dup(comm, &comm_));
     DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     try {
-      build(mine, all, spec);
+      // Method and backend are checked to be the same on every rank below; a refusal here is
+      // local, so it goes through the agreement too.
+      collectively(comm_, "halo", [&] {
+        if (method != Method::p2p_type && method != Method::p2p_sync)
+          fail("halo: method ", to_string(method), " (p2p-type or p2p-sync)");
+        if (backend == Backend::cuda && !packed_)
+          unsupported("halo: p2p-type hands MPI the array itself; device arrays take p2p-sync");
+      });
+      dev_ = backend == Backend::cuda ? make_cuda_device(comm_, device) : make_cpu_device();
+      build(mine, all, spec, static_cast<int>(method), static_cast<int>(backend));
     } catch (...) {
-      free_types();
+      free_buffers();
+      dev_.reset();
       MPI_Comm_free(&comm_);
       throw;
     }
@@ -173,7 +185,8 @@ class HaloImpl {
     int fin = 0;
     MPI_Finalized(&fin);
     if (fin) return;
-    free_types();
+    free_buffers();
+    dev_.reset();
     MPI_Comm_free(&comm_);
   }
 
@@ -187,6 +200,7 @@ class HaloImpl {
         if (!data && count_ > 0) fail("halo exchange: the local array is NULL");
       });
     }
+    if (packed_) return exchange_packed(data);
     PhaseTimer pt(t_.comm);
     std::vector<MPI_Request> req(recv_.size() + send_.size(), MPI_REQUEST_NULL);
     std::size_t k = 0;
@@ -194,9 +208,48 @@ class HaloImpl {
       DFFT_MPI(MPI_Irecv(data, 1, type, peer, kTag, comm_, &req[k++]));
     for (const auto& [peer, type] : send_)
       DFFT_MPI(MPI_Isend(data, 1, type, peer, kTag, comm_, &req[k++]));
-    for (std::size_t i = 0; i < self_.size(); ++i)
-      host_copy_box(data, self_src_[i], data, grown_, self_[i].at, elem_);
+    copy_self(data);
     DFFT_MPI(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
+  }
+
+  /// p2p-sync: every piece to a peer packed into that peer's part of one send buffer (in the
+  /// owner's memory order: both ends read a piece as its dense box in that order), staged
+  /// through host memory where MPI cannot read the device's.
+  void exchange_packed(void* data) {
+    const auto e = static_cast<std::int64_t>(elem_);
+    char* sb = dev_->on_device() ? send_host_.data() : send_dev_;
+    char* rb = dev_->on_device() ? recv_host_.data() : recv_dev_;
+    {
+      PhaseTimer pt(t_.pack);
+      for (const Link& l : send_packed_)
+        for (std::size_t i = 0; i < l.pieces.size(); ++i)
+          dev_->copy_box(data, grown_, send_dev_ + l.off[i] * e, l.dense[i], l.dense[i].box, elem_);
+      if (dev_->on_device() && send_bytes_) dev_->download(sb, send_dev_, send_bytes_);
+    }
+    {
+      PhaseTimer pt(t_.comm);
+      std::vector<MPI_Request> req(recv_packed_.size() + send_packed_.size(), MPI_REQUEST_NULL);
+      std::size_t k = 0;
+      for (const Link& l : recv_packed_)
+        DFFT_MPI(MPI_Irecv(rb + l.start * e, static_cast<int>(l.cells * e), MPI_BYTE, l.peer, kTag,
+                           comm_, &req[k++]));
+      for (const Link& l : send_packed_)
+        DFFT_MPI(MPI_Isend(sb + l.start * e, static_cast<int>(l.cells * e), MPI_BYTE, l.peer, kTag,
+                           comm_, &req[k++]));
+      copy_self(data);
+      DFFT_MPI(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
+    }
+    PhaseTimer pt(t_.unpack);
+    if (dev_->on_device() && recv_bytes_) dev_->upload(recv_dev_, rb, recv_bytes_);
+    for (const Link& l : recv_packed_)
+      for (std::size_t i = 0; i < l.pieces.size(); ++i)
+        dev_->copy_box(recv_dev_ + l.off[i] * e, l.dense[i], data, grown_, l.pieces[i].at, elem_);
+  }
+
+  /// The pieces a rank owns itself (periodic images of its own box).
+  void copy_self(void* data) {
+    for (std::size_t i = 0; i < self_.size(); ++i)
+      dev_->copy_box(data, self_src_[i], data, grown_, self_[i].at, elem_);
   }
 
   std::int64_t count() const { return count_; }
@@ -210,7 +263,8 @@ class HaloImpl {
  private:
   static constexpr int kTag = 7301;
 
-  void build(const Layout* mine, const std::vector<Layout>* all, const HaloSpec& given) {
+  void build(const Layout* mine, const std::vector<Layout>* all, const HaloSpec& given, int method,
+             int backend) {
     int me = 0, size = 0;
     DFFT_MPI(MPI_Comm_rank(comm_, &me));
     DFFT_MPI(MPI_Comm_size(comm_, &size));
@@ -222,10 +276,12 @@ class HaloImpl {
       if (all && static_cast<int>(all->size()) != size)
         fail("halo: ", all->size(), " layouts given for a communicator of ", size, " ranks");
     });
-    if (!same_everywhere(comm_, flatten(spec)))
+    auto agreed = flatten(spec);
+    agreed.insert(agreed.end(), {method, backend});
+    if (!same_everywhere(comm_, agreed))
       fail(
-          "halo: ranks disagree on the widths, periodic axes or corners; give the same on every "
-          "rank");
+          "halo: ranks disagree on the widths, periodic axes, corners, method or backend; give the "
+          "same on every rank");
     std::vector<Layout> ls;
     if (mine) {
       ls = allgather_layouts(comm_, *mine, d);
@@ -267,13 +323,55 @@ class HaloImpl {
     // Sends: the pieces of every other rank's halo that my box holds.
     for (int r = 0; r < size; ++r)
       if (r != me) to[r] = pieces_of(ls[r].box, spec, shape_, ls, me);
+    for (int q = 0; q < size; ++q)
+      for (const Piece& p : to[q]) sent_ += p.at.count();
+    if (packed_) {
+      for (int q = 0; q < size; ++q) {
+        if (!from[q].empty())
+          recv_packed_.push_back(link(q, std::move(from[q]), ls[q].order, false, recv_bytes_));
+        if (!to[q].empty())
+          send_packed_.push_back(link(q, std::move(to[q]), ls[me].order, true, send_bytes_));
+      }
+      if (send_bytes_) send_dev_ = static_cast<char*>(dev_->alloc(send_bytes_));
+      if (recv_bytes_) recv_dev_ = static_cast<char*>(dev_->alloc(recv_bytes_));
+      if (dev_->on_device()) {
+        send_host_.resize(send_bytes_);
+        recv_host_.resize(recv_bytes_);
+      }
+      return;
+    }
     for (int q = 0; q < size; ++q) {
       if (!from[q].empty()) recv_.emplace_back(q, struct_of(from[q], ls[q].order, false, elem));
-      if (!to[q].empty()) {
-        send_.emplace_back(q, struct_of(to[q], ls[me].order, true, elem));
-        for (const Piece& p : to[q]) sent_ += p.at.count();
-      }
+      if (!to[q].empty()) send_.emplace_back(q, struct_of(to[q], ls[me].order, true, elem));
     }
+  }
+
+  /// The pieces to or from one peer in one packed buffer; `bytes` (the buffer so far) grows by
+  /// the link's size.
+  struct Link {
+    int peer;
+    std::int64_t start, cells;  // elements: where the link starts in the buffer, how many
+    std::vector<Piece> pieces;
+    std::vector<std::int64_t> off;  // element offset of each piece in the buffer
+    std::vector<Layout> dense;      // each piece as a dense box in the owner's memory order
+  };
+  Link link(int peer, std::vector<Piece> ps, const std::vector<int>& order, bool sending,
+            std::size_t& bytes) const {
+    Link l{peer, static_cast<std::int64_t>(bytes / elem_), 0, std::move(ps), {}, {}};
+    for (const Piece& p : l.pieces) {
+      l.off.push_back(l.start + l.cells);
+      l.dense.push_back(Layout{sending ? shifted(p.at, p.shift, -1) : p.at, order, {}});
+      l.cells += p.at.count();
+    }
+    check_message(l.cells);
+    bytes += static_cast<std::size_t>(l.cells) * elem_;
+    return l;
+  }
+
+  void check_message(std::int64_t cells) const {
+    if (cells * static_cast<std::int64_t>(elem_) > INT_MAX)
+      unsupported("halo: a message of ", cells * static_cast<std::int64_t>(elem_),
+                  " bytes (more than 2^31 - 1; use narrower halos or more ranks)");
   }
 
   /// One datatype for all pieces to or from one peer, relative to the array's base address.
@@ -287,9 +385,7 @@ class HaloImpl {
       parts.push_back(make_box_type(at, traversal, grown_, elem, elem_));
       types_.push_back(parts.back());
     }
-    if (cells * static_cast<std::int64_t>(elem_) > INT_MAX)
-      unsupported("halo: a message of ", cells * static_cast<std::int64_t>(elem_),
-                  " bytes (more than 2^31 - 1; use narrower halos or more ranks)");
+    check_message(cells);
     if (parts.size() == 1) return parts[0];
     std::vector<int> ones(parts.size(), 1);
     std::vector<MPI_Aint> zero(parts.size(), 0);
@@ -316,13 +412,24 @@ class HaloImpl {
     return s;
   }
 
-  void free_types() {
+  void free_buffers() {
     for (auto& t : types_) MPI_Type_free(&t);
     types_.clear();
+    if (dev_ && send_dev_) dev_->release(send_dev_);
+    if (dev_ && recv_dev_) dev_->release(recv_dev_);
+    send_dev_ = recv_dev_ = nullptr;
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t elem_;
+  bool packed_;
+  std::unique_ptr<Device> dev_;
+  // p2p-sync: links and buffers (the device's memory; host images where MPI cannot read it).
+  std::vector<Link> send_packed_, recv_packed_;
+  std::size_t send_bytes_ = 0, recv_bytes_ = 0;
+  char* send_dev_ = nullptr;
+  char* recv_dev_ = nullptr;
+  std::vector<char> send_host_, recv_host_;
   Shape shape_, lo_, hi_;
   Layout grown_;
   std::int64_t count_ = 0, sent_ = 0, self_elems_ = 0;
@@ -334,26 +441,21 @@ class HaloImpl {
 };
 
 template <class T>
-Halo<T>::Halo(MPI_Comm comm, const Layout& mine, const HaloSpec& spec)
-    : impl_(std::make_unique<HaloImpl>(comm, &mine, nullptr, spec, sizeof(T))) {}
+Halo<T>::Halo(MPI_Comm comm, const Layout& mine, const HaloSpec& spec, Method method,
+              Backend backend, int device)
+    : impl_(std::make_unique<HaloImpl>(comm, &mine, nullptr, spec, sizeof(T), method, backend,
+                                       device)) {}
 template <class T>
-Halo<T>::Halo(MPI_Comm comm, const std::vector<Layout>& all, const HaloSpec& spec)
-    : impl_(std::make_unique<HaloImpl>(comm, nullptr, &all, spec, sizeof(T))) {}
+Halo<T>::Halo(MPI_Comm comm, const std::vector<Layout>& all, const HaloSpec& spec, Method method,
+              Backend backend, int device)
+    : impl_(std::make_unique<HaloImpl>(comm, nullptr, &all, spec, sizeof(T), method, backend,
+                                       device)) {}
 template <class T>
 Halo<T>::~Halo() = default;
 template <class T>
 Halo<T>::Halo(Halo&&) noexcept = default;
 template <class T>
 Halo<T>& Halo<T>::operator=(Halo&&) noexcept = default;
-template <class T>
-const Layout& Halo<T>::checked_side(Backend b, const Layout& l) {
-  // Every rank of a plan has the same backend: refusing here refuses everywhere.
-  if (b != Backend::cpu)
-    unsupported(
-        "halo: device arrays are not exchanged yet; make the halo from a CPU plan's layout "
-        "(Halo(comm, layout, spec)) and exchange host arrays");
-  return l;
-}
 template <class T>
 void Halo<T>::exchange(T* data) const {
   impl_->exchange(data, -1);

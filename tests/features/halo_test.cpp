@@ -35,9 +35,10 @@ V reference(const Shape& g, const Box& box, const Shape& shape, const dfft::Halo
 
 /// Fills the interior of this rank's halo'd array, exchanges, and compares every cell with the
 /// reference. `mine` is this rank's layout; the halo'd array's box is computed here.
+/// `on_backend`: the array lives in the backend's memory (a GPU's with --backend=cuda).
 template <class V>
 void check(const dfft::Halo<V>& h, const Layout& mine, const Shape& shape, const dfft::HaloSpec& s,
-           const std::string& what) {
+           const std::string& what, bool on_backend = false) {
   SCOPED_TRACE(what);
   const int d = static_cast<int>(shape.size());
   const Shape hi = s.hi.empty() ? s.lo : s.hi;
@@ -52,7 +53,13 @@ void check(const dfft::Halo<V>& h, const Layout& mine, const Shape& shape, const
   for_box(mine.box, [&](const Shape& g) {
     u[static_cast<std::size_t>(padded_offset(grown, g))] = value_at<V>(linear(g, shape), seed);
   });
-  h.exchange(std::span<V>(u));
+  if (on_backend) {
+    DevArray<V> dev(u);
+    h.exchange(std::span<V>(dev.get(), u.size()));
+    u = dev.host();
+  } else {
+    h.exchange(std::span<V>(u));
+  }
   std::int64_t bad = 0;
   Shape first;
   if (!mine.box.empty())
@@ -114,10 +121,13 @@ TEST_P(HaloPlanLayouts, MatchesWrapPaddingOnBothSides) {
   dfft::Plan<double> plan(MPI_COMM_WORLD, shape, o);
   for (auto side : {dfft::Side::input, dfft::Side::output}) {
     const Layout& l = side == dfft::Side::input ? plan.input_layout() : plan.output_layout();
+    const std::string where = side == dfft::Side::input ? "input " : "output ";
     for (const Case& c : cases(3)) {
       dfft::Halo<std::complex<double>> h(plan, side, spec_of(c));
-      check(h, l, shape, spec_of(c),
-            std::string(side == dfft::Side::input ? "input " : "output ") + name_of(c));
+      check(h, l, shape, spec_of(c), where + name_of(c));
+      dfft::Halo<std::complex<double>> packed(MPI_COMM_WORLD, l, spec_of(c),
+                                              dfft::Method::p2p_sync);
+      check(packed, l, shape, spec_of(c), where + "p2p-sync " + name_of(c));
     }
   }
 }
@@ -131,17 +141,17 @@ INSTANTIATE_TEST_SUITE_P(Halo, HaloPlanLayouts,
                          });
 
 template <class V>
-void user_boxes(const Shape& shape, unsigned seed) {
+void user_boxes(const Shape& shape, unsigned seed, dfft::Method m = dfft::Method::p2p_type) {
   std::mt19937 g(seed);
   auto ls = random_layouts(shape, g, true);
   for (auto& l : ls) l.padded.clear();  // the halo'd array has its own extent
   const int r = world_rank();
   for (const Case& c : cases(static_cast<int>(shape.size()))) {
     const auto s = spec_of(c);
-    dfft::Halo<V> mine(MPI_COMM_WORLD, ls[r], s);
-    check(mine, ls[r], shape, s, "this rank's layout, " + name_of(c));
-    dfft::Halo<V> all(MPI_COMM_WORLD, ls, s);
-    check(all, ls[r], shape, s, "every rank's layouts, " + name_of(c));
+    dfft::Halo<V> mine(MPI_COMM_WORLD, ls[r], s, m);
+    check(mine, ls[r], shape, s, to_string(m) + " this rank's layout, " + name_of(c));
+    dfft::Halo<V> all(MPI_COMM_WORLD, ls, s, m);
+    check(all, ls[r], shape, s, to_string(m) + " every rank's layouts, " + name_of(c));
   }
 }
 
@@ -149,6 +159,12 @@ TEST(Halo, UserBoxes3d) {
   for (unsigned seed : {1u, 2u, 3u}) user_boxes<double>({17, 12, 10}, seed);
   user_boxes<float>({9, 7, 5}, 4);
   user_boxes<std::complex<float>>({9, 7, 5}, 5);
+}
+
+TEST(Halo, UserBoxesPacked) {
+  user_boxes<double>({17, 12, 10}, 1, dfft::Method::p2p_sync);
+  user_boxes<std::complex<float>>({9, 7, 5}, 5, dfft::Method::p2p_sync);
+  user_boxes<double>({5, 4, 3, 3}, 7, dfft::Method::p2p_sync);
 }
 
 TEST(Halo, UserBoxes2dAnd4d) {
@@ -165,13 +181,35 @@ TEST(Halo, WiderThanBlocksAndArray) {
   const auto part0 = part(17, p, r);
   l.box = Box{{part0.lo, 0, 0}, {part0.hi, 6, 3}};
   l.order = {0, 1, 2};
-  for (bool corners : {false, true}) {
-    dfft::HaloSpec s{{9, 2, 7}, {5, 13, 4}, {true, true, true}, corners};
-    dfft::Halo<double> h(MPI_COMM_WORLD, l, s);
-    check(h, l, shape, s, corners ? "wide, corners" : "wide, faces");
-    s.periodic = {false, true, false};
-    dfft::Halo<double> h2(MPI_COMM_WORLD, l, s);
-    check(h2, l, shape, s, corners ? "wide, x z open, corners" : "wide, x z open, faces");
+  for (auto m : {dfft::Method::p2p_type, dfft::Method::p2p_sync})
+    for (bool corners : {false, true}) {
+      const std::string what = to_string(m) + (corners ? " wide, corners" : " wide, faces");
+      dfft::HaloSpec s{{9, 2, 7}, {5, 13, 4}, {true, true, true}, corners};
+      dfft::Halo<double> h(MPI_COMM_WORLD, l, s, m);
+      check(h, l, shape, s, what);
+      s.periodic = {false, true, false};
+      dfft::Halo<double> h2(MPI_COMM_WORLD, l, s, m);
+      check(h2, l, shape, s, what + ", x z open");
+    }
+}
+
+// The arrays in the memory of the backend under test (GPU memory with --backend=cuda: the
+// pieces packed on the device and staged through host memory), on the plan's own blocks.
+TEST(Halo, OnTheBackendUnderTest) {
+  const Shape shape{17, 12, 10};
+  for (auto dec : {dfft::Decomposition::slab_2d1d, dfft::Decomposition::pencil}) {
+    dfft::Options o = backend_options();
+    o.decomposition = dec;
+    o.transform = dfft::Transform::c2c;
+    o.effort = dfft::Effort::estimate;
+    o.fftw_wisdom = false;
+    auto plan = make_plan<float>(shape, o);
+    if (!plan) continue;  // ranks sharing a GPU where the backend cannot
+    for (const Case& c : cases(3)) {
+      dfft::Halo<std::complex<float>> h(*plan, dfft::Side::input, spec_of(c));
+      check(h, plan->input_layout(), shape, spec_of(c), dfft::to_string(dec) + " " + name_of(c),
+            true);
+    }
   }
 }
 
@@ -211,6 +249,8 @@ TEST(Halo, RefusesBadInput) {
           dfft::Halo<double>(MPI_COMM_WORLD, l, {{1, r == 0 ? 2 : 1}, {}, {}, false});
         },
         "ranks disagree");
+  expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, l, s, dfft::Method::a2a_sync); },
+                          "p2p-type or p2p-sync");
   Layout padded = l;
   padded.padded = {l.box.extent(0), 10};
   expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, padded, s); },
