@@ -247,8 +247,9 @@ int dfft_halo_create(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t*
 int dfft_halo_create_f(MPI_Fint comm, int ndims, const int64_t* lo, const int64_t* hi, const int* order,
                        const int64_t* width_lo, const int64_t* width_hi, const int* periodic, int corners,
                        int precision, int complex_values, dfft_halo* halo);
-/* On a plan's DFFT_INPUT or DFFT_OUTPUT layout and communicator, with the plan's precision
- * (DFFT_ERROR_UNSUPPORTED for a DFFT_CUDA plan). */
+/* On a plan's DFFT_INPUT or DFFT_OUTPUT layout and communicator, with the plan's precision and
+ * backend: on a DFFT_CUDA plan `data` is device memory of the plan's GPU (packed on the GPU,
+ * staged through host memory). */
 int dfft_halo_create_plan(dfft_plan plan, int side, const int64_t* width_lo, const int64_t* width_hi,
                           const int* periodic, int corners, int complex_values, dfft_halo* halo);
 /* Fills the halo of `data`, an array of `count` elements; an array of fewer than
