@@ -14,8 +14,9 @@ Kinds (options besides the record filters of results_pages.py):
              (the single-device rows of 1-rank jobs); the median over the processes of each
              process's median, the max/min over the processes, and the ratios to mpi4py-fft and
              to serial FFTW. Only the latest runner invocation (run.series) of each row counts.
-  halo       halo-bench records (test=halo): dfft::Halo against the hand-written MPI_Sendrecv
-             exchange, one row per size, ranks, blocks, width and corners (the latest record)
+  halo       halo-bench records (test=halo): dfft::Halo (p2p-type, p2p-sync) against the
+             hand-written MPI_Sendrecv exchange, one row per size, ranks, blocks, width and
+             corners (the latest record)
 stat=min (any kind) uses the fastest repetition instead of the median, which a loaded machine
 disturbs less. A configuration's time is its forward plus inverse median (one round trip); "best" is the
 fastest configuration of those selected. Several records of one configuration (repeated runs):
@@ -302,13 +303,14 @@ def kind_halo(spec, records):
     rows = []
     for rec in latest.values():
         t = rec.get("time_us", {})
-        d, s = t.get("dfft"), t.get("sendrecv")
+        d, p, s = t.get("dfft"), t.get("dfft_packed"), t.get("sendrecv")
         rows.append([text(k, field(rec, k)) for k in ("size", "ranks", "blocks", "grid", "width")]
                     + ["yes" if rec.get("corners") else "no", text("size", rec.get("local_box")),
-                       text("cells", rec.get("cells")), "%.1f" % d, "%.1f" % s,
+                       text("cells", rec.get("cells")), "%.1f" % d,
+                       "-" if p is None else "%.1f" % p, "%.1f" % s,
                        "%.2f" % (d / s) if s else "-", "yes" if rec.get("same") else "NO"])
     header = ["size", "ranks", "blocks", "grid", "width", "corners", "local box", "cells moved/rank",
-              "dfft::Halo us", "MPI_Sendrecv us", "ratio", "same"]
+              "p2p-type us", "p2p-sync us", "MPI_Sendrecv us", "p2p-type/Sendrecv", "same"]
     return table(header, rows), rows, list(latest.values())
 
 
