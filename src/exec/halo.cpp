@@ -164,16 +164,17 @@ class HaloImpl {
     DFFT_MPI(MPI_Comm_dup(comm, &comm_));
     DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     try {
-      // Method and backend are checked to be the same on every rank below; a refusal here is
-      // local, so it goes through the agreement too.
+      // Agreed before the device is made: making a CUDA device is collective over comm_.
       collectively(comm_, "halo", [&] {
         if (method != Method::p2p_type && method != Method::p2p_sync)
           fail("halo: method ", to_string(method), " (p2p-type or p2p-sync)");
         if (backend == Backend::cuda && !packed_)
           unsupported("halo: p2p-type hands MPI the array itself; device arrays take p2p-sync");
       });
+      if (!same_everywhere(comm_, {static_cast<int>(method), static_cast<int>(backend)}))
+        fail("halo: ranks disagree on the method or backend; give the same on every rank");
       dev_ = backend == Backend::cuda ? make_cuda_device(comm_, device) : make_cpu_device();
-      build(mine, all, spec, static_cast<int>(method), static_cast<int>(backend));
+      build(mine, all, spec);
     } catch (...) {
       free_buffers();
       dev_.reset();
@@ -263,8 +264,7 @@ class HaloImpl {
  private:
   static constexpr int kTag = 7301;
 
-  void build(const Layout* mine, const std::vector<Layout>* all, const HaloSpec& given, int method,
-             int backend) {
+  void build(const Layout* mine, const std::vector<Layout>* all, const HaloSpec& given) {
     int me = 0, size = 0;
     DFFT_MPI(MPI_Comm_rank(comm_, &me));
     DFFT_MPI(MPI_Comm_size(comm_, &size));
@@ -276,12 +276,8 @@ class HaloImpl {
       if (all && static_cast<int>(all->size()) != size)
         fail("halo: ", all->size(), " layouts given for a communicator of ", size, " ranks");
     });
-    auto agreed = flatten(spec);
-    agreed.insert(agreed.end(), {method, backend});
-    if (!same_everywhere(comm_, agreed))
-      fail(
-          "halo: ranks disagree on the widths, periodic axes, corners, method or backend; give the "
-          "same on every rank");
+    if (!same_everywhere(comm_, flatten(spec)))
+      fail("halo: ranks disagree on the widths, periodic axes or corners; give the same on every rank");
     std::vector<Layout> ls;
     if (mine) {
       ls = allgather_layouts(comm_, *mine, d);
