@@ -37,12 +37,13 @@ class Halo:
     memory order, slowest first); the boxes of all ranks tile a global array. width: cells below
     the box (one number for every axis, or one per axis); width_hi: cells above (None: as width);
     periodic: True, False or one per axis; corners: also fill the edges and corners; dtype:
-    float32, float64, complex64 or complex128. Widths, periodic and corners are the same on every
-    rank. Host (numpy) arrays only.
+    float32, float64, complex64 or complex128; method: 'p2p-type' (MPI datatypes over the array)
+    or 'p2p-sync' (pieces packed per peer). Widths, periodic, corners and method are the same on
+    every rank. Host (numpy) arrays only.
     """
 
     def __init__(self, comm, box, width, width_hi=None, periodic=True, corners=False,
-                 dtype=np.float64):
+                 dtype=np.float64, method="p2p-type"):
         if len(box) not in (2, 3):
             raise ValueError(f"box must be (lo, hi) or (lo, hi, order), got {box!r}")
         lo, hi = (tuple(int(v) for v in x) for x in box[:2])
@@ -54,7 +55,7 @@ class Halo:
         whi = _per_axis(width_hi, d, "width_hi") or wlo
         per = _per_axis(periodic, d, "periodic", bool)
         self._impl = _dfft._Halo(comm, (lo, hi, order), wlo, whi, per, bool(corners),
-                                 self.dtype.name)
+                                 self.dtype.name, str(method))
         info = self._impl.layout()
         self.lo = tuple(info["lo"])            # the grown box (lo may be negative)
         self.hi = tuple(info["hi"])
@@ -90,7 +91,8 @@ class Halo:
         return a
 
 
-def plan_halo(plan, width, width_hi=None, periodic=True, corners=False, side="input", dtype=None):
+def plan_halo(plan, width, width_hi=None, periodic=True, corners=False, side="input", dtype=None,
+              method="p2p-type"):
     """Halo on a plan's input (real-space) or output (spectral) block (Plan.halo)."""
     if plan.backend != "cpu":
         raise Unsupported("dfft: halo exchange: device arrays are not exchanged yet; use a cpu plan")
@@ -98,4 +100,4 @@ def plan_halo(plan, width, width_hi=None, periodic=True, corners=False, side="in
         raise ValueError(f"side must be 'input' or 'output', got {side!r}")
     s = plan._in if side == "input" else plan._out
     return Halo(plan.comm, (s.lo, s.hi, s.order), width, width_hi, periodic, corners,
-                s.dtype if dtype is None else dtype)
+                s.dtype if dtype is None else dtype, method)

@@ -79,8 +79,9 @@ def test_plan_blocks_match_numpy_pad(decomposition, side):
         assert all_ranks(ok), (wlo, whi, periodic, corners)
 
 
+@pytest.mark.parametrize("method", ["p2p-type", "p2p-sync"])
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128])
-def test_user_boxes_other_memory_order(dtype):
+def test_user_boxes_other_memory_order(dtype, method):
     # Axis 1 cut in COMM.size blocks (one of 12 cells each at most 4 ranks apart), memory order
     # (2, 0, 1); with 3 or more ranks the last box is empty.
     parts = max(1, COMM.size - 1) if COMM.size >= 3 else COMM.size
@@ -92,7 +93,8 @@ def test_user_boxes_other_memory_order(dtype):
         lo, hi = [0, 0, 0], [0, 0, 0]
     g = global_array(SHAPE, dtype, seed=2)
     for wlo, whi, periodic, corners in cases(3):
-        halo = dfft.Halo(COMM, (lo, hi, (2, 0, 1)), wlo, whi, periodic, corners, dtype=dtype)
+        halo = dfft.Halo(COMM, (lo, hi, (2, 0, 1)), wlo, whi, periodic, corners, dtype=dtype,
+                         method=method)
         assert all_ranks(check(halo, g, lo, hi, wlo, whi or wlo, periodic, corners))
 
 
@@ -129,3 +131,5 @@ def test_refusals_on_every_rank():
         plan.halo([1, -1, 1])
     with pytest.raises(ValueError, match="one entry per axis"):
         plan.halo([1, 1])
+    with pytest.raises(dfft.InvalidArgument, match="p2p-type or p2p-sync"):
+        plan.halo(1, method="a2a-sync")
