@@ -9,6 +9,9 @@ Kinds (options besides the record filters of results_pages.py):
   peer       dfft against FFTW-MPI (fftw-mpi-bench records), per size and rank count
   scaling    strong scaling: best time per size and rank count, and the speed-up over the
              smallest rank count; library=dfft (default) or fftw-mpi
+  halo       halo-bench records (test=halo): dfft::Halo (p2p-type, p2p-sync) against the
+             hand-written MPI_Sendrecv exchange, one row per size, ranks, blocks, width and
+             corners (the latest record)
   defaults   what a user gets without options, from the defaults-python suite: per rank count, dfft's
              Python Plan (library dfft-python), dfft bench's C++ plan, mpi4py-fft and serial FFTW
              (the single-device rows of 1-rank jobs); the median over the processes of each
@@ -217,6 +220,27 @@ def kind_scaling(spec, records):
     return table(keys + ["%d rank%s" % (r, "s" if r > 1 else "") for r in ranks], rows), rows, used(pairs)
 
 
+def kind_halo(spec, records):
+    keys = ("machine", "size", "ranks", "blocks", "width", "corners")
+    latest = {}
+    for rec in select(records, dict(spec, test="halo")):
+        key = tuple(text(k, field(rec, k)) for k in keys)
+        if key not in latest or field(rec, "date") >= field(latest[key], "date"):
+            latest[key] = rec
+    rows = []
+    for rec in latest.values():
+        t = rec.get("time_us", {})
+        d, p, s = t.get("dfft"), t.get("dfft_packed"), t.get("sendrecv")
+        rows.append([text(k, field(rec, k)) for k in ("size", "ranks", "blocks", "grid", "width")]
+                    + ["yes" if rec.get("corners") else "no", text("size", rec.get("local_box")),
+                       text("cells", rec.get("cells")), "%.1f" % d,
+                       "-" if p is None else "%.1f" % p, "%.1f" % s,
+                       "%.2f" % (d / s) if s else "-", "yes" if rec.get("same") else "NO"])
+    header = ["size", "ranks", "blocks", "grid", "width", "corners", "local box", "cells moved/rank",
+              "p2p-type us", "p2p-sync us", "MPI_Sendrecv us", "p2p-type/Sendrecv", "same"]
+    return table(header, rows), rows, list(latest.values())
+
+
 def provenance(records):
     """One line per file: machine, host, CPU/GPU, dates of the records used."""
     lines = []
@@ -347,7 +371,8 @@ KINDS = {"list": kind_list,
          "defaults": kind_defaults,
          "reference": lambda s, r: kind_compare(s, r, single_device, "single-device", False),
          "peer": lambda s, r: kind_compare(dict(s, by=s.get("by", "size")), r, peer, "FFTW-MPI", True),
-         "scaling": kind_scaling}
+         "scaling": kind_scaling,
+         "halo": kind_halo}
 
 
 def render(kind, spec, records):

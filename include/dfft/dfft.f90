@@ -257,6 +257,49 @@ module dfft
     type(c_ptr) function dfft_error_message_c() bind(c, name="dfft_error_message")
       import :: c_ptr
     end function
+
+    ! Halo exchange (docs/halo.md): width_hi and periodic are required arrays here (C's NULL:
+    ! pass width_lo again, or all 1 for every axis periodic).
+    integer(c_int) function dfft_halo_create_f(comm, ndims, lo, hi, order, width_lo, width_hi, &
+        periodic, corners, precision, complex_values, halo) bind(c, name="dfft_halo_create_f")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: comm, ndims, corners, precision, complex_values
+      integer(c_int64_t), intent(in) :: lo(*), hi(*), width_lo(*), width_hi(*)
+      integer(c_int), intent(in) :: order(*), periodic(*)
+      type(c_ptr), intent(out) :: halo
+    end function
+
+    integer(c_int) function dfft_halo_create_plan(plan, side, width_lo, width_hi, periodic, corners, &
+        complex_values, halo) bind(c, name="dfft_halo_create_plan")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int), value :: side, corners, complex_values
+      integer(c_int64_t), intent(in) :: width_lo(*), width_hi(*)
+      integer(c_int), intent(in) :: periodic(*)
+      type(c_ptr), intent(out) :: halo
+    end function
+
+    integer(c_int) function dfft_halo_exchange(halo, data, count) bind(c, name="dfft_halo_exchange")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: halo, data
+      integer(c_int64_t), value :: count
+    end function
+
+    integer(c_int64_t) function dfft_halo_count(halo) bind(c, name="dfft_halo_count")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: halo
+    end function
+
+    integer(c_int) function dfft_halo_box(halo, lo, hi, strides) bind(c, name="dfft_halo_box")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: halo
+      integer(c_int64_t), intent(out) :: lo(*), hi(*), strides(*)
+    end function
+
+    integer(c_int) function dfft_halo_destroy(halo) bind(c, name="dfft_halo_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: halo
+    end function
   end interface
 
 contains

@@ -231,6 +231,41 @@ enum { DFFT_INPUT = 0, DFFT_OUTPUT = 1 };
 int dfft_write_npy(dfft_plan plan, int side, const char* path, const void* data);
 int dfft_read_npy(dfft_plan plan, int side, const char* path, void* data);
 
+/* Halo exchange (docs/halo.md): this rank's local array carries width_lo[a] cells below and
+ * width_hi[a] cells above its box [lo, hi) along each global axis a (its allocated extent is
+ * hi - lo + width_lo + width_hi per axis, in memory order `order`), and dfft_halo_exchange fills
+ * them in place from the ranks that hold those cells (periodic images along axes with
+ * periodic[a] != 0). Cells beyond the ends of a non-periodic axis are never written; corners = 0
+ * fills the faces only (cells outside the box along one axis), 1 also the edges and corners.
+ * Any width works (deeper than a neighbouring block, or than the global array). width_hi NULL:
+ * the same as width_lo; periodic NULL: every axis periodic; order NULL: natural order. The
+ * boxes of all ranks tile a global array; widths, periodic and corners are the same on every
+ * rank. Elements are `precision` reals, or complex pairs with complex_values = 1. Host memory.
+ * Creation and exchange are collective. */
+typedef struct dfft_halo_s* dfft_halo;
+int dfft_halo_create(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t* hi, const int* order,
+                     const int64_t* width_lo, const int64_t* width_hi, const int* periodic, int corners,
+                     int precision, int complex_values, dfft_halo* halo);
+int dfft_halo_create_f(MPI_Fint comm, int ndims, const int64_t* lo, const int64_t* hi, const int* order,
+                       const int64_t* width_lo, const int64_t* width_hi, const int* periodic, int corners,
+                       int precision, int complex_values, dfft_halo* halo);
+/* On a plan's DFFT_INPUT or DFFT_OUTPUT layout and communicator, with the plan's precision and
+ * backend: on a DFFT_CUDA plan `data` is device memory of the plan's GPU (packed on the GPU,
+ * staged through host memory). */
+int dfft_halo_create_plan(dfft_plan plan, int side, const int64_t* width_lo, const int64_t* width_hi,
+                          const int* periodic, int corners, int complex_values, dfft_halo* halo);
+/* Fills the halo of `data`, an array of `count` elements; an array of fewer than
+ * dfft_halo_count elements on any rank is refused on every rank (DFFT_ERROR_INVALID_ARGUMENT)
+ * before anything is read or written. */
+int dfft_halo_exchange(dfft_halo halo, void* data, int64_t count);
+/* Elements of this rank's halo'd array (0 for a NULL halo or an empty box). */
+int64_t dfft_halo_count(dfft_halo halo);
+/* The halo'd array's box (the box grown by the widths; lo may be negative) and element strides
+ * per global axis (either may be NULL): global index g lives at sum_a (g[a] - lo[a]) * strides[a]. */
+int dfft_halo_box(dfft_halo halo, int64_t* lo, int64_t* hi, int64_t* strides);
+/* Frees the halo and sets *halo to NULL (NULL and a NULL *halo are accepted). Not collective. */
+int dfft_halo_destroy(dfft_halo* halo);
+
 /* The message of this thread's last failure ("" if none); a call that returns DFFT_SUCCESS clears
  * it. The pointer stays valid until the thread's next dfft call. */
 const char* dfft_error_message(void);

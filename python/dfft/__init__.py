@@ -53,7 +53,7 @@ from ._options import OPTION_KEYWORDS  # noqa: E402
 from . import io  # noqa: E402,F401  (dfft.io: parallel .npy files)
 
 __all__ = ["Plan", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "MpiError",
-           "LibraryError", "has_cuda", "OPTION_KEYWORDS", "DistArray"]
+           "LibraryError", "has_cuda", "OPTION_KEYWORDS", "DistArray", "Halo"]
 
 _REAL = {"double": np.dtype(np.float64), "float": np.dtype(np.float32)}
 _COMPLEX = {"double": np.dtype(np.complex128), "float": np.dtype(np.complex64)}
@@ -194,6 +194,15 @@ class Plan:
     def comm(self):
         """The mpi4py communicator the plan was made with."""
         return self._comm
+
+    def halo(self, width, width_hi=None, periodic=True, corners=False, side="input", dtype=None,
+             method="p2p-type"):
+        """A dfft.Halo on this rank's input (or output) box and memory order: width cells below
+        and width_hi (None: width) above the box per axis, periodic axes, corners; dtype: the
+        side's (None) or another; method 'p2p-type' or 'p2p-sync'. Collective; cpu plans only
+        (docs/halo.md)."""
+        from .halo import plan_halo
+        return plan_halo(self, width, width_hi, periodic, corners, side, dtype, method)
 
     @property
     def memory(self):
@@ -517,3 +526,4 @@ def _device_empty(shape, dtype, device):
 
 
 from .distarray import DistArray  # noqa: E402,F401
+from .halo import Halo  # noqa: E402,F401

@@ -305,6 +305,7 @@ PYBIND11_MODULE(_dfft, m) {
 #endif
   m.def("cuda_device_count", &cuda_device_count);
   dfft_python::bind_reshape(m);
+  dfft_python::bind_halo(m);
   m.def("pointer_device", &pointer_device, py::arg("ptr"));
   m.def("stream_synchronize", &stream_synchronize, py::arg("stream"), py::arg("device"));
   bind_io(m);

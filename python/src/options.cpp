@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "dfft/halo.hpp"
 #include "dfft/reshape.hpp"
 
 namespace py = pybind11;
@@ -231,6 +232,74 @@ class PyReshape {
       r_;
 };
 
+/// One Halo of any of the four element types (dfft.Halo in python/dfft/halo.py).
+class PyHalo {
+ public:
+  using Side = PyReshape::Side;
+  PyHalo(const py::object& comm, const Side& box, const std::vector<std::int64_t>& lo,
+         const std::vector<std::int64_t>& hi, const std::vector<bool>& periodic, bool corners,
+         const std::string& dtype, const std::string& method)
+      : comm_(comm_of(comm)) {
+    const dfft::Layout l = layout_of(std::get<0>(box), std::get<1>(box), std::get<2>(box));
+    const dfft::HaloSpec spec{lo, hi, periodic, corners};
+    const dfft::Method m = dfft::parse_method(method);
+    py::gil_scoped_release unlocked;  // collective
+    if (dtype == "float32")
+      h_ = std::make_unique<dfft::Halo<float>>(comm_, l, spec, m);
+    else if (dtype == "float64")
+      h_ = std::make_unique<dfft::Halo<double>>(comm_, l, spec, m);
+    else if (dtype == "complex64")
+      h_ = std::make_unique<dfft::Halo<std::complex<float>>>(comm_, l, spec, m);
+    else if (dtype == "complex128")
+      h_ = std::make_unique<dfft::Halo<std::complex<double>>>(comm_, l, spec, m);
+    else
+      throw py::value_error("Halo: dtype must be float32, float64, complex64 or complex128, got " +
+                            dtype);
+  }
+  /// `problem`: why this rank's array cannot be used (wrong dtype, not contiguous), or empty.
+  /// The ranks agree on it first, so that a refusal on one rank is a refusal on all, not a hang.
+  void exchange(std::uintptr_t data, std::int64_t count, const std::string& problem) {
+    py::gil_scoped_release unlocked;
+    int ok = problem.empty(), all = 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
+    if (rc != MPI_SUCCESS)
+      throw dfft::MpiError("MPI_Allreduce", rc, rank,
+                           "dfft: halo exchange: MPI_Allreduce failed while checking the arrays");
+    if (!all)
+      throw dfft::InvalidArgument(
+          "halo exchange", rank,
+          ok ? "dfft: halo exchange: another rank's array was refused (that rank says why)"
+             : "dfft: halo exchange: " + problem);
+    std::visit([&](auto& h) { run(*h, data, count); }, h_);
+  }
+  py::dict layout() const {
+    return std::visit(
+        [](auto& h) {
+          const dfft::Layout& l = h->layout();
+          py::dict d;
+          d["lo"] = l.box.lo;
+          d["hi"] = l.box.hi;
+          d["order"] = l.order;
+          d["count"] = h->count();
+          d["shape"] = h->shape();
+          return d;
+        },
+        h_);
+  }
+
+ private:
+  template <class T>
+  static void run(dfft::Halo<T>& h, std::uintptr_t data, std::int64_t count) {
+    h.exchange(std::span<T>(reinterpret_cast<T*>(data), static_cast<std::size_t>(count)));
+  }
+  MPI_Comm comm_;
+  std::variant<std::unique_ptr<dfft::Halo<float>>, std::unique_ptr<dfft::Halo<double>>,
+               std::unique_ptr<dfft::Halo<std::complex<float>>>,
+               std::unique_ptr<dfft::Halo<std::complex<double>>>>
+      h_;
+};
+
 MPI_Comm comm_of(const py::object& comm) {
   // mpi4py's C API is imported per translation unit; module.cpp has checked that mpi4py and
   // dfft share one MPI library before this can run.
@@ -250,6 +319,17 @@ void bind_reshape(py::module_& m) {
            py::arg("comm"), py::arg("input"), py::arg("output"), py::arg("dtype"),
            py::arg("method"))
       .def("execute", &PyReshape::execute, py::arg("src"), py::arg("dst"));
+}
+
+void bind_halo(py::module_& m) {
+  py::class_<PyHalo>(m, "_Halo")
+      .def(py::init<const py::object&, const PyHalo::Side&, const std::vector<std::int64_t>&,
+                    const std::vector<std::int64_t>&, const std::vector<bool>&, bool,
+                    const std::string&, const std::string&>(),
+           py::arg("comm"), py::arg("box"), py::arg("lo"), py::arg("hi"), py::arg("periodic"),
+           py::arg("corners"), py::arg("dtype"), py::arg("method"))
+      .def("exchange", &PyHalo::exchange, py::arg("data"), py::arg("count"), py::arg("problem"))
+      .def("layout", &PyHalo::layout);
 }
 
 }  // namespace dfft_python

@@ -44,4 +44,7 @@ pybind11::dict plan_info(const dfft::Plan<T>& p) {
 /// dfft._dfft._Reshape: dfft::Reshape over numpy data addresses (python/dfft/distarray.py).
 void bind_reshape(pybind11::module_& m);
 
+/// dfft._dfft._Halo: dfft::Halo over numpy data addresses (python/dfft/halo.py).
+void bind_halo(pybind11::module_& m);
+
 }  // namespace dfft_python

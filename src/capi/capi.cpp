@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "dfft/dfft.hpp"
+#include "dfft/halo.hpp"
 #include "dfft/io.hpp"
 #include "util/check.hpp"
 
@@ -377,7 +378,159 @@ int npy_file(dfft_plan plan, int side, const char* path, bool writing, void* dat
 
 }  // namespace
 
+struct dfft_halo_s {
+  std::variant<dfft::Halo<double>, dfft::Halo<float>, dfft::Halo<std::complex<double>>,
+               dfft::Halo<std::complex<float>>>
+      halo;
+};
+
+namespace {
+
+dfft::HaloSpec to_halo_spec(int ndims, const int64_t* width_lo, const int64_t* width_hi,
+                            const int* periodic, int corners) {
+  if (!width_lo) bad("width_lo is NULL");
+  dfft::HaloSpec s;
+  s.lo.assign(width_lo, width_lo + ndims);
+  if (width_hi) s.hi.assign(width_hi, width_hi + ndims);
+  if (periodic)
+    for (int a = 0; a < ndims; ++a) s.periodic.push_back(periodic[a] != 0);
+  s.corners = corners != 0;
+  return s;
+}
+
+// The C-side checks are agreed across ranks before the collective construction.
+template <class Make>
+int halo_create(MPI_Comm comm, int precision, int complex_values, dfft_halo* halo, int local_status,
+                Make&& make) {
+  if (halo) *halo = nullptr;
+  if (comm == MPI_COMM_NULL)
+    return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: the communicator is MPI_COMM_NULL");
+  if (local_status == DFFT_SUCCESS)
+    local_status = guarded([&] {
+      if (!halo) bad("halo (the output pointer) is NULL");
+      if (precision != DFFT_DOUBLE && precision != DFFT_FLOAT)
+        bad("precision = " + std::to_string(precision) + " (DFFT_DOUBLE or DFFT_FLOAT)");
+      if (complex_values != 0 && complex_values != 1)
+        bad("complex_values = " + std::to_string(complex_values) + " (0 or 1)");
+    });
+  const int st = agree(comm, local_status);
+  if (st != DFFT_SUCCESS) return st;
+  return guarded([&] {
+    auto with = [&](auto tag) {
+      using T = decltype(tag);
+      return new dfft_halo_s{
+          decltype(dfft_halo_s::halo)(std::in_place_type<dfft::Halo<T>>, make(tag))};
+    };
+    if (precision == DFFT_DOUBLE)
+      *halo = complex_values ? with(std::complex<double>{}) : with(double{});
+    else
+      *halo = complex_values ? with(std::complex<float>{}) : with(float{});
+  });
+}
+
+int halo_create_boxes(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t* hi,
+                      const int* order, const int64_t* width_lo, const int64_t* width_hi,
+                      const int* periodic, int corners, int precision, int complex_values,
+                      dfft_halo* halo) noexcept {
+  try {
+    dfft::Layout l;
+    dfft::HaloSpec s;
+    const int st = guarded([&] {
+      if (ndims < 1 || ndims > DFFT_MAX_DIMS)
+        bad("ndims = " + std::to_string(ndims) + " (1 to " + std::to_string(DFFT_MAX_DIMS) + ")");
+      l = to_layout(ndims, lo, hi, order, "halo");
+      s = to_halo_spec(ndims, width_lo, width_hi, periodic, corners);
+    });
+    return halo_create(comm, precision, complex_values, halo, st,
+                       [&](auto tag) { return dfft::Halo<decltype(tag)>(comm, l, s); });
+  } catch (...) {
+    return status_of_current_exception();
+  }
+}
+
+}  // namespace
+
 extern "C" {
+
+int dfft_halo_create(MPI_Comm comm, int ndims, const int64_t* lo, const int64_t* hi,
+                     const int* order, const int64_t* width_lo, const int64_t* width_hi,
+                     const int* periodic, int corners, int precision, int complex_values,
+                     dfft_halo* halo) {
+  return halo_create_boxes(comm, ndims, lo, hi, order, width_lo, width_hi, periodic, corners,
+                           precision, complex_values, halo);
+}
+
+int dfft_halo_create_f(MPI_Fint comm, int ndims, const int64_t* lo, const int64_t* hi,
+                       const int* order, const int64_t* width_lo, const int64_t* width_hi,
+                       const int* periodic, int corners, int precision, int complex_values,
+                       dfft_halo* halo) {
+  return halo_create_boxes(MPI_Comm_f2c(comm), ndims, lo, hi, order, width_lo, width_hi, periodic,
+                           corners, precision, complex_values, halo);
+}
+
+int dfft_halo_create_plan(dfft_plan plan, int side, const int64_t* width_lo,
+                          const int64_t* width_hi, const int* periodic, int corners,
+                          int complex_values, dfft_halo* halo) {
+  if (halo) *halo = nullptr;
+  if (!plan) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan is NULL");
+  try {
+    const MPI_Comm comm = with_plan(plan, [](auto& p) { return p.comm(); });
+    const int precision =
+        std::holds_alternative<dfft::Plan<double>>(plan->plan) ? DFFT_DOUBLE : DFFT_FLOAT;
+    dfft::HaloSpec s;
+    const int st = guarded([&] {
+      if (side != DFFT_INPUT && side != DFFT_OUTPUT)
+        bad("side = " + std::to_string(side) + " (DFFT_INPUT or DFFT_OUTPUT)");
+      s = to_halo_spec(with_plan(plan, [](auto& p) { return static_cast<int>(p.shape().size()); }),
+                       width_lo, width_hi, periodic, corners);
+    });
+    const auto where = side == DFFT_INPUT ? dfft::Side::input : dfft::Side::output;
+    return halo_create(comm, precision, complex_values, halo, st, [&](auto tag) {
+      return with_plan(plan, [&](auto& p) { return dfft::Halo<decltype(tag)>(p, where, s); });
+    });
+  } catch (...) {
+    return status_of_current_exception();
+  }
+}
+
+int dfft_halo_exchange(dfft_halo halo, void* data, int64_t count) {
+  if (!halo) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: halo is NULL");
+  return guarded([&] {
+    std::visit(
+        [&](auto& h) {
+          using T = typename std::decay_t<decltype(h)>::value_type;
+          h.exchange(std::span<T>(static_cast<T*>(data),
+                                  static_cast<std::size_t>(std::max<int64_t>(count, 0))));
+        },
+        halo->halo);
+  });
+}
+
+int64_t dfft_halo_count(dfft_halo halo) {
+  if (!halo) return 0;
+  return std::visit([](auto& h) { return h.count(); }, halo->halo);
+}
+
+int dfft_halo_box(dfft_halo halo, int64_t* lo, int64_t* hi, int64_t* strides) {
+  if (!halo) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: halo is NULL");
+  return guarded([&] {
+    const dfft::Layout& l =
+        std::visit([](auto& h) -> const dfft::Layout& { return h.layout(); }, halo->halo);
+    const auto st = l.strides();
+    for (int a = 0; a < l.box.dims(); ++a) {
+      if (lo) lo[a] = l.box.lo[a];
+      if (hi) hi[a] = l.box.hi[a];
+      if (strides) strides[a] = st[a];
+    }
+  });
+}
+
+int dfft_halo_destroy(dfft_halo* halo) {
+  if (!halo || !*halo) return DFFT_SUCCESS;
+  const int st = guarded([&] { delete *halo; });
+  *halo = nullptr;
+  return st;
+}
 
 void dfft_options_init(dfft_options* o) {
   if (!o) return;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "exec/gather.hpp"
 
+#include <algorithm>
+
+#include "plan/path.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
@@ -34,6 +37,24 @@ std::vector<Layout> allgather_layouts(MPI_Comm comm_, const Layout& l, int d) {
     if (v[3 * d] != 0) out[r].padded.assign(v + 3 * d, v + 4 * d);
   }
   return out;
+}
+
+int common_dims(MPI_Comm comm, int d) {
+  int dmin = 0, dmax = 0;
+  DFFT_MPI(MPI_Allreduce(&d, &dmin, 1, MPI_INT, MPI_MIN, comm));
+  DFFT_MPI(MPI_Allreduce(&d, &dmax, 1, MPI_INT, MPI_MAX, comm));
+  if (dmin != dmax || dmin < 1) fail("ranks disagree on the number of dimensions of the boxes");
+  return d;
+}
+
+std::vector<std::int64_t> tiled_shape(const std::vector<Layout>& ls, const char* what) {
+  const int d = ls.empty() ? 0 : ls[0].box.dims();
+  std::vector<std::int64_t> shape(d, 0);
+  for (const auto& l : ls)
+    if (!l.box.empty())
+      for (int a = 0; a < d && a < l.box.dims(); ++a) shape[a] = std::max(shape[a], l.box.hi[a]);
+  check_tiling(ls, shape, what);
+  return shape;
 }
 
 }  // namespace dfft::detail

@@ -20,20 +20,12 @@ class ReshapeImpl {
     DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     try {
       dev_ = backend == Backend::cuda ? make_cuda_device(comm_, device) : make_cpu_device();
-      int d = in.box.dims(), dmin = 0, dmax = 0;
-      DFFT_MPI(MPI_Allreduce(&d, &dmin, 1, MPI_INT, MPI_MIN, comm_));
-      DFFT_MPI(MPI_Allreduce(&d, &dmax, 1, MPI_INT, MPI_MAX, comm_));
-      if (dmin != dmax || dmin < 1) fail("ranks disagree on the number of dimensions of the boxes");
+      const int d = common_dims(comm_, in.box.dims());
       ExchangeSpec s;
       s.src = allgather_layouts(comm_, in, d);
       s.dst = allgather_layouts(comm_, out, d);
       DFFT_MPI(MPI_Comm_rank(comm_, &s.me));
-      // The global shape is the extent of the union of the input boxes.
-      std::vector<std::int64_t> shape(d, 0);
-      for (const auto& l : s.src)
-        if (!l.box.empty())
-          for (int a = 0; a < d; ++a) shape[a] = std::max(shape[a], l.box.hi[a]);
-      check_tiling(s.src, shape, "reshape input");
+      const auto shape = tiled_shape(s.src, "reshape input");
       check_tiling(s.dst, shape, "reshape output");
       s.elem = elem;
       s.max_message_bytes = limit;
