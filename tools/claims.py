@@ -13,7 +13,6 @@ by the rule written next to it. Claims that need several GPUs say so and name no
 import argparse
 import collections
 import glob
-import json
 import math
 import os
 import sys
@@ -21,6 +20,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "benchmarks", "results")
 PAGE = os.path.join(ROOT, "docs", "claims.md")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records  # noqa: E402
 
 THESIS = "Egger, *Distributed FFT for Heterogeneous GPU Systems*"
 DALCIN = "Dalcin et al., *Fast parallel multidimensional FFT using advanced MPI*"
@@ -33,8 +34,7 @@ def load(machine, suite):
     path = os.path.join(RESULTS, machine, suite + ".jsonl")
     if not os.path.exists(path):
         return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return records.read(path)
 
 
 def med(r):
