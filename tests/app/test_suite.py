@@ -46,7 +46,8 @@ def check_records(c, path, np):
         c.check(not missing, f"record lacks {missing}")
         t = r["time_ms"]
         c.check(t["min"] <= t["median"] <= t["max"] and t["min"] <= t["mean"] <= t["max"], f"time stats {t}")
-        c.check(t["ci99"][0] <= t["mean"] <= t["ci99"][1] and t["n"] == 3, f"ci99 {t}")
+        # Three repetitions cover the median with 75% at most: no 99% interval to give.
+        c.check(t["median_ci99"] is None and "ci99" not in t and t["n"] == 3, f"median_ci99 {t}")
         c.check(len(r["samples_ms"]) == 3, "samples_ms has one entry per repetition")
         c.check(all(len(r["rank_phases_ms"][p]) == r["ranks"] for p in ("fft", "pack", "comm", "unpack")),
                 "rank_phases_ms has one entry per rank")

@@ -219,8 +219,11 @@ TEST(Codec, Fp16ScaleCoversRangesBf16Cannot) {
       o.codec = c;
       dfft::Plan<double> lossy(MPI_COMM_WORLD, {17, 12, 10}, o);
       const double err = rel_diff(forward_double(lossy, scale), ref);
-      if (c == Codec::fp16) EXPECT_LT(err, bound(c, 2, true)) << "scale " << scale;
-      else if (dfft_test::world_size() > 1) EXPECT_FALSE(err < 0.1) << "scale " << scale;  // inf/NaN or zeros
+      if (c == Codec::fp16) {
+        EXPECT_LT(err, bound(c, 2, true)) << "scale " << scale;
+      } else if (dfft_test::world_size() > 1) {
+        EXPECT_FALSE(err < 0.1) << "scale " << scale;  // inf/NaN or zeros
+      }
     }
   }
 }
