@@ -114,7 +114,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
   add_list(c, "--codec", a.codecs, std::vector<std::string>{"none", "fp32", "fp16", "bf16"},
            "Wire format of the exchanges (compressed communication; docs/compression.md)");
   c->add_option("--tolerance", a.tolerance,
-                "Pick the cheapest codec whose expected relative error stays below this")
+                "Pick the cheapest codec whose expected relative error stays below this (fp16, fp32 or "
+                "none; bf16 only by --codec); records name the codec chosen")
       ->check(at_least(0, "a number >= 0"));
   c->add_option("--onesided-sync", a.onesided_sync, "onesided: fence | flush")
       ->capture_default_str()->check(CLI::IsMember({"fence", "flush"}));

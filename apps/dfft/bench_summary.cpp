@@ -55,16 +55,18 @@ void Fastest::print(std::FILE* out) const {
     if (entries.empty()) continue;
     std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.total < b.total; });
     const Entry& w = entries.front();
-    std::size_t tied = 1;
-    while (tied < entries.size() && entries[tied].lo <= w.hi) ++tied;
+    // Sorted by median, not by lower end: a slower noisy row may still reach below the fastest.
+    std::vector<const Entry*> tied{&w};
+    for (std::size_t i = 1; i < entries.size(); ++i)
+      if (entries[i].lo <= w.hi) tied.push_back(&entries[i]);
     std::fprintf(out, "  %s %s %s: ", std::get<0>(key).c_str(), std::get<1>(key).c_str(), std::get<2>(key).c_str());
-    if (tied > 1) {
-      std::fprintf(out, "tie within noise, no winner: %zu of %zu configurations may be the fastest (", tied,
+    if (tied.size() > 1) {
+      std::fprintf(out, "tie within noise, no winner: %zu of %zu configurations may be the fastest (", tied.size(),
                    entries.size());
       constexpr std::size_t shown = 3;
-      for (std::size_t i = 0; i < tied && i < shown; ++i)
-        std::fprintf(out, "%s%s %.3f ms", i ? "; " : "", entries[i].label.c_str(), entries[i].total);
-      if (tied > shown) std::fprintf(out, "; %zu more", tied - shown);
+      for (std::size_t i = 0; i < tied.size() && i < shown; ++i)
+        std::fprintf(out, "%s%s %.3f ms", i ? "; " : "", tied[i]->label.c_str(), tied[i]->total);
+      if (tied.size() > shown) std::fprintf(out, "; %zu more", tied.size() - shown);
       std::fprintf(out, "); more --reps or a quieter machine can tell them apart\n");
       continue;
     }

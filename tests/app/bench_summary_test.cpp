@@ -90,6 +90,20 @@ TEST(BenchSummary, NoisyRunnerUpIsNotBeaten) {
   EXPECT_NE(text.find("tie within noise"), std::string::npos) << text;
 }
 
+// A third configuration, slower by its median than a clearly beaten second one, is noisy and its
+// fastest repetitions beat the winner: still a tie.
+TEST(BenchSummary, SlowerNoisyRowBehindAClearRunnerUpStillTies) {
+  dfftapp::Fastest f;
+  f.add(config("pencil", around(1.0)));
+  f.add(config("slab-2d1d", around(2.0)));
+  std::vector<double> stalled(10, 5.0);
+  stalled[0] = stalled[1] = 0.6;
+  f.add(config("slab-1d2d", stalled));
+  const std::string text = printed(f);
+  EXPECT_NE(text.find("tie within noise, no winner: 2 of 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("slab-1d2d"), std::string::npos) << text;
+}
+
 // Most repetitions stalled (median 8.05 ms, fastest 0.065 ms): max/median alone misses it.
 TEST(BenchSummary, RowWhereMostRepetitionsStalledIsNoisy) {
   std::vector<double> v(10, 8.05);

@@ -7,9 +7,13 @@ import json
 import math
 import os
 import re
+import subprocess
 import sys
 
 from dfft_runner import Checks, Runner, parse_args
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import records  # noqa: E402  (the one Python writer and reader of bench records)
 
 U = {"none": 0.0, "fp32": 2.0 ** -24, "fp16": 2.0 ** -11, "bf16": 2.0 ** -8}
 
@@ -56,7 +60,7 @@ def tolerance_records(c, r, work):
         c.check(all(x.get("validation") == "pass" for x in recs), f"--tolerance {tol}: validation {[x.get('validation') for x in recs]}")
 
 
-def field_sets(c, r, work, records):
+def field_sets(c, r, work):
     """Every writer writes the same common fields: dfft bench (C++), fftw-mpi-bench (the same C++
     writer) and tools/records.py (Python)."""
     _, recs = bench_json(c, r, work, "fields.jsonl", "--reps", "9", "--warmup", "0")
@@ -70,7 +74,6 @@ def field_sets(c, r, work, records):
     fftw = os.path.join(os.path.dirname(r.args.dfft), "fftw-mpi-bench")
     if os.path.exists(fftw):
         path = os.path.join(work, "fftw.jsonl")
-        import subprocess
         run = subprocess.run(r.prefix + [fftw, "--size", "16", "12", "10", "--reps", "3", "--warmup", "0",
                                          "--json", path], capture_output=True, text=True, timeout=120)
         c.check(run.returncode == 0, f"fftw-mpi-bench: exit {run.returncode}: {run.stderr[-300:]}")
@@ -82,7 +85,7 @@ def field_sets(c, r, work, records):
     return recs
 
 
-def same_statistics(c, records, recs):
+def same_statistics(c, recs):
     """tools/records.py's statistics of samples_ms are the C++ writer's, field for field."""
     c.check(bool(recs), "no records to compare statistics on")
     for rec in recs:
@@ -101,13 +104,11 @@ def same_statistics(c, records, recs):
 
 def main():
     args = parse_args(lambda p: p.add_argument("--source", required=True))
-    sys.path.insert(0, os.path.join(args.source, "tools"))
-    import records
     r, c = Runner(args), Checks()
     for np_ in (1, 2):
         accuracy(c, r, np_)
     tolerance_records(c, r, args.workdir)
-    same_statistics(c, records, field_sets(c, r, args.workdir, records))
+    same_statistics(c, field_sets(c, r, args.workdir))
     return c.finish("reported numbers")
 
 
