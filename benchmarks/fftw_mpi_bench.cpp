@@ -24,11 +24,12 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "report.hpp"
+#include "stats.hpp"
 
 namespace {
 
@@ -52,15 +53,20 @@ struct Args {
   std::string json;
 };
 
+// Milliseconds: every repetition, and dfft bench's statistics of them (apps/dfft/stats.hpp).
 struct Stats {
-  double min = 0, median = 0, max = 0;  // milliseconds
+  std::vector<double> samples;
+  double min = 0, median = 0, max = 0;
 };
 
-Stats stats_of(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  const std::size_t n = t.size();
-  const double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-  return {t.front() * 1e3, med * 1e3, t.back() * 1e3};
+Stats stats_of(const std::vector<double>& seconds) {
+  Stats s;
+  for (double t : seconds) s.samples.push_back(t * 1e3);
+  const dfftapp::SampleStats st = dfftapp::sample_stats(s.samples);
+  s.min = st.min;
+  s.median = st.median;
+  s.max = st.max;
+  return s;
 }
 
 // Owns the FFTW-MPI arrays and plans. The real array is padded in z to 2*(nz/2+1), as FFTW-MPI
@@ -260,30 +266,43 @@ double gflops(const Args& a, double ms) {
   return 2.5 * n * std::log2(n) / (ms * 1e-3) / 1e9;
 }
 
-nlohmann::json record(const Args& a, int ranks, const char* dir, const Stats& s, const Result& r) {
-  nlohmann::json j = {{"library", "fftw-mpi"},
-          {"decomposition", "slab"},
-          {"transposed", a.transposed},
-          {"precision", "double"},
-          {"transform", "r2c"},
-          {"direction", dir},
-          {"size", a.size},
-          {"ranks", ranks},
-          {"threads", a.threads},
-          {"effort", a.effort},
-          {"reps", a.reps},
-          {"warmup", a.warmup},
-          {"time_ms", {{"min", s.min}, {"median", s.median}, {"max", s.max}}},
-          {"gflops", gflops(a, s.median)},
-          {"plan_ms", r.plan_ms},
-          {"error", r.error}};
+// The record in dfft bench's format, through its writer (apps/dfft/report.hpp), as a peer
+// library's: the common fields plus library and plan_ms (docs/results-format.md).
+dfftapp::Record record(const Args& a, int ranks, bool forward, const Stats& s, const Result& r) {
+  dfftapp::Record d;
+  d.library = "fftw-mpi";
+  d.plan_ms = r.plan_ms;
+  d.decomposition = "slab";
+  d.variant = "-";
+  d.precision = "double";
+  d.transform = "r2c";
+  d.direction = forward ? "forward" : "inverse";
+  d.size.assign(a.size.begin(), a.size.end());
+  d.ranks = ranks;
+  d.grid = {ranks};
+  d.threads = a.threads;
+  d.backend = "cpu";
+  d.effort = a.effort;
+  d.norm = "none";  // FFTW does not scale; the round-trip check divides by N outside the timing
+  d.transposed_out = a.transposed;
+  d.warmup = a.warmup;
+  d.reps = a.reps;
+  d.time_min = s.min;
+  d.time_median = s.median;
+  d.time_max = s.max;
+  d.samples_ms = s.samples;
+  d.fft = d.pack = d.comm = d.unpack = dfftapp::kNotRun;  // FFTW-MPI reports its whole time only
+  d.gflops = gflops(a, s.median);
+  d.roundtrip_error = r.error;
+  if (!forward) d.error = r.error;  // as dfft's records: the inverse row holds the round trip
   // Same shape as dfft bench's stages_ms: per stage, the medians of fft, pack, comm, unpack.
-  if (!r.stages.empty() && std::string(dir) == "forward")
-    j["stages_ms"] = nlohmann::json::array(
-        {{{"name", "fft(1,2)"}, {"fft", r.stages[0].median}, {"pack", 0}, {"comm", 0}, {"unpack", 0}},
-         {{"name", "transpose"}, {"fft", 0}, {"pack", 0}, {"comm", r.stages[1].median}, {"unpack", 0}},
-         {{"name", "fft(0)"}, {"fft", r.stages[2].median}, {"pack", 0}, {"comm", 0}, {"unpack", 0}}});
-  return j;
+  if (!r.stages.empty() && forward)
+    d.stages = {{"fft(1,2)", {r.stages[0].median, 0, 0, 0}},
+                {"transpose", {0, 0, r.stages[1].median, 0}},
+                {"fft(0)", {r.stages[2].median, 0, 0, 0}}};
+  d.timestamp = dfftapp::utc_timestamp();
+  d.host = dfftapp::host_name();
+  return d;
 }
 
 void report(const Args& a, int ranks, const Result& r) {
@@ -309,10 +328,11 @@ void report(const Args& a, int ranks, const Result& r) {
     std::printf("  %-14s %10.3f ms (whole forward %.3f ms)\n", "sum", sum, r.fwd.median);
   }
   if (a.json.empty()) return;
-  std::ofstream out(a.json);
-  out << record(a, ranks, "forward", r.fwd, r).dump() << '\n'
-      << record(a, ranks, "inverse", r.inv, r).dump() << '\n';
-  if (!out) throw std::runtime_error("cannot write " + a.json);
+  dfftapp::JsonLines out;
+  std::string why;
+  if (!out.open(a.json, why)) throw std::runtime_error(why);
+  out.write(record(a, ranks, true, r.fwd, r));
+  out.write(record(a, ranks, false, r.inv, r));
 }
 
 // Returns -1 to go on, otherwise the exit code (help or a parse error, printed by rank 0).

@@ -33,6 +33,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # fftw-mpi: build/bin/fftw-mpi-bench. python: a script run with the interpreter of dfft's Python
 # binding ("script", relative to the repository; "args"), e.g. benchmarks/python/defaults_vs_mpi4pyfft.py.
@@ -285,7 +288,7 @@ def append_records(tmp, dest, tag):
             except ValueError:
                 continue  # a line cut short by a stopped job
             rec["run"] = tag
-            out.write(json.dumps(rec, sort_keys=True) + "\n")
+            out.write(records.line(rec))
             n += 1
     return n
 

@@ -16,7 +16,6 @@ need several GPUs say so and name no number.
 import argparse
 import collections
 import glob
-import json
 import math
 import os
 import sys
@@ -24,6 +23,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "benchmarks", "results")
 PAGE = os.path.join(ROOT, "docs", "claims.md")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records  # noqa: E402
 
 THESIS = "Egger, *Distributed FFT for Heterogeneous GPU Systems*"
 DALCIN = "Dalcin et al., *Fast parallel multidimensional FFT using advanced MPI*"
@@ -36,8 +37,7 @@ def load(machine, suite):
     path = os.path.join(RESULTS, machine, suite + ".jsonl")
     if not os.path.exists(path):
         return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return records.read(path)
 
 
 def med(r):

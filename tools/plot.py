@@ -6,7 +6,8 @@
 
 Writes PNG files into the output folder, one set per backend, precision, transform and rank count:
   runtime_*_npP.png   total time vs size, the best method of each decomposition and variant,
-                      with the single-device reference (dashed); 99% CI error bars with --stat mean
+                      with the single-device reference (dashed); with --stat median, error bars
+                      of the 99% interval of the median (8 or more repetitions)
   relative_*_npP.png  the same divided by the best time at each size (1 = fastest)
   methods_*_npP.png   relative runtime of every method, one panel per decomposition and variant
   phases_*_npP.png    stacked fft/pack/comm/unpack time of every configuration at the largest size
@@ -16,11 +17,13 @@ Uses matplotlib only (Debian: python3-matplotlib); installs nothing. Format: doc
 """
 import argparse
 import collections
-import json
 import math
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records as records_io  # noqa: E402
 
 PHASES = ("fft", "pack", "comm", "unpack")
 DECOMP_ORDER = {"slab-2d1d": 0, "slab-1d2d": 1, "pencil": 2}
@@ -43,16 +46,10 @@ def save(plt, fig, out, dpi):
 def load(paths):
     records = []
     for path in paths:
-        with open(path) as f:
-            for no, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    r = json.loads(line)
-                    _ = (r["decomposition"], r["size"], r["ranks"], r["direction"], r["time_ms"]["median"])
-                except (ValueError, KeyError, TypeError) as e:
-                    sys.exit(f"plot.py: {path}:{no}: not a dfft bench record ({e})")
-                records.append(r)
+        try:
+            records += records_io.read(path)
+        except records_io.RecordError as e:
+            sys.exit(f"plot.py: {e}")
     if not records:
         sys.exit("plot.py: no records in " + ", ".join(paths))
     return records
@@ -82,11 +79,11 @@ def value(r, stat):
 
 
 def ci(r, stat):
-    """(lower, upper) error-bar lengths: the 99% CI of the mean, only for --stat mean."""
-    c = r["time_ms"].get("ci99")
-    if stat != "mean" or not c or r["time_ms"].get("mean") is None:
+    """(lower, upper) error-bar lengths: the 99% interval of the median, only for --stat median."""
+    c = r["time_ms"].get("median_ci99")
+    if stat != "median" or not c:
         return (0.0, 0.0)
-    m = r["time_ms"]["mean"]
+    m = r["time_ms"]["median"]
     return (max(m - c[0], 0.0), max(c[1] - m, 0.0))
 
 
@@ -381,7 +378,7 @@ def main():
     ap.add_argument("files", nargs="+", help="JSON-lines result files of dfft bench --json")
     ap.add_argument("-o", "--out", required=True, help="output folder (created if missing)")
     ap.add_argument("--stat", choices=("median", "mean", "min"), default="median",
-                    help="statistic per configuration (default median; mean adds 99%% CI error bars)")
+                    help="statistic per configuration (default median, with 99%% interval error bars)")
     args = ap.parse_args()
     try:
         import matplotlib

@@ -22,12 +22,12 @@ name as machine). Stdlib only.
 """
 import argparse
 import glob
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records  # noqa: E402
 import results_tables  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,25 +38,10 @@ END = "<!-- end table -->"
 
 def load_records(results):
     """Every record of RESULTS/*/*.jsonl, with run.machine/run.suite/run.file filled in."""
-    records = []
-    for path in sorted(glob.glob(os.path.join(results, "*", "*.jsonl"))):
-        machine = os.path.basename(os.path.dirname(path))
-        suite = os.path.basename(path).split(".")[0]
-        with open(path) as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except ValueError as e:
-                    sys.exit("results_pages: %s:%d: %s" % (path, n, e))
-                run = rec.setdefault("run", {})
-                run.setdefault("machine", machine)
-                run.setdefault("suite", suite)
-                run.setdefault("date", rec.get("timestamp", "?"))
-                run["file"] = os.path.relpath(path, ROOT)
-                records.append(rec)
-    return records
+    try:
+        return records.read_tree(results, ROOT)
+    except records.RecordError as e:
+        sys.exit("results_pages: %s" % e)
 
 
 def parse_spec(text):

@@ -74,7 +74,7 @@ def ms(v):
 
 def config_name(rec):
     if "library" in rec:
-        return rec["library"] + (" transposed" if rec.get("transposed") else "")
+        return rec["library"] + (" transposed" if rec.get("transposed_out") else "")
     parts = [rec.get("decomposition"), rec.get("variant"), text("methods", rec.get("methods"))]
     if rec.get("codec") not in (None, "none"):
         parts.append("codec " + rec["codec"])
@@ -87,7 +87,7 @@ def config_name(rec):
     return " ".join(p for p in parts if p and p != "-")
 
 
-IDENTITY = ("library", "transposed", "transposed_out", "decomposition", "variant", "methods", "grid", "codec", "overlap",
+IDENTITY = ("library", "transposed_out", "decomposition", "variant", "methods", "grid", "codec", "overlap",
             "staging", "precision", "transform", "size", "ranks", "backend", "effort", "machine")
 
 

@@ -79,15 +79,26 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
   return r;
 }
 
+// A record names what the plan ran, read from the plan (its options are the tuner's choice with
+// --tune; the wire format, staging, grid, slices, chunks and steps in flight are what it
+// resolved), never what the command line or cases file asked for.
 std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, const Measurement& m) {
   Record r = base_record(c, a, ranks);
+  const dfft::Options& u = m.used;
+  r.decomposition = dfft::to_string(u.decomposition);
+  r.variant = dfft::to_string(u.variant);
+  r.methods.clear();
+  for (auto x : u.methods) r.methods.push_back(dfft::to_string(x));
+  r.codec = dfft::to_string(m.codec);
+  r.transform = dfft::to_string(u.transform);
+  r.backend = dfft::to_string(u.backend);
+  r.effort = u.effort == dfft::Effort::measure ? "measure" : "estimate";
+  r.norm = dfft::to_string(u.norm);
+  r.transposed_out = u.transposed_out;
+  r.threads = u.threads;
+  r.max_message_bytes = u.max_message_bytes;
+  r.staging = u.backend == dfft::Backend::cuda ? dfft::to_string(m.staging) : "";
   r.grid = m.grid;
-  {  // the configuration the plan ran: the tuner's or the automatic choice where one was made
-    r.decomposition = dfft::to_string(m.used.decomposition);
-    r.variant = dfft::to_string(m.used.variant);
-    r.methods.clear();
-    for (auto x : m.used.methods) r.methods.push_back(dfft::to_string(x));
-  }
   const std::size_t nx = m.exchange_bytes.size();
   if (r.methods.size() == 1 && nx > 1) r.methods.assign(nx, r.methods.front());
   r.exchange_bytes = m.exchange_bytes;
@@ -97,7 +108,7 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
   r.overlap = m.slices;
   r.chunks = m.chunks;
   r.in_flight = m.in_flight;
-  r.adapt = c.opt.adapt;
+  r.adapt = u.adapt;
   r.reference_error = m.reference_error;
   r.roundtrip_error = m.roundtrip_error;
   r.laplacian_error = m.laplacian_error;
@@ -403,7 +414,7 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
   if (s.rank == 0) {
     s.fastest.print(stdout);
     if (t.noisy > 0)
-      std::printf("dfft bench: %d row%s noisy (max/median > %.0f): their times are not reliable\n", t.noisy,
+      std::printf("dfft bench: %d row%s noisy (max/median or median/min > %.0f): their times are not reliable\n", t.noisy,
                   t.noisy == 1 ? "" : "s", kNoiseRatio);
     std::printf("dfft bench: %d configuration%s: %d ran (%d records + %d single-device), %d skipped, %d "
                 "failed, %d failed validation -> %s\n",

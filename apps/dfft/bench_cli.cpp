@@ -51,9 +51,11 @@ format), ovl (FFT/exchange overlap slices; * = chosen by --adapt), dir (fwd/inv)
 (over repetitions), fft/pack/comm/unpack (phase medians, ms), GF/s, error (--validate: fwd row
 vs a serial FFTW transform, inv row the round trip), rt/lap (round-trip / Laplacian error),
 check (pass/fail: 1e-10 double, 1e-4 float, plus twice a codec's expected error of
-docs/compression.md). A row with max/median > 2 is marked noisy (the machine was busy). After
-the table: the fastest configuration per size, precision and transform (forward + inverse
-medians). Progress lines go to stderr; stdout holds the table.
+docs/compression.md). A row with max/median > 2 (some repetitions stalled) or median/min > 2
+(most did) is marked noisy (the machine was busy). After the table: the fastest configuration
+per size, precision and transform (forward + inverse medians), or a tie within noise where
+another configuration's 99% interval of the median (from its fastest repetitions when noisy)
+reaches below the fastest's. Progress lines go to stderr; stdout holds the table.
 
 Exit status: 0 ok, 1 a configuration failed or nothing ran, 2 bad command line, 3 bad cases or
 result file, 4 a validation check failed (docs/cli.md). Record fields: docs/bench.md.
@@ -117,7 +119,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
   add_list(c, "--codec", a.codecs, std::vector<std::string>{"none", "fp32", "fp16", "bf16"},
            "Wire format of the exchanges (compressed communication; docs/compression.md)");
   c->add_option("--tolerance", a.tolerance,
-                "Pick the cheapest codec whose expected relative error stays below this")
+                "Pick the cheapest codec whose expected relative error stays below this (fp16, fp32 or "
+                "none; bf16 only by --codec); records name the codec chosen")
       ->check(at_least(0, "a number >= 0"));
   c->add_option("--onesided-sync", a.onesided_sync, "onesided: fence | flush")
       ->capture_default_str()->check(CLI::IsMember({"fence", "flush"}));

@@ -9,12 +9,13 @@
 namespace dfftapp {
 
 std::string noise_note(const Record& r) {
-  if (!(r.time_median > 0) || !(r.time_max > kNoiseRatio * r.time_median)) return "";
-  char b[160];
+  if (!is_noisy(r.time_min, r.time_median, r.time_max)) return "";
+  char b[240];
   std::snprintf(b, sizeof b,
-                "  noisy: %s max/median = %.1f > %.0f; the machine was busy (more --reps, or fewer "
-                "processes per core)",
-                r.direction == "forward" ? "fwd" : "inv", r.time_max / r.time_median, kNoiseRatio);
+                "  noisy: %s spread %.1f > %.0f (max/median %.1f, median/min %.1f); the machine was busy "
+                "(more --reps, or fewer processes per core)",
+                r.direction == "forward" ? "fwd" : "inv", spread(r.time_min, r.time_median, r.time_max),
+                kNoiseRatio, r.time_max / r.time_median, r.time_median / r.time_min);
   return b;
 }
 
@@ -34,8 +35,14 @@ void Fastest::add(const std::vector<Record>& recs) {
   if (recs.size() != 2 || recs[0].validation == "fail") return;
   const auto key = std::make_tuple(shape_text(recs[0].size), recs[0].precision, recs[0].transform);
   if (!groups_.count(key)) order_.push_back(key);
-  Entry e{configuration_text(recs[0]), 0, 0, 0};
-  for (const auto& r : recs) (r.direction == "forward" ? e.fwd : e.inv) = r.time_median;
+  Entry e{configuration_text(recs[0]), 0, 0, 0, 0, 0};
+  for (const auto& r : recs) {
+    (r.direction == "forward" ? e.fwd : e.inv) = r.time_median;
+    const MedianInterval iv = r.samples_ms.empty() ? MedianInterval{r.time_median, r.time_median, 0}
+                                                   : median_interval(r.samples_ms, 0.99);
+    e.lo += is_noisy(r.time_min, r.time_median, r.time_max) ? r.time_min : iv.lo;
+    e.hi += iv.hi;
+  }
   e.total = e.fwd + e.inv;
   if (std::isfinite(e.total)) groups_[key].entries.push_back(e);
 }
@@ -48,8 +55,22 @@ void Fastest::print(std::FILE* out) const {
     if (entries.empty()) continue;
     std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.total < b.total; });
     const Entry& w = entries.front();
-    std::fprintf(out, "  %s %s %s: %s: %.3f ms (fwd %.3f + inv %.3f)", std::get<0>(key).c_str(),
-                 std::get<1>(key).c_str(), std::get<2>(key).c_str(), w.label.c_str(), w.total, w.fwd, w.inv);
+    // Sorted by median, not by lower end: a slower noisy row may still reach below the fastest.
+    std::vector<const Entry*> tied{&w};
+    for (std::size_t i = 1; i < entries.size(); ++i)
+      if (entries[i].lo <= w.hi) tied.push_back(&entries[i]);
+    std::fprintf(out, "  %s %s %s: ", std::get<0>(key).c_str(), std::get<1>(key).c_str(), std::get<2>(key).c_str());
+    if (tied.size() > 1) {
+      std::fprintf(out, "tie within noise, no winner: %zu of %zu configurations may be the fastest (", tied.size(),
+                   entries.size());
+      constexpr std::size_t shown = 3;
+      for (std::size_t i = 0; i < tied.size() && i < shown; ++i)
+        std::fprintf(out, "%s%s %.3f ms", i ? "; " : "", tied[i]->label.c_str(), tied[i]->total);
+      if (tied.size() > shown) std::fprintf(out, "; %zu more", tied.size() - shown);
+      std::fprintf(out, "); more --reps or a quieter machine can tell them apart\n");
+      continue;
+    }
+    std::fprintf(out, "%s: %.3f ms (fwd %.3f + inv %.3f)", w.label.c_str(), w.total, w.fwd, w.inv);
     if (entries.size() > 1)
       std::fprintf(out, "; runner-up %.2fx: %s", entries[1].total / w.total, entries[1].label.c_str());
     std::fprintf(out, "\n");

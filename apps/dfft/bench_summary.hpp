@@ -11,17 +11,19 @@
 
 #include "bench.hpp"
 #include "results.hpp"
+#include "stats.hpp"
 
 namespace dfftapp {
 
-/// A row is flagged as noisy when its slowest repetition exceeds this multiple of its median.
-constexpr double kNoiseRatio = 2.0;
-
-/// The note printed under a noisy row, or "" when max/median <= kNoiseRatio.
+/// The note printed under a noisy row (is_noisy() of stats.hpp), or "".
 std::string noise_note(const Record& r);
 
 /// The fastest configuration per size, precision and transform, by the sum of the forward and
-/// inverse median times. Configurations that failed validation do not compete.
+/// inverse median times. Configurations that failed validation do not compete. A winner is
+/// named only when no other configuration's time may be as short: each configuration's time
+/// lies, with 99% confidence, between the sums of its directions' median_interval() ends (for a
+/// noisy row, whose median may be inflated, from the sum of its fastest repetitions); any
+/// configuration whose range reaches below the fastest's upper end is a tie within noise.
 class Fastest {
  public:
   /// `recs`: the two records (forward, inverse, any order) of one configuration, named by what
@@ -33,6 +35,7 @@ class Fastest {
   struct Entry {
     std::string label;
     double total = 0, fwd = 0, inv = 0;
+    double lo = 0, hi = 0;  // where the configuration's forward + inverse time may lie
   };
   struct Group {
     std::vector<Entry> entries;

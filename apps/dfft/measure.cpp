@@ -9,6 +9,7 @@
 #include "dfft/tune.hpp"
 #include "dfft/validate.hpp"
 #include "mpi_check.hpp"
+#include "stats.hpp"
 
 namespace dfftapp {
 
@@ -161,6 +162,7 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
   m.chunks = plan->chunks();
   m.in_flight = plan->in_flight();
   m.codec = plan->codec();
+  m.staging = plan->staging();
   if (const auto* tr = plan->tune_report()) m.tune_log = dfft::describe(*tr);
   m.traffic = plan->node_traffic();
   auto bytes = plan->exchange_bytes();
@@ -183,13 +185,6 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
 }
 
 }  // namespace
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 Measurement measure(const Config& c, const MeasureSettings& s, MPI_Comm comm) {
   return c.is_double ? measure_typed<double>(c, s, comm) : measure_typed<float>(c, s, comm);

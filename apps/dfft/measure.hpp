@@ -43,6 +43,7 @@ struct Measurement {
   std::string tune_log;                      // dfft::describe() of the tune report, if tuned
   int slices = 1, chunks = 0, in_flight = 0;  // in use (after online tuning with --adapt)
   dfft::Codec codec = dfft::Codec::none;       // wire format in use (--codec, or --tolerance's choice)
+  dfft::Staging staging = dfft::Staging::host;  // CUDA backend: staging in use (auto resolved)
 };
 
 struct MeasureSettings {
@@ -51,8 +52,5 @@ struct MeasureSettings {
 };
 
 Measurement measure(const Config& c, const MeasureSettings& s, MPI_Comm comm);
-
-/// Median of a sample (mean of the two middle values for an even count).
-double median(std::vector<double> v);
 
 }  // namespace dfftapp

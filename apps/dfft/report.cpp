@@ -2,6 +2,7 @@
 #include "report.hpp"
 
 #include "results.hpp"
+#include "stats.hpp"
 
 #include <unistd.h>
 
@@ -107,11 +108,40 @@ std::string host_name() {
 
 nlohmann::json to_json(const Record& r) {
   nlohmann::json j;
+  // Fields every record has, dfft's or a peer library's.
   j["decomposition"] = r.decomposition;
   j["variant"] = r.variant;
   j["methods"] = r.methods;
-  j["codec"] = r.codec;
   j["threads"] = r.threads;
+  j["precision"] = r.precision;
+  j["transform"] = r.transform;
+  j["size"] = r.size;
+  j["ranks"] = r.ranks;
+  j["grid"] = r.grid;
+  j["direction"] = r.direction;
+  j["time_ms"] = {{"min", r.time_min}, {"median", r.time_median}, {"max", r.time_max}};
+  j["noisy"] = is_noisy(r.time_min, r.time_median, r.time_max);
+  j["phases_ms"] = {{"fft", or_null(r.fft)}, {"pack", or_null(r.pack)}, {"comm", or_null(r.comm)},
+                    {"unpack", or_null(r.unpack)}};
+  j["gflops"] = r.gflops;
+  j["error"] = or_null(r.error);
+  j["roundtrip_error"] = or_null(r.roundtrip_error);
+  j["backend"] = r.backend;
+  j["effort"] = r.effort;
+  j["norm"] = r.norm;
+  if (r.transposed_out) j["transposed_out"] = true;
+  j["warmup"] = r.warmup;
+  j["reps"] = r.reps;
+  j["timestamp"] = r.timestamp;
+  j["host"] = r.host;
+  j["dfft_version"] = DFFT_VERSION_STRING;
+  add_result_fields(j, r);
+  if (!r.library.empty()) {  // a peer library's record: what only a dfft plan has does not apply
+    j["library"] = r.library;
+    j["plan_ms"] = or_null(r.plan_ms);
+    return j;
+  }
+  j["codec"] = r.codec;
   j["overlap"] = r.overlap;
   j["chunks"] = r.chunks;
   j["in_flight"] = r.in_flight;
@@ -126,26 +156,9 @@ nlohmann::json to_json(const Record& r) {
   }
   if (on("DFFT_CHUNK_TAPER")) j["chunk_taper"] = true;
   j["adapt"] = r.adapt;
-  j["precision"] = r.precision;
-  j["transform"] = r.transform;
-  j["size"] = r.size;
-  j["ranks"] = r.ranks;
-  j["grid"] = r.grid;
-  j["direction"] = r.direction;
-  j["time_ms"] = {{"min", r.time_min}, {"median", r.time_median}, {"max", r.time_max}};
-  j["phases_ms"] = {{"fft", r.fft}, {"pack", r.pack}, {"comm", r.comm}, {"unpack", r.unpack}};
-  j["gflops"] = r.gflops;
-  j["error"] = or_null(r.error);
   j["reference_error"] = or_null(r.reference_error);
-  j["roundtrip_error"] = or_null(r.roundtrip_error);
   j["laplacian_error"] = or_null(r.laplacian_error);
   j["validation"] = r.validation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.validation);
-  j["backend"] = r.backend;
-  j["effort"] = r.effort;
-  j["norm"] = r.norm;
-  if (r.transposed_out) j["transposed_out"] = true;
-  j["warmup"] = r.warmup;
-  j["reps"] = r.reps;
   j["exchange_bytes"] = r.exchange_bytes;
   j["memory_host_bytes"] = r.memory_host_bytes;
   j["memory_device_bytes"] = r.memory_device_bytes;
@@ -154,10 +167,6 @@ nlohmann::json to_json(const Record& r) {
   j["intra_node_bytes"] = r.traffic.intra_node_bytes;
   j["inter_node_messages"] = r.traffic.inter_node_messages;
   j["inter_node_bytes"] = r.traffic.inter_node_bytes;
-  j["timestamp"] = r.timestamp;
-  j["host"] = r.host;
-  j["dfft_version"] = DFFT_VERSION_STRING;
-  add_result_fields(j, r);
   return j;
 }
 

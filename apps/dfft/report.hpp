@@ -48,8 +48,14 @@ struct Record {
   bool adapt = false;                              // chosen by online tuning
   bool transposed_out = false;                     // Options::transposed_out
   const nlohmann::json* machine = nullptr;         // machine_description(), shared by all records
+  // A peer library's record (fftw-mpi-bench): its name, and its planning time (ms). Empty for
+  // dfft's own records, whose plan fields (codec, overlap, exchange bytes, ...) it then lacks.
+  std::string library;
+  double plan_ms = kNotRun;
 };
 
+/// The record as one JSON object: the one writer of bench records (dfft bench, fftw-mpi-bench);
+/// the fields are those of docs/results-format.md.
 nlohmann::json to_json(const Record& r);
 
 /// Aligned text table on one stream, rows printed as they come (a long sweep shows progress).

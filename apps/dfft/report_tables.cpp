@@ -212,7 +212,7 @@ void print_best(const Group& g, const std::string& stat) {
       "ranks):\n\n",
       stat.c_str());
   std::printf(
-      "| size | configuration | time (ms) | 99%% CI of mean (ms) | fft | pack | comm | unpack | "
+      "| size | configuration | time (ms) | 99%% CI of median (ms) | fft | pack | comm | unpack | "
       "GFlop/s |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& s : sorted_sizes(g)) {
@@ -225,9 +225,9 @@ void print_best(const Group& g, const std::string& stat) {
       }
     const json& r = *best->record;
     std::string ci = "-";
-    if (r["time_ms"].contains("ci99") && r["time_ms"]["ci99"].is_array())
-      ci = fmt("%.4g", r["time_ms"]["ci99"][0].get<double>()) + " - " +
-           fmt("%.4g", r["time_ms"]["ci99"][1].get<double>());
+    if (r["time_ms"].contains("median_ci99") && r["time_ms"]["median_ci99"].is_array())
+      ci = fmt("%.4g", r["time_ms"]["median_ci99"][0].get<double>()) + " - " +
+           fmt("%.4g", r["time_ms"]["median_ci99"][1].get<double>());
     const json& p = r["phases_ms"];
     std::printf("| %s | %s | %.4g | %s | %.4g | %.4g | %.4g | %.4g | %.3g |\n",
                 size_label(s).c_str(), best_label.c_str(), best->value, ci.c_str(),

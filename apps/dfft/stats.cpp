@@ -9,95 +9,76 @@ namespace dfftapp {
 
 namespace {
 
-// Continued fraction of the regularised incomplete beta function (modified Lentz method).
-double beta_fraction(double a, double b, double x) {
-  constexpr double tiny = 1e-300, eps = 1e-15;
-  double c = 1, d = 1 - (a + b) * x / (a + 1);
-  if (std::fabs(d) < tiny) d = tiny;
-  d = 1 / d;
-  double h = d;
-  for (int m = 1; m <= 500; ++m) {
-    const double m2 = 2.0 * m;
-    // even step
-    double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-    d = 1 + num * d;
-    c = 1 + num / c;
-    d = 1 / (std::fabs(d) < tiny ? tiny : d);
-    c = std::fabs(c) < tiny ? tiny : c;
-    h *= d * c;
-    // odd step
-    num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-    d = 1 + num * d;
-    c = 1 + num / c;
-    d = 1 / (std::fabs(d) < tiny ? tiny : d);
-    c = std::fabs(c) < tiny ? tiny : c;
-    const double step = d * c;
-    h *= step;
-    if (std::fabs(step - 1) < eps) break;
+// P(B <= k) for B ~ binomial(n, 1/2), summed in logarithms (no overflow for large n).
+double binomial_half_cdf(std::size_t n, std::size_t k) {
+  double sum = 0;
+  const double nf = static_cast<double>(n);
+  for (std::size_t i = 0; i <= k && i <= n; ++i) {
+    const double fi = static_cast<double>(i);
+    sum += std::exp(std::lgamma(nf + 1) - std::lgamma(fi + 1) - std::lgamma(nf - fi + 1) - nf * std::log(2.0));
   }
-  return h;
-}
-
-// I_x(a, b), the regularised incomplete beta function.
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
-                                a * std::log(x) + b * std::log1p(-x));
-  // The fraction converges fast only on one side of the mean; use the symmetry on the other.
-  if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
-  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+  return std::min(1.0, sum);
 }
 
 }  // namespace
 
-double student_t_cdf(double t, double dof) {
-  const double tail = 0.5 * incomplete_beta(dof / 2, 0.5, dof / (dof + t * t));
-  return t >= 0 ? 1 - tail : tail;
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double student_t_quantile(double p, double dof) {
-  if (!(p > 0 && p < 1) || !(dof >= 1)) return std::numeric_limits<double>::quiet_NaN();
-  if (p < 0.5) return -student_t_quantile(1 - p, dof);
-  double lo = 0, hi = 1;
-  while (student_t_cdf(hi, dof) < p && hi < 1e12) hi *= 2;
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (student_t_cdf(mid, dof) < p ? lo : hi) = mid;
+MedianInterval median_interval(const std::vector<double>& v, double level) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (v.empty()) return {nan, nan, nan};
+  std::vector<double> x(v);
+  std::sort(x.begin(), x.end());
+  const std::size_t n = x.size();
+  // (x_(j), x_(n+1-j)), 1-based, misses the median when at most j-1 samples lie below it or at
+  // most j-1 above: probability 2 P(B <= j-1). j = 1 is [min, max].
+  std::size_t j = 1;
+  double coverage = 1 - 2 * binomial_half_cdf(n, 0);
+  while (2 * (j + 1) <= n + 1) {
+    const double next = 1 - 2 * binomial_half_cdf(n, j);
+    if (next < level) break;
+    ++j;
+    coverage = next;
   }
-  return 0.5 * (lo + hi);
+  return {x[j - 1], x[n - j], coverage};
 }
 
 SampleStats sample_stats(const std::vector<double>& v, double level) {
   SampleStats s;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   s.n = static_cast<int>(v.size());
+  s.median_ci = median_interval(v, level);
   if (v.empty()) {
-    s.mean = s.median = s.min = s.max = s.stddev = s.ci_lo = s.ci_hi = nan;
+    s.mean = s.median = s.min = s.max = s.stddev = nan;
     return s;
   }
-  std::vector<double> sorted(v);
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  s.min = sorted.front();
-  s.max = sorted.back();
-  s.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
+  s.median = median(v);
   double sum = 0;
   for (double x : v) sum += x;
-  s.mean = sum / static_cast<double>(n);
-  if (n < 2) {
-    s.stddev = s.ci_lo = s.ci_hi = nan;
+  s.mean = sum / static_cast<double>(v.size());
+  if (v.size() < 2) {
+    s.stddev = nan;
     return s;
   }
   double sq = 0;
   for (double x : v) sq += (x - s.mean) * (x - s.mean);
-  s.stddev = std::sqrt(sq / static_cast<double>(n - 1));
-  const double half = student_t_quantile(0.5 + level / 2, static_cast<double>(n - 1)) * s.stddev /
-                      std::sqrt(static_cast<double>(n));
-  s.ci_lo = s.mean - half;
-  s.ci_hi = s.mean + half;
+  s.stddev = std::sqrt(sq / static_cast<double>(v.size() - 1));
   return s;
 }
+
+double spread(double min, double median, double max) {
+  if (!(min > 0) || !(median > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return std::max(max / median, median / min);
+}
+
+bool is_noisy(double min, double median, double max) { return spread(min, median, max) > kNoiseRatio; }
 
 ValidationLimits validation_limits(bool is_double, dfft::Codec codec, int exchanges,
                                    const std::vector<std::int64_t>& shape) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The statistics of the thesis (section 5.3): mean, median, min, max and the 99% confidence
-// interval of the mean from Student's t distribution. No MPI here.
+// The statistics of `dfft bench` (one definition each; every reader of the records takes them
+// from the record rather than recomputing them): mean, median, min, max, a distribution-free
+// confidence interval of the median, and the spread that flags a noisy row. No MPI here.
 #pragma once
 
 #include <cstdint>
@@ -10,22 +11,44 @@
 
 namespace dfftapp {
 
+/// A confidence interval [lo, hi] and the probability that it holds the population median.
+struct MedianInterval {
+  double lo = 0, hi = 0, coverage = 0;
+};
+
+/// The distribution-free interval of the median from order statistics: the pair
+/// (x_(j), x_(n+1-j)) of the sorted sample with the largest j whose coverage,
+/// 1 - 2 P(B <= j-1) for B ~ binomial(n, 1/2), is at least `level`. Its ends are samples, so it
+/// never leaves [min, max] (a time interval never goes below zero) and it does not assume a
+/// shape of the distribution (timings are skewed). When even [min, max] covers less than
+/// `level` (fewer than 8 samples for 0.99), that is returned with its smaller coverage; an empty
+/// sample gives NaNs.
+MedianInterval median_interval(const std::vector<double>& v, double level = 0.99);
+
 struct SampleStats {
   int n = 0;
   double mean = 0, median = 0, min = 0, max = 0, stddev = 0;  // stddev: sample (n-1)
-  /// Two-sided confidence interval of the mean, [lo, hi]; NaN for fewer than two samples.
-  double ci_lo = 0, ci_hi = 0;
+  /// median_interval(v, level).
+  MedianInterval median_ci;
 };
 
-/// Statistics of `v` with a `level` (e.g. 0.99) confidence interval of the mean.
+/// Statistics of `v` with a `level` (e.g. 0.99) confidence interval of the median.
 SampleStats sample_stats(const std::vector<double>& v, double level = 0.99);
 
-/// Quantile of Student's t distribution with `dof` degrees of freedom: the t with
-/// P(T <= t) = p, for 0 < p < 1 and dof >= 1.
-double student_t_quantile(double p, double dof);
+/// Median of a sample (mean of the two middle values for an even count; 0 when empty).
+double median(std::vector<double> v);
 
-/// P(T <= t) for Student's t distribution.
-double student_t_cdf(double t, double dof);
+/// A row is noisy when its spread exceeds this.
+constexpr double kNoiseRatio = 2.0;
+
+/// Spread of a row's repetition times: the larger of max/median (a few repetitions stalled) and
+/// median/min (most repetitions stalled, so the median itself is slow: repetitions cannot run
+/// faster than the work takes, so the fastest one is the closest to its cost). NaN when
+/// min or median is not positive.
+double spread(double min, double median, double max);
+
+/// spread() > kNoiseRatio.
+bool is_noisy(double min, double median, double max);
 
 /// Limits of `dfft bench --validate` (relative L2 errors). Without a codec: 1e-10 (double) or
 /// 1e-4 (float) for every check. A lossy wire format adds twice the expected error of

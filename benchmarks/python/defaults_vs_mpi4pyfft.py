@@ -20,11 +20,12 @@ median, min and max over the repetitions after the warm-up. Plan construction is
 (`plan_ms`, largest over ranks). The results are checked before timing: the round trip of each
 library, and dfft's forward against N times mpi4py-fft's where both hold the same global box.
 
-One JSON line per library and direction (`--json`, written by rank 0, the file truncated first):
-library (`dfft-python`, `mpi4py-fft`), direction (`forward`, `inverse`), size, ranks, precision,
-transform, norm, time_ms {median, min, max}, plan_ms, warmup, reps, error (round trip, relative
-L2), agreement (dfft vs mpi4py-fft, relative max; null where the boxes differ), options (what the
-plan chose), machine. Exit status 1 when a check fails.
+One JSON line per library and direction (`--json`, written by rank 0, the file truncated first),
+through tools/records.py: a peer library's record of docs/results-format.md (library `dfft-python`
+or `mpi4py-fft`, direction, size, ranks, time_ms with its statistics, samples_ms, noisy, plan_ms,
+warmup, reps, roundtrip_error (relative L2; also `error` on the inverse record), ...), plus
+defaults, agreement (dfft vs mpi4py-fft, relative max; null where the boxes differ), options (what
+the plan chose) and machine. Exit status 1 when a check fails.
 """
 
 import argparse
@@ -64,6 +65,8 @@ if ARGS.build:
 # binding when the python3 that started it lacks numpy or mpi4py.
 sys.path.insert(0, str(HERE.parents[1] / "examples" / "python"))
 import example_env  # noqa: E402
+sys.path.insert(0, str(HERE.parents[1] / "tools"))
+import records as records_io  # noqa: E402  (the record writer and its statistics)
 
 example_env.bootstrap()
 
@@ -225,13 +228,11 @@ def main():
     for c in cases:
         for d in ("forward", "inverse"):
             t = np.array(times[(c.name, d)]) * 1e3
-            records.append({
-                "library": c.name, "direction": d, "size": list(shape), "ranks": comm.size,
-                "precision": "double", "transform": "r2c", "norm": c.norm, "defaults": True,
-                "time_ms": {"median": float(np.median(t)), "min": float(t.min()), "max": float(t.max())},
-                "plan_ms": plan_ms[c.name], "warmup": ARGS.warmup, "reps": ARGS.reps,
-                "error": errors[c.name], "agreement": agree, "options": c.options(), "machine": mach,
-                "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            records.append(records_io.peer_record(
+                c.name, d, shape, comm.size, [float(x) for x in t], norm=c.norm, defaults=True,
+                plan_ms=plan_ms[c.name], warmup=ARGS.warmup, reps=ARGS.reps, roundtrip_error=errors[c.name],
+                error=errors[c.name] if d == "inverse" else None, agreement=agree, options=c.options(),
+                machine=mach))
             print("%-12s %-8s %s on %d rank%s: median %8.2f ms (min %.2f, max %.2f), plan %.0f ms, "
                   "round trip %.1e" % (c.name, d, "x".join(map(str, shape)), comm.size,
                                        "s" if comm.size > 1 else "", np.median(t),
@@ -241,7 +242,7 @@ def main():
     if ARGS.json:
         with open(ARGS.json, "w") as f:
             for r in records:
-                f.write(json.dumps(r, sort_keys=True) + "\n")
+                f.write(records_io.line(r))
     if not ok:
         print("defaults_vs_mpi4pyfft: a check failed (round trip above 1e-12 or the spectra differ)")
     return 0 if ok else 1

@@ -132,6 +132,10 @@ class Plan {
   NodeTraffic node_traffic() const;
   /// Wire format of the exchanges actually used (forced, or chosen by Options::tolerance).
   Codec codec() const;
+  /// Where the MPI methods of a CUDA plan read and write: Staging::host or Staging::cuda_aware
+  /// (Options::staging with `automatic` resolved as the exchanges resolve it). Staging::host on
+  /// the CPU backend. (nccl and cuda-ipc move device memory whatever this says.)
+  Staging staging() const;
   /// Host and GPU bytes this plan holds on this rank (work buffers, staging buffers, MPI
   /// windows; batched plans included), computed before allocating: a plan that would not fit
   /// in Options::memory_limit_bytes or the available memory is refused with OutOfMemory.

@@ -271,7 +271,8 @@ struct Options {
   /// Wire format of the exchanges (not of reshapes to/from user boxes). `none` is exact.
   Codec codec = Codec::none;
   /// If > 0 and codec is none: pick the cheapest codec whose expected relative error stays
-  /// below this (docs/compression.md gives the rule).
+  /// below this: fp16, fp32 or none (docs/compression.md gives the rule, and why bf16 is only
+  /// used when asked for by name). Plan::codec() tells the choice.
   double tolerance = 0;
   /// `onesided` method: complete epochs by MPI_Win_fence or by passive-target flush.
   OneSidedSync onesided_sync = OneSidedSync::fence;

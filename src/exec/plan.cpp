@@ -4,6 +4,7 @@
 #include "exec/plan_impl.hpp"
 #include "plan/axes.hpp"
 #include "plan/path.hpp"
+#include "transport/stage.hpp"
 #include "tune/tuner.hpp"
 #include "util/check.hpp"
 
@@ -240,6 +241,12 @@ std::int64_t Plan<T>::workspace_bytes() const {
 template <class T>
 Codec Plan<T>::codec() const {
   return impl_->codec();
+}
+template <class T>
+Staging Plan<T>::staging() const {
+  const Options& o = impl_->options();
+  if (o.backend != Backend::cuda) return Staging::host;
+  return detail::use_cuda_aware(o.staging) ? Staging::cuda_aware : Staging::host;
 }
 template <class T>
 int Plan<T>::device() const {

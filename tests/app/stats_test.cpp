@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Student t quantiles against published table values, and the sample statistics.
+// The statistics of dfft bench: the order-statistic interval of the median against the binomial
+// tables, the sample statistics, the spread that flags noisy rows, and the validation limits.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,17 +9,47 @@
 
 #include "stats.hpp"
 
-TEST(Stats, StudentTQuantilesMatchTables) {
-  // Two-sided 99% (p = 0.995) and 95% (p = 0.975) critical values.
-  const double p995[][2] = {{1, 63.657}, {2, 9.925},  {4, 4.604},  {9, 3.250},
-                            {19, 2.861}, {29, 2.756}, {120, 2.617}};
-  for (const auto& [dof, t] : p995)
-    EXPECT_NEAR(dfftapp::student_t_quantile(0.995, dof), t, 1e-3) << dof;
-  EXPECT_NEAR(dfftapp::student_t_quantile(0.975, 10), 2.228, 1e-3);
-  EXPECT_NEAR(dfftapp::student_t_quantile(0.5, 7), 0.0, 1e-9);
-  EXPECT_NEAR(dfftapp::student_t_quantile(0.005, 9), -3.250, 1e-3);
-  EXPECT_TRUE(std::isnan(dfftapp::student_t_quantile(1.0, 3)));
-  EXPECT_TRUE(std::isnan(dfftapp::student_t_quantile(0.9, 0)));
+namespace {
+
+std::vector<double> one_to(int n) {
+  std::vector<double> v;
+  for (int i = n; i >= 1; --i) v.push_back(i);  // unsorted on purpose
+  return v;
+}
+
+}  // namespace
+
+// Ranks of the distribution-free interval of the median, as tabulated (e.g. Conover, Practical
+// Nonparametric Statistics, table A3): n = 20 gives (x_6, x_15) at 95% and (x_4, x_17) at 99%;
+// the coverage is 1 - 2 P(B <= j-1) for B ~ binomial(n, 1/2).
+TEST(Stats, MedianIntervalFromOrderStatistics) {
+  auto ci95 = dfftapp::median_interval(one_to(20), 0.95);
+  EXPECT_DOUBLE_EQ(ci95.lo, 6);
+  EXPECT_DOUBLE_EQ(ci95.hi, 15);
+  EXPECT_NEAR(ci95.coverage, 1 - 2 * 21700.0 / 1048576, 1e-12);
+  auto ci99 = dfftapp::median_interval(one_to(20), 0.99);
+  EXPECT_DOUBLE_EQ(ci99.lo, 4);
+  EXPECT_DOUBLE_EQ(ci99.hi, 17);
+  EXPECT_NEAR(ci99.coverage, 1 - 2 * 1351.0 / 1048576, 1e-12);
+  // 8 samples are the fewest whose [min, max] reaches 99%; with 7 it covers 1 - 2/128 only.
+  EXPECT_GE(dfftapp::median_interval(one_to(8), 0.99).coverage, 0.99);
+  auto seven = dfftapp::median_interval(one_to(7), 0.99);
+  EXPECT_DOUBLE_EQ(seven.lo, 1);
+  EXPECT_DOUBLE_EQ(seven.hi, 7);
+  EXPECT_NEAR(seven.coverage, 1 - 2.0 / 128, 1e-12);
+  EXPECT_TRUE(std::isnan(dfftapp::median_interval({}, 0.99).lo));
+}
+
+// One stalled repetition among fast ones: Student's t interval of the mean went below zero
+// (mean 3.09, stddev 9.45, t(0.995, 9) = 3.25: lower end -6.6 ms); the median's stays between
+// the samples.
+TEST(Stats, MedianIntervalNeverBelowTheFastestSample) {
+  std::vector<double> v(9, 0.1);
+  v.push_back(30);
+  auto s = dfftapp::sample_stats(v, 0.99);
+  EXPECT_GE(s.median_ci.lo, 0.1);
+  EXPECT_LE(s.median_ci.hi, 30);
+  EXPECT_GE(s.median_ci.coverage, 0.99);
 }
 
 TEST(Stats, SampleStatistics) {
@@ -28,15 +59,22 @@ TEST(Stats, SampleStatistics) {
   EXPECT_DOUBLE_EQ(s.median, 3.0);
   EXPECT_DOUBLE_EQ(s.min, 1.0);
   EXPECT_DOUBLE_EQ(s.max, 10.0);
-  const double sd = std::sqrt((0 + 9 + 1 + 4 + 36) / 4.0);
-  EXPECT_NEAR(s.stddev, sd, 1e-12);
-  const double half = 4.604095 * sd / std::sqrt(5.0);  // t(0.995, 4)
-  EXPECT_NEAR(s.ci_lo, 4.0 - half, 1e-5);
-  EXPECT_NEAR(s.ci_hi, 4.0 + half, 1e-5);
+  EXPECT_NEAR(s.stddev, std::sqrt((0 + 9 + 1 + 4 + 36) / 4.0), 1e-12);
+  EXPECT_DOUBLE_EQ(dfftapp::median({4, 1, 3, 2}), 2.5);
   auto one = dfftapp::sample_stats({2.5});
   EXPECT_DOUBLE_EQ(one.mean, 2.5);
-  EXPECT_TRUE(std::isnan(one.ci_lo));
+  EXPECT_TRUE(std::isnan(one.stddev));
   EXPECT_TRUE(std::isnan(dfftapp::sample_stats({}).mean));
+}
+
+// A few stalled repetitions raise max/median; most stalled ones raise the median itself
+// (median 8.05 ms against a fastest repetition of 0.065 ms: max/median is only 1.02).
+TEST(Stats, SpreadFlagsStallsOfAFewOrOfMost) {
+  EXPECT_TRUE(dfftapp::is_noisy(1.0, 1.1, 5.0));
+  EXPECT_TRUE(dfftapp::is_noisy(0.065, 8.05, 8.2));
+  EXPECT_NEAR(dfftapp::spread(0.065, 8.05, 8.2), 8.05 / 0.065, 1e-9);
+  EXPECT_FALSE(dfftapp::is_noisy(1.0, 1.2, 1.9));
+  EXPECT_FALSE(dfftapp::is_noisy(0, 0, 0));  // nothing measured: not a verdict on noise
 }
 
 // bench --validate with a codec: the measured errors of docs/compression.md (pencil, 2

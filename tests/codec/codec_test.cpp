@@ -206,6 +206,29 @@ TEST(Codec, Fp16NeverOverflowsOnLargeValues) {
   }
 }
 
+// Double data outside float's exponent range: bf16 (float's exponent, no scale) overflows to inf
+// or flushes to zero, while fp16's per-block scale keeps its error at fp16's level. So range
+// never makes bf16 the better choice, and the tolerance rule never picks it (docs/compression.md).
+TEST(Codec, Fp16ScaleCoversRangesBf16Cannot) {
+  for (double scale : {1e60, 1e-60}) {
+    dfft::Options o = backend_options();
+    o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
+    o.decomposition = Decomposition::pencil;
+    dfft::Plan<double> exact(MPI_COMM_WORLD, {17, 12, 10}, o);
+    const auto ref = forward_double(exact, scale);
+    for (auto c : {Codec::fp16, Codec::bf16}) {
+      o.codec = c;
+      dfft::Plan<double> lossy(MPI_COMM_WORLD, {17, 12, 10}, o);
+      const double err = rel_diff(forward_double(lossy, scale), ref);
+      if (c == Codec::fp16) {
+        EXPECT_LT(err, bound(c, 2, true)) << "scale " << scale;
+      } else if (dfft_test::world_size() > 1) {
+        EXPECT_FALSE(err < 0.1) << "scale " << scale;  // inf/NaN or zeros
+      }
+    }
+  }
+}
+
 TEST(Codec, NanPropagatesWithoutHanging) {
   dfft::Options o = backend_options();
   o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run

@@ -14,6 +14,8 @@ import sys
 import tempfile
 
 SRC, BUILD = (os.path.abspath(a) for a in sys.argv[1:3])
+sys.path.insert(0, os.path.join(SRC, "tools"))
+import records  # noqa: E402  (the one Python reader of result files)
 SUITE = os.path.join(SRC, "tests", "tools", "tiny-suite.json")
 FAILURES = []
 
@@ -49,7 +51,7 @@ def real_run(results):
     recs = {}
     for name in ("tiny-suite.jsonl", "tiny-suite.peers.jsonl"):
         path = os.path.join(results, "dev-2core", name)
-        recs[name] = [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+        recs[name] = records.read(path) if os.path.exists(path) else []
     dfft, peers = recs["tiny-suite.jsonl"], recs["tiny-suite.peers.jsonl"]
     # Per job: 2 sizes x (1 configuration + 1 single-device row) x 2 directions = 8.
     check(len(dfft) == 16, "16 dfft records: %d" % len(dfft))
@@ -96,16 +98,16 @@ def python_peer(tmp):
     rc, out = runner("--results", results, suite=suite)
     check(rc == 0, "python suite: real run exits 0")
     path = os.path.join(results, "dev-2core", "tiny-python.peers.jsonl")
-    recs = [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+    recs = records.read(path) if os.path.exists(path) else []
     libs = libraries.split(",")
     # 2 rank counts x 2 processes x libraries x 2 directions.
     check(len(recs) == 8 * len(libs), "%d python records: %d" % (8 * len(libs), len(recs)))
     names = {"dfft": "dfft-python", "mpi4py-fft": "mpi4py-fft"}
     check({r.get("library") for r in recs} == {names[l] for l in libs}, "libraries %s" % libs)
-    check(all(r["time_ms"]["median"] > 0 and r["error"] < 1e-12 for r in recs), "timed, round trips exact")
+    check(all(r["time_ms"]["median"] > 0 and r["roundtrip_error"] < 1e-12 for r in recs), "timed, round trips exact")
     check({(r["ranks"], r["run"]["repeat"]) for r in recs} == {(1, 1), (1, 2), (2, 1), (2, 2)},
           "records of both processes on 1 and 2 ranks")
-    dfft_recs = [json.loads(l) for l in open(os.path.join(results, "dev-2core", "tiny-python.jsonl"))]
+    dfft_recs = records.read(os.path.join(results, "dev-2core", "tiny-python.jsonl"))
     check(len({r["run"]["series"] for r in recs + dfft_recs}) == 1, "one series for the whole invocation")
     if has_peer:
         check(all(r["agreement"] is not None and r["agreement"] < 1e-12 for r in recs if r["ranks"] == 1),

@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: MIT
+"""Bench records (docs/results-format.md) for the Python tools: the one reader of JSON-lines
+result files, the one Python writer, and the statistics of a record's repetitions.
+
+The C++ writer (apps/dfft/report.cpp, used by `dfft bench` and fftw-mpi-bench) computes the
+statistics of apps/dfft/stats.cpp; the functions here are the same definitions, for records that
+Python programs write (the Python peers of benchmarks/python), and a test compares the two on
+real `dfft bench` output (tests/app/test_reported_numbers.py).
+"""
+import json
+import math
+import os
+import socket
+import time
+
+# Fields every record has (dfft's own and a peer library's), and those of dfft's plans only.
+COMMON = ("decomposition", "variant", "methods", "threads", "precision", "transform", "size", "ranks",
+          "grid", "direction", "time_ms", "noisy", "phases_ms", "gflops", "error", "roundtrip_error",
+          "backend", "effort", "norm", "warmup", "reps", "timestamp", "host", "staging", "test")
+PEER = ("library", "plan_ms")
+PLAN = ("codec", "overlap", "chunks", "in_flight", "adapt", "reference_error", "laplacian_error",
+        "validation", "exchange_bytes", "memory_host_bytes", "memory_device_bytes", "max_message_bytes",
+        "intra_node_messages", "intra_node_bytes", "inter_node_messages", "inter_node_bytes")
+
+NOISE_RATIO = 2.0  # apps/dfft/stats.hpp kNoiseRatio
+LEVEL = 0.99
+
+
+class RecordError(Exception):
+    """A result file that cannot be read, or a line that is not a bench record."""
+
+
+# ---- statistics (apps/dfft/stats.cpp) ----
+
+def median(v):
+    s = sorted(v)
+    n = len(s)
+    if n == 0:
+        return 0.0
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def _binomial_half_cdf(n, k):
+    return min(1.0, sum(math.comb(n, i) for i in range(min(k, n) + 1)) / 2.0 ** n)
+
+
+def median_interval(v, level=LEVEL):
+    """(lo, hi, coverage): the order-statistic interval of the median, as stats.cpp."""
+    x = sorted(v)
+    n = len(x)
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    j, coverage = 1, 1 - 2 * _binomial_half_cdf(n, 0)
+    while 2 * (j + 1) <= n + 1:
+        nxt = 1 - 2 * _binomial_half_cdf(n, j)
+        if nxt < level:
+            break
+        j, coverage = j + 1, nxt
+    return (x[j - 1], x[n - j], coverage)
+
+
+def spread(tmin, tmed, tmax):
+    if not (tmin and tmin > 0 and tmed and tmed > 0):
+        return math.nan
+    return max(tmax / tmed, tmed / tmin)
+
+
+def is_noisy(tmin, tmed, tmax):
+    s = spread(tmin, tmed, tmax)
+    return not math.isnan(s) and s > NOISE_RATIO
+
+
+def time_fields(samples_ms):
+    """time_ms, noisy and samples_ms of a record from its repetition times (ms)."""
+    n = len(samples_ms)
+    t = {"min": min(samples_ms), "median": median(samples_ms), "max": max(samples_ms), "n": n,
+         "mean": sum(samples_ms) / n}
+    t["stddev"] = (math.sqrt(sum((x - t["mean"]) ** 2 for x in samples_ms) / (n - 1)) if n > 1 else None)
+    lo, hi, coverage = median_interval(samples_ms)
+    t["median_ci99"] = [lo, hi] if coverage >= LEVEL else None
+    return {"time_ms": t, "noisy": is_noisy(t["min"], t["median"], t["max"]),
+            "samples_ms": list(samples_ms)}
+
+
+# ---- reading ----
+
+def normalise(rec):
+    """Older files in the current field names: `transposed` (fftw-mpi-bench) is `transposed_out`;
+    `time_ms.ci99`, Student's t interval of the mean (it could go below zero), is dropped."""
+    if "transposed" in rec:
+        if rec.pop("transposed"):
+            rec["transposed_out"] = True
+    t = rec.get("time_ms")
+    if isinstance(t, dict):
+        t.pop("ci99", None)
+    return rec
+
+
+def check(rec, where):
+    if not isinstance(rec, dict):
+        raise RecordError("%s: not a JSON object" % where)
+    for key in ("direction", "size", "ranks", "time_ms"):
+        if key not in rec:
+            raise RecordError("%s: not a bench record (no '%s')" % (where, key))
+    size = rec["size"]
+    if not isinstance(size, list) or not size or not all(isinstance(v, int) and v >= 1 for v in size):
+        raise RecordError("%s: 'size' must be a list of positive integers" % where)
+    t = rec["time_ms"]
+    if not isinstance(t, dict) or not isinstance(t.get("median"), (int, float)):
+        raise RecordError("%s: no number time_ms.median" % where)
+    if "library" not in rec and "decomposition" not in rec:
+        raise RecordError("%s: not a bench record (neither 'library' nor 'decomposition')" % where)
+
+
+def read(path):
+    """The records of one JSON-lines file (blank lines skipped); RecordError names the file and
+    line of anything that is not a record."""
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise RecordError("cannot read %s: %s" % (path, e.strerror or e))
+    out = []
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = "%s:%d" % (path, no)
+        try:
+            rec = json.loads(line)
+        except ValueError as e:
+            raise RecordError("%s: not a JSON line (%s)" % (where, e))
+        check(rec, where)
+        out.append(normalise(rec))
+    return out
+
+
+def read_tree(results, root=None):
+    """Every record of RESULTS/MACHINE/SUITE*.jsonl, with run.machine, run.suite, run.date and
+    run.file (relative to root) filled in."""
+    import glob
+    records = []
+    for path in sorted(glob.glob(os.path.join(results, "*", "*.jsonl"))):
+        machine = os.path.basename(os.path.dirname(path))
+        suite = os.path.basename(path).split(".")[0]
+        for rec in read(path):
+            run = rec.setdefault("run", {})
+            run.setdefault("machine", machine)
+            run.setdefault("suite", suite)
+            run.setdefault("date", rec.get("timestamp", "?"))
+            run["file"] = os.path.relpath(path, root) if root else path
+            records.append(rec)
+    return records
+
+
+# ---- writing ----
+
+def line(rec):
+    """One record as a JSON line."""
+    return json.dumps(rec, sort_keys=True) + "\n"
+
+
+def peer_record(library, direction, size, ranks, samples_ms, **fields):
+    """A peer library's record with the common fields (those that do not apply are null or
+    empty) and the statistics of its repetitions; `fields` adds or overrides."""
+    rec = {"library": library, "direction": direction, "size": list(size), "ranks": ranks,
+           "decomposition": "-", "variant": "-", "methods": [], "grid": [], "threads": 1,
+           "precision": "double", "transform": "r2c", "backend": "cpu", "effort": None, "norm": None,
+           "phases_ms": {"fft": None, "pack": None, "comm": None, "unpack": None}, "gflops": None,
+           "error": None, "roundtrip_error": None, "warmup": None, "reps": len(samples_ms),
+           "plan_ms": None, "staging": None, "test": None,
+           "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": socket.gethostname()}
+    rec.update(time_fields(samples_ms))
+    rec.update(fields)
+    return rec
