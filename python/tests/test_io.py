@@ -120,3 +120,50 @@ def test_refusals_on_every_rank(work):
         dfft.io.write_npy(plan, path, plan.local_input(real).astype(np.float32))
     with pytest.raises(ValueError, match="side"):
         dfft.io.read_npy(plan, path, side="spectral")
+
+
+def test_failed_write_raises_and_keeps_the_old_file(work):
+    """A write that fails part way (a file-size limit stands in for a full disk: no privileges
+    needed) raises dfft.MpiError on every rank and leaves the earlier file and no temporary one."""
+    import resource
+    import signal
+
+    real, _ = shared(global_arrays)
+    plan = dfft.Plan(COMM, SHAPE, effort="estimate", fftw_wisdom=False)
+    path = os.path.join(work, "full.npy")
+    if COMM.rank == 0:
+        np.save(path, np.arange(3.0))
+    before = COMM.bcast(open(path, "rb").read() if COMM.rank == 0 else None)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG from the write instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, hard))  # the array takes 16 KiB
+    try:
+        with pytest.raises(dfft.MpiError, match="full.npy"):
+            dfft.io.write_npy(plan, path, plan.local_input(real))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old_handler)
+    COMM.Barrier()
+    ok = COMM.rank != 0 or (open(path, "rb").read() == before and not os.path.exists(path + ".dfft-tmp"))
+    assert all_ranks(COMM.bcast(ok))
+    dfft.io.write_npy(plan, path, plan.local_input(real))  # the same write now succeeds
+    ok = COMM.rank != 0 or np.array_equal(np.load(path), real)
+    assert all_ranks(COMM.bcast(ok))
+
+
+def test_links_and_devices_refused(work):
+    """An output path that is a symbolic link, a FIFO or a directory is refused; the link is not
+    followed."""
+    real, _ = shared(global_arrays)
+    plan = dfft.Plan(COMM, SHAPE, effort="estimate", fftw_wisdom=False)
+    target, link, fifo = (os.path.join(work, n) for n in ("target.npy", "link.npy", "fifo.npy"))
+    if COMM.rank == 0:
+        np.save(target, np.arange(3.0))
+        os.symlink(target, link)
+        os.mkfifo(fifo)
+    COMM.Barrier()
+    for path, says in ((link, "symbolic link"), (fifo, "not a regular file"), (work, "directory")):
+        with pytest.raises(dfft.InvalidArgument, match=says):
+            dfft.io.write_npy(plan, path, plan.local_input(real))
+    ok = COMM.rank != 0 or (os.path.islink(link) and np.array_equal(np.load(target), np.arange(3.0)))
+    assert all_ranks(COMM.bcast(ok))
