@@ -76,14 +76,22 @@ def outputs_refused(c, r, work):
     """Output paths that are not new or regular files: exit 2 before anything runs; nothing replaced."""
     special, link, target = special_paths(work)
     cases = [(name, path) for name, path in special.items()] + [("a symbolic link", link)]
+    phrases = {"a directory": "directory", "a symbolic link": "symbolic link"}
     for name, path in cases:
-        phrase = {"a directory": "directory", "a symbolic link": "symbolic link"}.get(name, "not a regular file")
-        for opt in ("--json", "--csv"):
-            res = run(r, *SMALL_BENCH, opt, path, np=2)
-            expect(c, res, USAGE, phrase, f"bench {opt} to {name}")
-            c.check("dfft bench: 1 configuration" not in res.stdout, f"bench {opt} to {name}: it ran first")
-        res = run(r, "model", "calibrate", "--reps", "1", "--fft-n", "8", "--file", path, np=1)
-        expect(c, res, USAGE, phrase, f"model calibrate --file {name}")
+        res = run(r, *SMALL_BENCH, "--json", path, np=2)
+        expect(c, res, USAGE, phrases.get(name, "not a regular file"), f"bench --json to {name}")
+        c.check("dfft bench: 1 configuration" not in res.stdout, f"bench --json to {name}: it ran first")
+    # The other writers share the refusal: one case each.
+    others = [("bench --csv", SMALL_BENCH + ("--csv",), link, "symbolic link"),
+              ("bench --report --csv", ("bench", "--report", "RESULTS", "--csv"), special["a FIFO"], "not a regular file"),
+              ("model calibrate --file", ("model", "calibrate", "--reps", "1", "--fft-n", "8", "--file"), "/dev/full",
+               "not a regular file")]
+    records = os.path.join(work, "two-records.json")
+    res = run(r, *SMALL_BENCH, "--json", records, np=2)
+    c.check(res.returncode == 0, f"bench --json to a new file: exit {res.returncode}: {res.stderr[-300:]}")
+    for what, argv, path, phrase in others:
+        res = run(r, *[records if a == "RESULTS" else a for a in argv], path, np=1)
+        expect(c, res, USAGE, phrase, f"{what} to {path}")
     c.check(os.path.islink(link) and open(target).read() == "the link's target\n",
             "a link given as output was replaced or followed")
     c.check(stat.S_ISCHR(os.stat("/dev/full").st_mode), "/dev/full is no longer a device")
@@ -109,17 +117,16 @@ def inputs_refused(c, r, work):
                                                    "--no-plan-check")),
         ("model check --calibration", lambda p: ("model", "check", garbage, "--calibration", p)),
     ]
-    for what, argv in commands:
+    kinds = list(special.items())
+    for i, (what, argv) in enumerate(commands):
         res = run(r, *argv(missing), np=2)
         expect(c, res, INPUT, "no-such-file.json", f"{what} with a missing file")
         c.check("placeholder" not in res.stdout + res.stderr, f"{what}: went on with placeholder constants")
-        for name, path in special.items():
-            if what == "model check --calibration":
-                continue
-            res = run(r, *argv(path), np=2)
-            expect(c, res, INPUT, "directory" if name == "a directory" else "not a regular file", f"{what} with {name}")
-    for what, argv in commands[:4]:
-        res = run(r, *argv(garbage), np=2)
+        name, path = kinds[i % len(kinds)]  # every kind on two or three of the readers
+        res = run(r, *argv(path), np=2)
+        expect(c, res, INPUT, "directory" if name == "a directory" else "not a regular file", f"{what} with {name}")
+    for what, argv in commands[2:4]:
+        res = run(r, *argv(garbage), np=1)
         expect(c, res, INPUT, "garbage.jsonl", f"{what} with a file of no records")
 
 
