@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "dfft/io.hpp"
+#include "../support/test_util.hpp"
 #include "mpi_counters.hpp"
 
 // The library's MPI-IO calls land here first (the test links the static library). An armed
@@ -53,16 +54,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int ranks() {
-  int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
+int rank() { return dfft_test::world_rank(); }
+int ranks() { return dfft_test::world_size(); }
 
 // A directory of this run, the same on every rank.
 std::string work_dir() {
