@@ -360,7 +360,7 @@ void open_outputs(Sweep& s) {
 }
 
 // Puts the record files in place; false (every rank) when a write failed: the records are then
-// not saved and the files at the paths are as they were.
+// not saved, the files at the paths are as they were, and the run's summary says FAIL.
 bool commit_outputs(Sweep& s) {
   int ok = 1;
   if (s.rank == 0)
@@ -410,7 +410,8 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
     progress.done(i, label(configs[i], a, configs[i].ranks > 0 ? configs[i].ranks : s.ranks));
   }
   const Tally& t = s.tally;
-  const bool bad = t.failed > 0 || t.invalid > 0 || t.ran == 0;
+  const bool saved = commit_outputs(s);
+  const bool bad = !saved || t.failed > 0 || t.invalid > 0 || t.ran == 0;
   if (s.rank == 0) {
     s.fastest.print(stdout);
     if (t.noisy > 0)
@@ -421,7 +422,7 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
                 t.configs, t.configs == 1 ? "" : "s", t.ran, t.records, t.single_device, t.skipped, t.failed,
                 t.invalid, bad ? "FAIL" : "OK");
   }
-  if (!commit_outputs(s) || t.failed > 0 || t.ran == 0) return exit_failure;
+  if (!saved || t.failed > 0 || t.ran == 0) return exit_failure;
   return t.invalid > 0 ? exit_validation : exit_ok;
 }
 

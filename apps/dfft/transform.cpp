@@ -295,7 +295,7 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
     // Plan creation rejects what the library cannot do (e.g. a grid that does not fit); file
     // reading and writing fail with the MPI call that failed.
     complain(message_of(e));
-    return e.call() == "plan" ? exit_usage : exit_failure;
+    return exit_status(e);
   }
 }
 
