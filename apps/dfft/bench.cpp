@@ -194,7 +194,7 @@ struct Sweep {
       try {
         reference_rows(c);
       } catch (const std::exception& e) {
-        table.note(std::string("  single-device reference failed: ") + e.what());
+        table.note(std::string("  single-device reference failed: ") + message_of(e));
         broken = 1;
       }
     }
@@ -260,11 +260,11 @@ struct Sweep {
       if (sub != MPI_COMM_NULL) m = measure(c, s, sub);
     } catch (const Rejected& e) {
       mine = skipped;
-      msg = e.what();
+      msg = message_of(e);
     } catch (const std::exception& e) {
       mine = failed;
-      msg = e.what();
-      std::fprintf(stderr, "dfft bench: rank %d: %s: %s\n", rank, label(c, a, ranks).c_str(), e.what());
+      msg = message_of(e);
+      std::fprintf(stderr, "dfft bench: rank %d: %s: %s\n", rank, label(c, a, ranks).c_str(), msg.c_str());
       std::fflush(stderr);
     }
     if (sub != MPI_COMM_NULL && sub != comm) APP_MPI(MPI_Comm_free(&sub));
@@ -347,20 +347,19 @@ void list_configs(const Sweep& s, const std::vector<Config>& configs) {
   std::printf("dfft bench: %zu configuration%s\n", configs.size(), configs.size() == 1 ? "" : "s");
 }
 
-// Same arguments on every rank, so every rank gets the same configurations or the same error.
-bool configurations(const BenchArgs& a, MPI_Comm comm, int rank, std::vector<Config>& out) {
+// Same arguments on every rank, so every rank gets the same configurations or the same error
+// (a cases file is read by rank 0 and broadcast).
+std::vector<Config> configurations(const BenchArgs& a, MPI_Comm comm) {
   try {
-    out = a.cases.empty() ? expand(a) : expand_cases(load_cases(a.cases, comm), a);
-    return true;
-  } catch (const dfft::Error& e) {
-    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
-  } catch (const CaseError& e) {
-    if (rank == 0) std::fprintf(stderr, "dfft bench: %s\n", e.what());
+    return a.cases.empty() ? expand(a) : expand_cases(load_cases(a.cases, comm), a);
+  } catch (const dfft::Error& e) {  // a name the library does not know
+    if (a.cases.empty()) throw UsageError(message_of(e));
+    throw InputError(a.cases + ": " + message_of(e));
   }
-  return false;
 }
 
-bool open_outputs(Sweep& s) {
+// Refused or uncreatable outputs end the run before anything is measured (bad command line).
+void open_outputs(Sweep& s) {
   std::string why;
   int opened = 1;
   if (s.rank == 0) {
@@ -368,8 +367,21 @@ bool open_outputs(Sweep& s) {
     else if (!s.a.csv.empty() && !s.csv.open(s.a.csv, why)) opened = 0;
   }
   APP_MPI(MPI_Bcast(&opened, 1, MPI_INT, 0, s.comm));
-  if (!opened && s.rank == 0) std::fprintf(stderr, "dfft bench: %s\n", why.c_str());
-  return opened != 0;
+  if (!opened) throw UsageError(s.rank == 0 ? why : std::string());
+}
+
+// Puts the record files in place; false (every rank) when a write failed: the records are then
+// not saved, the files at the paths are as they were, and the run's summary says FAIL.
+bool commit_outputs(Sweep& s) {
+  int ok = 1;
+  if (s.rank == 0)
+    for (OutputFile* f : {&s.json.file(), &s.csv.file()})
+      if (!f->commit()) {
+        std::fprintf(stderr, "dfft bench: %s\n", f->error().c_str());
+        ok = 0;
+      }
+  APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, s.comm));
+  return ok != 0;
 }
 
 }  // namespace
@@ -378,8 +390,7 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
   Sweep s{a, comm, 0, 1, Table{stdout}, JsonLines{}, Tally{}, CsvWriter{}, nlohmann::json{}, Fastest{}};
   APP_MPI(MPI_Comm_rank(comm, &s.rank));
   APP_MPI(MPI_Comm_size(comm, &s.ranks));
-  std::vector<Config> configs;
-  if (!configurations(a, comm, s.rank, configs)) return exit_input;
+  std::vector<Config> configs = configurations(a, comm);
   std::size_t dropped = 0;
   if (s.ranks == 1 && a.tune == "none") dropped = keep_one_per_problem(configs);
   if (dropped > 0 && s.rank == 0)
@@ -390,7 +401,7 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
     if (s.rank == 0) list_configs(s, configs);
     return 0;
   }
-  if (!open_outputs(s)) return exit_usage;
+  open_outputs(s);
   bool cuda = false;
   std::vector<double> costs;
   for (const auto& c : configs) {
@@ -410,7 +421,8 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
     progress.done(i, label(configs[i], a, configs[i].ranks > 0 ? configs[i].ranks : s.ranks));
   }
   const Tally& t = s.tally;
-  const bool bad = t.failed > 0 || t.invalid > 0 || t.ran == 0;
+  const bool saved = commit_outputs(s);
+  const bool bad = !saved || t.failed > 0 || t.invalid > 0 || t.ran == 0;
   if (s.rank == 0) {
     s.fastest.print(stdout);
     if (t.noisy > 0)
@@ -421,7 +433,7 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
                 t.configs, t.configs == 1 ? "" : "s", t.ran, t.records, t.single_device, t.skipped, t.failed,
                 t.invalid, bad ? "FAIL" : "OK");
   }
-  if (t.failed > 0 || t.ran == 0) return exit_failure;
+  if (!saved || t.failed > 0 || t.ran == 0) return exit_failure;
   return t.invalid > 0 ? exit_validation : exit_ok;
 }
 

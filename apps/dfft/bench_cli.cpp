@@ -100,7 +100,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
       ->capture_default_str()->check(at_least(1, "an integer >= 1"));
   c->add_flag("--validate,!--no-validate", a.validate,
               "Check each plan: error vs a serial FFTW transform, round trip, Laplacian");
-  c->add_option("--json", a.json, "Write one JSON record per configuration and direction (JSON lines)");
+  c->add_option("--json", a.json, "Write one JSON record per configuration and direction (JSON lines; "
+                                  "FILE.dfft-tmp renamed to FILE at the end, so a failed write keeps the old FILE)");
   c->add_option("--effort", a.effort, "FFTW planning effort")
       ->capture_default_str()->check(CLI::IsMember({"estimate", "measure"}));
   c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward (inverse by 1/N) | ortho | forward")
@@ -149,9 +150,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
 void add_suite_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--staging", a.staging, "CUDA backend, MPI methods: auto | host | cuda-aware")
       ->capture_default_str()->check(CLI::IsMember({"auto", "host", "cuda-aware"}));
-  auto* cases = c->add_option("--cases", a.cases, "Run the tests of a JSON test-case file (docs/cases.md)")
-                    ->check(CLI::ExistingFile);
-  c->add_option("--csv", a.csv, "Also write the records as CSV (the file is truncated first)");
+  auto* cases = c->add_option("--cases", a.cases, "Run the tests of a JSON test-case file (docs/cases.md)");
+  c->add_option("--csv", a.csv, "Also write the records as CSV (replaces the file at the end, as --json)");
   auto* report = c->add_option("--report", a.report,
                                "Print relative-runtime tables (markdown) from result files; runs nothing")
                      ->expected(1, CLI::detail::expected_max_vector_size);
@@ -313,10 +313,7 @@ Command make_bench_command(CLI::App& parent) {
   auto run = [args, c](MPI_Comm comm) {
     for (const auto& name : kOverridable)
       if (given_option(*c, *args, name)) args->given.push_back(name);
-    if (!args->report.empty()) {
-      const int rc = run_report(*args, comm);  // its 2 is an unreadable or malformed result file
-      return rc == 2 ? exit_input : rc;
-    }
+    if (!args->report.empty()) return run_report(*args, comm);
     if (args->cases.empty()) finish_args(*args);  // a cases file brings its own settings
     return run_bench(*args, comm);
   };

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Test-case files: reading (rank 0) and expansion into bench configurations.
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "cases.hpp"
 #include "mpi_check.hpp"
@@ -128,29 +126,7 @@ std::vector<Config> expand_cases(const CaseFile& f, const BenchArgs& cli) {
 }
 
 CaseFile load_cases(const std::string& path, MPI_Comm comm) {
-  int rank = 0;
-  APP_MPI(MPI_Comm_rank(comm, &rank));
-  std::string text;
-  int ok = 1;
-  if (rank == 0) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream buf;
-    if (in) buf << in.rdbuf();
-    text = buf.str();
-    if (!in || in.bad()) {
-      ok = 0;
-      text = "cannot read cases file '" + path + "'";
-    } else if (text.size() > kMaxCasesBytes) {
-      ok = 0;
-      text = "cases file '" + path + "' is larger than 16 MiB";
-    }
-  }
-  long long len = static_cast<long long>(text.size());
-  APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-  APP_MPI(MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm));
-  text.resize(static_cast<std::size_t>(len));
-  APP_MPI(MPI_Bcast(text.data(), static_cast<int>(len), MPI_CHAR, 0, comm));
-  if (!ok) throw CaseError(text);
+  const std::string text = read_input(path, "cases file", comm, kMaxCasesBytes);
   try {
     return parse_cases_json(text);
   } catch (const CaseError& e) {

@@ -17,8 +17,8 @@
 namespace dfftapp {
 
 /// A malformed test-case file; what() names the offending entry ("tests[2].method: ...").
-struct CaseError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct CaseError : InputError {
+  using InputError::InputError;
 };
 
 /// Largest cases file accepted.

@@ -1,8 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "cli_common.hpp"
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
 #include <sstream>
+
+#include "dfft/types.hpp"
+#include "mpi_check.hpp"
 
 namespace dfftapp {
 
@@ -20,11 +31,18 @@ std::vector<std::string> split(const std::string& s, char sep) {
 std::int64_t positive(const std::string& t, const std::string& option, const std::string& whole) {
   std::size_t used = 0;
   long long v = 0;
+  bool too_large = false;
   try {
     v = std::stoll(t, &used);
+  } catch (const std::out_of_range&) {
+    too_large = t.find('-') == std::string::npos;  // a huge negative number is below 1 all the same
+    used = too_large ? t.size() : 0;
   } catch (const std::exception&) {
     used = 0;
   }
+  if (too_large && used == t.size())
+    throw UsageError(option + " " + whole + ": '" + t + "' is out of range; every entry must be at most " +
+                     std::to_string(std::numeric_limits<long long>::max()));
   if (t.empty() || used != t.size() || v < 1)
     throw UsageError(option + " " + whole + ": '" + t +
                      "' is not allowed; every entry must be a whole number >= 1");
@@ -47,7 +65,10 @@ CLI::Option* size_option(CLI::App* c, V& v, const std::string& help) {
 }  // namespace
 
 CLI::Option* add_size_option(CLI::App* c, std::vector<std::string>& tokens, const std::string& help) {
-  return size_option(c, tokens, help);
+  // The occurrences arrive separated by an empty token, so that parse_shape can refuse a second.
+  auto* o = size_option(c, tokens, help);
+  o->inject_separator();
+  return o;
 }
 
 CLI::Option* add_size_option(CLI::App* c, std::vector<std::vector<std::string>>& shapes, const std::string& help) {
@@ -55,6 +76,12 @@ CLI::Option* add_size_option(CLI::App* c, std::vector<std::vector<std::string>>&
 }
 
 std::vector<std::int64_t> parse_shape(const std::vector<std::string>& tokens) {
+  if (tokens.size() > 1 && std::find(tokens.begin(), tokens.end(), std::string()) != tokens.end()) {
+    std::string shapes;
+    for (const auto& t : tokens) shapes += t.empty() ? std::string(", --size") : " " + t;
+    throw UsageError("--size given more than once (--size" + shapes +
+                     "); this subcommand takes one shape (dfft bench takes several)");
+  }
   const auto parts = tokens.size() == 1 ? split(tokens[0], 'x') : tokens;
   std::vector<std::int64_t> shape;
   for (const auto& t : parts) shape.push_back(positive(t, "--size", joined(tokens)));
@@ -74,6 +101,72 @@ std::vector<int> parse_grid(const std::string& s) {
   }
   if (g.empty()) throw UsageError("--grid: empty (write P1xP2, P or auto)");
   return g;
+}
+
+Exit exit_status(const std::exception& e) {
+  if (const auto* c = dynamic_cast<const CliError*>(&e)) return c->status;
+  if (const auto* d = dynamic_cast<const dfft::Error*>(&e)) return d->call() == "plan" ? exit_usage : exit_failure;
+  return exit_failure;
+}
+
+std::string message_of(const std::exception& e) {
+  std::string s = e.what();
+  if (s.rfind("dfft: ", 0) == 0) s.erase(0, 6);
+  return s;
+}
+
+int on_rank0(MPI_Comm comm, const std::string& who, const std::function<int()>& work) {
+  int rank = 0, rc = exit_ok;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    try {
+      rc = work();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", who.c_str(), message_of(e).c_str());
+      rc = exit_status(e);
+    }
+    std::fflush(stdout);
+  }
+  APP_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
+  return rc;
+}
+
+std::string read_input_here(const std::string& path, const std::string& what, std::size_t max_bytes) {
+  const std::string name = what + " '" + path + "'";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError("cannot read " + name + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError("cannot read " + name + ": it is a directory");
+  if (!S_ISREG(st.st_mode))
+    throw InputError("refusing to read " + name + ": it is not a regular file (a device, FIFO or socket)");
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size > max_bytes) throw InputError(name + " is larger than " + std::to_string(max_bytes >> 20) + " MiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot open " + name + ": " + std::strerror(errno));
+  std::string text(size, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (in.bad() || static_cast<std::size_t>(in.gcount()) != size) throw InputError("error reading " + name);
+  return text;
+}
+
+std::string read_input(const std::string& path, const std::string& what, MPI_Comm comm, std::size_t max_bytes) {
+  int rank = 0, ok = 1;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  std::string text;
+  if (rank == 0) {
+    try {
+      text = read_input_here(path, what, std::min<std::size_t>(max_bytes, std::numeric_limits<int>::max()));
+    } catch (const InputError& e) {
+      ok = 0;
+      text = e.what();
+    }
+  }
+  int len = static_cast<int>(text.size());
+  APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
+  APP_MPI(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
+  text.resize(static_cast<std::size_t>(len));
+  APP_MPI(MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm));
+  if (!ok) throw InputError(text);
+  return text;
 }
 
 CLI::Validator at_least(double min, const std::string& words) {

@@ -3,7 +3,11 @@
 // and range checks that say the allowed range in words (docs/cli.md).
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,20 +29,54 @@ enum Exit : int {
   exit_validation = 4,  // the run finished but a validation check exceeded its limit
 };
 
-/// A bad option value found after parsing. Every rank parses the same arguments, so every rank
-/// throws it at the same point; main() prints "dfft <subcommand>: <message>" once and exits
-/// with exit_usage.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+/// An error that every rank meets alike (the same arguments, or a decision rank 0 broadcast):
+/// main() prints "dfft <subcommand>: <message>" once and exits with `status`.
+struct CliError : std::runtime_error {
+  CliError(const std::string& what, Exit s) : std::runtime_error(what), status(s) {}
+  Exit status;
 };
+
+/// A bad option value found after parsing (exit_usage). Every rank parses the same arguments, so
+/// every rank throws it at the same point.
+struct UsageError : CliError {
+  explicit UsageError(const std::string& what) : CliError(what, exit_usage) {}
+};
+
+/// An input file that is missing, not a regular file, unreadable or malformed (exit_input).
+struct InputError : CliError {
+  explicit InputError(const std::string& what) : CliError(what, exit_input) {}
+};
+
+/// The exit status of an error of any kind (the table in docs/cli.md): a CliError's own, a
+/// refused plan (dfft::Error of call "plan") exit_usage, anything else exit_failure.
+Exit exit_status(const std::exception& e);
+
+/// The text of `e` for "dfft <subcommand>: <text>": without the library's own "dfft: " prefix,
+/// so that every message carries one prefix.
+std::string message_of(const std::exception& e);
+
+/// Runs `work` on rank 0 alone (reading files, printing tables), then gives every rank its exit
+/// status. An exception there is printed as "<who>: <message>" and mapped by exit_status().
+int on_rank0(MPI_Comm comm, const std::string& who, const std::function<int()>& work);
+
+/// Rank 0 reads the whole input file `path` (`what` names it in messages: "cases file",
+/// "result file", ...) and every rank gets its text, or every rank throws the same InputError:
+/// missing, unreadable, larger than `max_bytes`, or not a regular file (a directory, a device
+/// such as /dev/full, a FIFO: refused before reading, which may block or never end).
+std::string read_input(const std::string& path, const std::string& what, MPI_Comm comm,
+                       std::size_t max_bytes = std::size_t{1} << 30);
+/// The same on this rank alone (no MPI).
+std::string read_input_here(const std::string& path, const std::string& what,
+                            std::size_t max_bytes = std::size_t{1} << 30);
 
 /// Registers --size: "NX NY [NZ ...]" or "NXxNYxNZ" (the same syntax for every subcommand); the
 /// second form takes one shape per occurrence of --size.
 CLI::Option* add_size_option(CLI::App* c, std::vector<std::string>& tokens, const std::string& help);
 CLI::Option* add_size_option(CLI::App* c, std::vector<std::vector<std::string>>& shapes, const std::string& help);
 
-/// Parses --size tokens into a shape: at least 2 dimensions, every size an integer >= 1.
-/// Throws UsageError saying what is allowed.
+/// Parses --size tokens into a shape: at least 2 dimensions, every size an integer >= 1; a
+/// single-shape --size given twice is refused (its occurrences arrive separated by an empty
+/// token). Throws UsageError saying what is allowed.
 std::vector<std::int64_t> parse_shape(const std::vector<std::string>& tokens);
 
 /// Parses "P1xP2", "P" or "auto" (= {}) into a process grid; every factor an integer >= 1.

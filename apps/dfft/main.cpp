@@ -65,12 +65,12 @@ int dispatch(CLI::App& app, const std::vector<dfftapp::Command>& commands, int r
     if (!c.app->parsed()) continue;
     try {
       return c.run(MPI_COMM_WORLD);
-    } catch (const dfftapp::UsageError& e) {  // thrown alike on every rank, before any collective diverges
-      if (rank == 0) std::fprintf(stderr, "dfft %s: %s\n", c.app->get_name().c_str(), e.what());
-      return dfftapp::exit_usage;
+    } catch (const dfftapp::CliError& e) {  // thrown alike on every rank, before any collective diverges
+      if (rank == 0) std::fprintf(stderr, "dfft %s: %s\n", c.app->get_name().c_str(), dfftapp::message_of(e).c_str());
+      return e.status;
     } catch (const std::exception& e) {
       // Other ranks may be inside a collective we will never reach; stop them all.
-      std::fprintf(stderr, "dfft %s: rank %d: %s\n", c.app->get_name().c_str(), rank, e.what());
+      std::fprintf(stderr, "dfft %s: rank %d: %s\n", c.app->get_name().c_str(), rank, dfftapp::message_of(e).c_str());
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, dfftapp::exit_failure);
     }

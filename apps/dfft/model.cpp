@@ -17,38 +17,14 @@
 #include "bench.hpp"
 #include "command.hpp"
 #include "dfft/dfft.hpp"
+#include "dfft/io.hpp"
 #include "dfft/tune.hpp"
 #include "mpi_check.hpp"
+#include "output_target.hpp"
 
 namespace dfftapp {
 
 namespace {
-
-std::string bcast_text(std::string s, MPI_Comm comm) {
-  int len = static_cast<int>(s.size());
-  APP_MPI(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
-  s.resize(static_cast<std::size_t>(len));
-  APP_MPI(MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm));
-  return s;
-}
-
-// Rank 0's file text; `exists` tells whether it could be opened.
-std::string read_file(const std::string& path, bool& exists, MPI_Comm comm) {
-  int rank = 0;
-  APP_MPI(MPI_Comm_rank(comm, &rank));
-  std::string text;
-  int ok = 0;
-  if (rank == 0) {
-    std::ifstream in(path, std::ios::binary);
-    ok = static_cast<bool>(in);
-    std::ostringstream s;
-    if (ok) s << in.rdbuf();
-    text = s.str();
-  }
-  APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-  exists = ok != 0;
-  return bcast_text(text, comm);
-}
 
 void print_calibration(const dfft::model::Calibration& c) {
   std::printf("calibration: %d rank%s, %s, %s, host %s, %s\n", c.ranks, c.ranks == 1 ? "" : "s",
@@ -86,16 +62,24 @@ void print_calibration(const dfft::model::Calibration& c) {
 int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
   int rank = 0;
   APP_MPI(MPI_Comm_rank(comm, &rank));
-  // Refuse before measuring to overwrite a file that is not a wisdom file.
-  bool exists = false;
-  const std::string text = read_file(a.file, exists, comm);
+  // Refuse before measuring a path that may not be written, or a file that is not a wisdom file.
+  int exists = 0;
+  std::string why;
+  if (rank == 0) {
+    why = dfft::io::output_refusal(a.file);
+    exists = ::access(a.file.c_str(), F_OK) == 0;
+  }
+  APP_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
+  int refused = !why.empty();
+  APP_MPI(MPI_Bcast(&refused, 1, MPI_INT, 0, comm));
+  if (refused) throw UsageError(why);
   dfft::Wisdom w;
   if (exists) {
+    const std::string text = read_input(a.file, "wisdom file", comm);
     try {
       w = dfft::parse_wisdom(text);
     } catch (const dfft::Error& e) {
-      if (rank == 0) std::fprintf(stderr, "dfft model calibrate: %s: %s; not overwriting it\n", a.file.c_str(), e.what());
-      return exit_input;
+      throw InputError(a.file + ": " + message_of(e) + "; not overwriting it");
     }
   }
   dfft::model::CalibrateSettings s;
@@ -103,25 +87,20 @@ int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
   // A GPU needs a larger array than a CPU core before launch overheads stop dominating the rate.
   s.fft_n = a.fft_n > 0 ? a.fft_n : a.backend == "cuda" ? 256 : 64;
   auto c = dfft::model::calibrate(comm, dfft::parse_backend(a.backend), s);
-  int ok = 1;
-  if (rank == 0) {
+  return on_rank0(comm, "dfft model calibrate", [&] {
     print_calibration(c);
     std::erase_if(w.calibrations, [&](const dfft::model::Calibration& x) {
       return x.ranks == c.ranks && x.backend == c.backend && x.device == c.device;
     });
     w.calibrations.push_back(c);
-    const std::string tmp = a.file + ".tmp." + std::to_string(::getpid());
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << dfft::to_json(w);
-      ok = static_cast<bool>(out);
-    }
-    ok = ok && std::rename(tmp.c_str(), a.file.c_str()) == 0;
-    if (!ok) std::remove(tmp.c_str());
-    std::printf(ok ? "calibration stored in %s\n" : "dfft model calibrate: cannot write %s\n", a.file.c_str());
-  }
-  APP_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-  return ok ? exit_ok : exit_failure;
+    OutputFile out;
+    std::string refusal;
+    if (!out.open(a.file, refusal)) throw CliError(refusal, exit_failure);
+    out.write(dfft::to_json(w));
+    if (!out.commit()) throw CliError(out.error(), exit_failure);
+    std::printf("calibration stored in %s\n", a.file.c_str());
+    return exit_ok;
+  });
 }
 
 std::string ms(double s) {
@@ -187,7 +166,7 @@ int run_predict(const ModelArgs& a, MPI_Comm comm) {
   const bool is_double = a.precision == "double";
   const std::vector<std::int64_t> shape = parse_shape(a.size);
   std::string why;
-  auto cals = read_calibrations(a.file, comm, why);
+  auto cals = read_calibrations(a.file, a.file_given, comm, why);
   const auto* found = find_calibration(cals, P, a.backend);
   auto cal = found ? *found : dfft::model::Calibration::defaults(P);
   dfft::Options base;
@@ -207,8 +186,8 @@ int run_predict(const ModelArgs& a, MPI_Comm comm) {
   const int bad = P == size && !a.no_plan_check ? check_against_plans(rows, shape, is_double, comm) : -1;
   if (rank != 0) return 0;
   if (!found)
-    std::printf("warning: no calibration for %d ranks (%s) in %s%s; using the placeholder constants\n", P,
-                a.backend.c_str(), a.file.c_str(), why.empty() ? "" : (" (" + why + ")").c_str());
+    std::fprintf(stderr, "dfft model predict: warning: no calibration for %d ranks (%s) in %s%s; using the "
+                 "placeholder constants\n", P, a.backend.c_str(), a.file.c_str(), why.empty() ? "" : (" (" + why + ")").c_str());
   else print_calibration(cal);
   std::printf("\npredicted forward transform (the inverse walks the same path), ms, slowest rank per stage:\n");
   int w = 9;
@@ -237,18 +216,22 @@ int run_predict(const ModelArgs& a, MPI_Comm comm) {
 
 }  // namespace
 
-std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, MPI_Comm comm, std::string& why) {
-  bool exists = false;
-  const std::string text = read_file(file, exists, comm);
-  if (!exists) {
-    why = "cannot open " + file;
+std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, bool given, MPI_Comm comm,
+                                                        std::string& why) {
+  int absent = 0;
+  int rank = 0;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) absent = !given && ::access(file.c_str(), F_OK) != 0;
+  APP_MPI(MPI_Bcast(&absent, 1, MPI_INT, 0, comm));
+  if (absent) {  // the default file, not made yet: the caller says so
+    why = "no file " + file;
     return {};
   }
+  const std::string text = read_input(file, "calibration file", comm);
   try {
     return dfft::parse_wisdom(text).calibrations;
   } catch (const dfft::Error& e) {
-    why = e.what();
-    return {};
+    throw InputError(file + ": " + message_of(e));
   }
 }
 
@@ -292,7 +275,9 @@ Command make_model_command(CLI::App& parent) {
   pre->add_flag("--no-plan-check", a->no_plan_check, "Do not build the plans to cross-check the exchanged bytes");
   for (auto* c : {fit, chk}) c->add_option("results", a->results, "dfft bench --json files (JSON lines)")->required();
   fit->add_option("--predict", a->predict_at, "Rank counts to predict")->delimiter(',')->capture_default_str();
-  auto run = [a, cal, pre, fit, clu](MPI_Comm comm) {
+  auto run = [a, cal, pre, fit, chk, clu](MPI_Comm comm) {
+    for (auto* c : {pre, chk})
+      if (c->parsed()) a->file_given = c->count("--calibration") > 0;
     if (cal->parsed()) return run_calibrate(*a, comm);
     if (clu->parsed()) return run_model_cluster(*a, comm);
     if (pre->parsed()) return run_predict(*a, comm);

@@ -16,6 +16,7 @@ namespace dfftapp {
 struct ModelArgs {
   // calibrate / predict
   std::string backend = "cpu", file = "dfft-wisdom.json";
+  bool file_given = false;  // predict, check: --calibration named on the command line
   int reps = 15, fft_n = 0, ranks = 0, top = 0;  // fft_n 0: 64 on CPUs, 256 on GPUs
   std::vector<std::string> size{"64", "64", "64"};
   std::string precision = "double", transform = "r2c";
@@ -35,8 +36,10 @@ int run_model_fit(const ModelArgs& a, MPI_Comm comm);
 int run_model_check(const ModelArgs& a, MPI_Comm comm);
 int run_model_cluster(const ModelArgs& a, MPI_Comm comm);
 
-/// Calibrations stored in a wisdom file (rank 0 reads, everyone gets them); `why` set on error.
-std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, MPI_Comm comm,
+/// Calibrations stored in a wisdom file (rank 0 reads, everyone gets them). A file that is
+/// missing although `given`, not a regular file, unreadable or malformed throws InputError on
+/// every rank; the default file not made yet gives none, with `why` saying so.
+std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, bool given, MPI_Comm comm,
                                                         std::string& why);
 /// The calibration measured with `ranks` ranks on `backend`, if the file has one.
 const dfft::model::Calibration* find_calibration(const std::vector<dfft::model::Calibration>& cs,

@@ -2,10 +2,9 @@
 // `dfft model cluster`: predictions for a cluster description (docs/models.md, "Predictions for
 // clusters"). Rank 0 prints; nothing is measured.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "cli_common.hpp"
 #include "model.hpp"
 #include "mpi_check.hpp"
 
@@ -85,19 +84,12 @@ void print_case(const dfft::model::Cluster& c, std::int64_t n, int P, bool is_do
 }
 
 int cluster_report(const ModelArgs& a) {
-  std::ifstream in(a.machine, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "dfft model cluster: cannot open %s\n", a.machine.c_str());
-    return 2;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_here(a.machine, "cluster description");
   dfft::model::Cluster c;
   try {
-    c = dfft::model::cluster_from_json(text.str());
+    c = dfft::model::cluster_from_json(text);
   } catch (const dfft::Error& e) {
-    std::fprintf(stderr, "dfft model cluster: %s: %s (docs/models.md gives the format)\n", a.machine.c_str(), e.what());
-    return 2;
+    throw InputError(a.machine + ": " + message_of(e) + " (docs/models.md gives the format)");
   }
   print_header(c, a.machine);
   for (auto n : a.cubes)
@@ -110,11 +102,7 @@ int cluster_report(const ModelArgs& a) {
 }  // namespace
 
 int run_model_cluster(const ModelArgs& a, MPI_Comm comm) {
-  int rank = 0, rc = 0;
-  APP_MPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) rc = cluster_report(a);
-  APP_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
-  return rc;
+  return on_rank0(comm, "dfft model cluster", [&] { return cluster_report(a); });
 }
 
 }  // namespace dfftapp

@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_common.hpp"
 #include "dfft/tune.hpp"
 #include "model.hpp"
 #include "mpi_check.hpp"
@@ -75,16 +75,13 @@ bool read_record(const nlohmann::json& j, Rec& r) {
   }
 }
 
+// Records of the result files; a file that is missing, not a regular file or unreadable throws
+// InputError, and so do files without a single record (the other lines are counted as skipped).
 std::map<std::string, Group> read_groups(const std::vector<std::string>& files, int& skipped) {
   std::map<std::string, Group> groups;
   skipped = 0;
   for (const auto& f : files) {
-    std::ifstream in(f);
-    if (!in) {
-      std::fprintf(stderr, "dfft model: cannot open %s\n", f.c_str());
-      ++skipped;
-      continue;
-    }
+    std::istringstream in(read_input_here(f, "result file"));
     std::string line;
     while (std::getline(in, line)) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -99,6 +96,9 @@ std::map<std::string, Group> read_groups(const std::vector<std::string>& files, 
       if (it == g.end() || r.median_ms < it->second.median_ms) g[r.ranks] = r;
     }
   }
+  if (groups.empty())
+    throw InputError("no dfft bench records in " + join(files, ", ") + " (" + std::to_string(skipped) + " line" +
+                     (skipped == 1 ? "" : "s") + " that are not records or are single-device rows)");
   return groups;
 }
 
@@ -135,7 +135,7 @@ int fit_report(const ModelArgs& a) {
     std::printf("%s\n  measured P:ms %s\n  A = %.4f ms, B = %.4f, R^2 = %.4f (%d points); predicted %s\n",
                 name.c_str(), pts.c_str(), f.A, f.B, f.r2, f.points, pred.c_str());
   }
-  return groups.empty() ? 1 : 0;
+  return exit_ok;
 }
 
 dfft::Options options_of(const Rec& r) {
@@ -353,27 +353,20 @@ int check_report(const ModelArgs& a, std::vector<dfft::model::Calibration> cals,
               "max: analytic %s, power law %s; %d line%s skipped\n",
               pct(ea, false).c_str(), ea.size(), pct(ep, false).c_str(), ep.size(), pct(ea, true).c_str(),
               pct(ep, true).c_str(), skipped, skipped == 1 ? "" : "s");
-  return groups.empty() ? 1 : 0;
-}
-
-int on_rank0(MPI_Comm comm, const std::function<int()>& f) {
-  int rank = 0, rc = 0;
-  APP_MPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) rc = f();
-  APP_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
-  return rc;
+  return exit_ok;
 }
 
 }  // namespace
 
 int run_model_fit(const ModelArgs& a, MPI_Comm comm) {
-  return on_rank0(comm, [&] { return fit_report(a); });
+  return on_rank0(comm, "dfft model fit", [&] { return fit_report(a); });
 }
 
 int run_model_check(const ModelArgs& a, MPI_Comm comm) {
   std::string why;
-  auto cals = read_calibrations(a.file, comm, why);
-  return on_rank0(comm, [&] { return check_report(a, std::move(cals), why); });
+  std::vector<dfft::model::Calibration> cals;
+  if (!a.fit_calibration) cals = read_calibrations(a.file, a.file_given, comm, why);
+  return on_rank0(comm, "dfft model check", [&] { return check_report(a, std::move(cals), why); });
 }
 
 }  // namespace dfftapp

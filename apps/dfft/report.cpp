@@ -219,15 +219,6 @@ void Table::note(const std::string& text) {
   std::fflush(out_);
 }
 
-bool JsonLines::open(const std::string& path, std::string& why) {
-  out_.open(path, std::ios::out | std::ios::trunc);
-  if (!out_) why = "cannot open '" + path + "' for writing";
-  return static_cast<bool>(out_);
-}
-
-void JsonLines::write(const Record& r) {
-  out_ << to_json(r).dump() << '\n';
-  out_.flush();
-}
+void JsonLines::write(const Record& r) { out_.write(to_json(r).dump() + '\n'); }
 
 }  // namespace dfftapp

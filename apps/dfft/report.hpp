@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dfft/types.hpp"
+#include "output_target.hpp"
 
 namespace dfftapp {
 
@@ -74,17 +75,18 @@ class Table {
   std::vector<std::size_t> width_;
 };
 
-/// JSON lines file written by rank 0; every record is flushed at once so an interrupted sweep
-/// keeps what it measured.
+/// JSON lines file written by rank 0: every record goes to the disk at once (a killed sweep
+/// leaves what it measured in `path`.dfft-tmp); commit() puts the file in place (OutputFile).
 class JsonLines {
  public:
-  /// Opens (truncates) `path`; returns false with `why` set when it cannot.
-  bool open(const std::string& path, std::string& why);
+  /// Refuses a `path` that is not a new or regular file; returns false with `why` set.
+  bool open(const std::string& path, std::string& why) { return out_.open(path, why); }
   void write(const Record& r);
   bool is_open() const { return out_.is_open(); }
+  OutputFile& file() { return out_; }
 
  private:
-  std::ofstream out_;
+  OutputFile out_;
 };
 
 /// Text helpers shared by the table and the bench summary.

@@ -247,18 +247,13 @@ int report(const BenchArgs& a) {
   }
   for (const auto& r : recs)
     if (r.contains("host") && r["host"].is_string()) hosts.insert(r["host"].get<std::string>());
-  if (recs.empty()) {
-    std::fprintf(stderr, "dfft bench --report: no records in %s\n", join(a.report, ", ").c_str());
-    return 1;
-  }
+  if (recs.empty()) throw InputError("no records in " + join(a.report, ", "));
   if (!a.csv.empty()) {
     CsvWriter csv;
     std::string why;
-    if (!csv.open(a.csv, why)) {
-      std::fprintf(stderr, "dfft bench --report: %s\n", why.c_str());
-      return 2;
-    }
+    if (!csv.open(a.csv, why)) throw UsageError(why);
     for (const auto& r : recs) csv.write(r);
+    if (!csv.file().commit()) throw CliError(csv.file().error(), exit_failure);
   }
   int replaced = 0;
   auto groups = build_groups(recs, a.stat, replaced);
@@ -281,20 +276,7 @@ int report(const BenchArgs& a) {
 }  // namespace
 
 int run_report(const BenchArgs& a, MPI_Comm comm) {
-  int rank = 0;
-  APP_MPI(MPI_Comm_rank(comm, &rank));
-  int rc = 0;
-  if (rank == 0) {
-    try {
-      rc = report(a);
-    } catch (const ResultFileError& e) {
-      std::fprintf(stderr, "dfft bench --report: %s\n", e.what());
-      rc = 2;
-    }
-    std::fflush(stdout);
-  }
-  APP_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
-  return rc;
+  return on_rank0(comm, "dfft bench --report", [&] { return report(a); });
 }
 
 }  // namespace dfftapp

@@ -2,6 +2,7 @@
 #include "results.hpp"
 
 #include <cmath>
+#include <sstream>
 
 #include "report.hpp"
 #include "stats.hpp"
@@ -146,22 +147,14 @@ std::string csv_row(const json& record) {
 }
 
 bool CsvWriter::open(const std::string& path, std::string& why) {
-  out_.open(path, std::ios::out | std::ios::trunc);
-  if (!out_) {
-    why = "cannot open '" + path + "' for writing";
-    return false;
-  }
+  if (!out_.open(path, why)) return false;
   std::string header;
   for (const auto& n : csv_columns()) header += (header.empty() ? "" : ",") + n;
-  out_ << header << '\n';
-  out_.flush();
+  out_.write(header + '\n');
   return true;
 }
 
-void CsvWriter::write(const json& record) {
-  out_ << csv_row(record) << '\n';
-  out_.flush();
-}
+void CsvWriter::write(const json& record) { out_.write(csv_row(record) + '\n'); }
 
 void check_record(const json& r, const std::string& where) {
   auto fail = [&](const std::string& what) { throw ResultFileError(where + ": " + what); };
@@ -189,8 +182,12 @@ void check_record(const json& r, const std::string& where) {
 }
 
 std::vector<json> read_results(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ResultFileError("cannot open result file '" + path + "'");
+  std::istringstream in;
+  try {
+    in.str(read_input_here(path, "result file"));
+  } catch (const InputError& e) {
+    throw ResultFileError(e.what());
+  }
   std::vector<json> out;
   std::string line;
   for (int no = 1; std::getline(in, line); ++no) {
@@ -205,7 +202,6 @@ std::vector<json> read_results(const std::string& path) {
     check_record(j, where);
     out.push_back(std::move(j));
   }
-  if (in.bad()) throw ResultFileError("error reading '" + path + "'");
   return out;
 }
 

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "cli_common.hpp"
+#include "output_target.hpp"
+
 namespace dfftapp {
 
 struct Record;
@@ -20,14 +23,16 @@ struct Record;
 void add_result_fields(nlohmann::json& j, const Record& r);
 
 /// CSV with a fixed header: one row per JSON record (lists joined with ';', sizes with 'x').
+/// Written as an OutputFile: commit() puts it in place.
 class CsvWriter {
  public:
   bool open(const std::string& path, std::string& why);
   void write(const nlohmann::json& record);
   bool is_open() const { return out_.is_open(); }
+  OutputFile& file() { return out_; }
 
  private:
-  std::ofstream out_;
+  OutputFile out_;
 };
 
 /// The CSV column names, in order.
@@ -36,8 +41,8 @@ const std::vector<std::string>& csv_columns();
 std::string csv_row(const nlohmann::json& record);
 
 /// A result file that cannot be read or has a malformed line.
-struct ResultFileError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct ResultFileError : InputError {
+  using InputError::InputError;
 };
 
 /// Reads a JSON-lines result file (blank lines skipped). Throws ResultFileError naming the file

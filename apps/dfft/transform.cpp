@@ -271,10 +271,10 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
     h = dfft::io::read_npy_header(comm, a.in);
     j = plan_job(a, h);  // the header is the same on every rank, so is this error
   } catch (const IoError& e) {
-    complain(e.what());
+    complain(message_of(e));
     return exit_input;
   } catch (const dfft::Error& e) {  // unreadable or malformed input, agreed on every rank
-    complain(e.what());
+    complain(message_of(e));
     return exit_input;
   }
   try {
@@ -294,8 +294,8 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
   } catch (const dfft::Error& e) {
     // Plan creation rejects what the library cannot do (e.g. a grid that does not fit); file
     // reading and writing fail with the MPI call that failed.
-    complain(e.what());
-    return e.call() == "plan" ? exit_usage : exit_failure;
+    complain(message_of(e));
+    return exit_status(e);
   }
 }
 

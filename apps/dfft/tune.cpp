@@ -171,7 +171,7 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
     r = dfft::tune<T>(comm, shape, o, a.settings);
   } catch (const dfft::Error& e) {  // every decision of the tuner is collective, so is this refusal
     if (rank == 0)
-      std::fprintf(stderr, "dfft tune: %s%s\n", e.what(),
+      std::fprintf(stderr, "dfft tune: %s%s\n", message_of(e).c_str(),
                    a.grid == "auto" ? ""
                                     : ("; with --grid " + a.grid + " the grid's product must be the " +
                                        std::to_string(size) + " ranks and fit the size").c_str());

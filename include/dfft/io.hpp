@@ -71,17 +71,24 @@ std::string make_npy_header(Dtype dtype, const std::vector<std::int64_t>& shape)
 NpyHeader read_npy_header(MPI_Comm comm, const std::string& path);
 
 struct WriteOptions {
-  /// true: write `path`.dfft-tmp and rename it to `path` once complete, so a failure or a crash
-  /// leaves no partial file and any earlier file at `path` intact (a checkpoint survives a failed
-  /// successor). false: write `path` itself; an existing file keeps its inode, owner and links,
-  /// and a failure leaves it partly written.
+  /// true: write `path`.dfft-tmp and rename it to `path` once every rank's data is written and
+  /// synced, so a failure (a full disk) or a crash leaves no partial file and any earlier file at
+  /// `path` intact (a checkpoint survives a failed successor). false: write `path` itself; an
+  /// existing file keeps its inode, owner and links, and a failure leaves it partly written.
   bool atomic = true;
 };
+
+/// Why write_npy refuses to write `path`, or "" when it may: an existing `path` must be a regular
+/// file; a symbolic link (not followed: name its target), a directory, a device, a FIFO or a
+/// socket is refused. This process's view of the file system; no MPI.
+std::string output_refusal(const std::string& path);
 
 /// Writes the global array of `shape` and `dtype` to `path`: this rank's part is `local.box`,
 /// stored at `data` in `local`'s memory order and padding (an empty order means the natural
 /// one). The boxes of all ranks must tile the array (empty boxes allowed, `data` may then be
-/// null). Collective.
+/// null). Collective. A target that output_refusal() refuses throws InvalidArgument before
+/// anything is written; a failed or short MPI-IO write, sync, close or rename throws MpiError or
+/// LibraryError (system) on every rank and, with `options.atomic`, leaves `path` as it was.
 void write_npy(MPI_Comm comm, const std::string& path, const std::vector<std::int64_t>& shape, Dtype dtype,
                const Layout& local, const void* data, const WriteOptions& options = {});
 /// Reads this rank's `local.box` of the file into `data` (layout as for write_npy; boxes may

@@ -120,3 +120,85 @@ def test_refusals_on_every_rank(work):
         dfft.io.write_npy(plan, path, plan.local_input(real).astype(np.float32))
     with pytest.raises(ValueError, match="side"):
         dfft.io.read_npy(plan, path, side="spectral")
+
+
+def test_failed_write_raises_and_keeps_the_old_file(work):
+    """A write that fails part way (a file-size limit stands in for a full disk: no privileges
+    needed) raises dfft.Error on every rank and leaves the earlier file and no temporary one."""
+    import resource
+    import signal
+
+    real, _ = shared(global_arrays)
+    plan = dfft.Plan(COMM, SHAPE, effort="estimate", fftw_wisdom=False)
+    path = os.path.join(work, "full.npy")
+    if COMM.rank == 0:
+        np.save(path, np.arange(3.0))
+    before = COMM.bcast(open(path, "rb").read() if COMM.rank == 0 else None)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG from the write instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, hard))  # the array takes 16 KiB
+    try:
+        with pytest.raises(dfft.Error, match="full.npy"):
+            dfft.io.write_npy(plan, path, plan.local_input(real))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old_handler)
+    COMM.Barrier()
+    ok = COMM.rank != 0 or (open(path, "rb").read() == before and not os.path.exists(path + ".dfft-tmp"))
+    assert all_ranks(COMM.bcast(ok))
+    dfft.io.write_npy(plan, path, plan.local_input(real))  # the same write now succeeds
+    ok = COMM.rank != 0 or np.array_equal(np.load(path), real)
+    assert all_ranks(COMM.bcast(ok))
+
+
+def test_links_and_devices_refused(work):
+    """An output path that is a symbolic link, a FIFO or a directory is refused; the link is not
+    followed."""
+    real, _ = shared(global_arrays)
+    plan = dfft.Plan(COMM, SHAPE, effort="estimate", fftw_wisdom=False)
+    target, link, fifo = (os.path.join(work, n) for n in ("target.npy", "link.npy", "fifo.npy"))
+    if COMM.rank == 0:
+        np.save(target, np.arange(3.0))
+        os.symlink(target, link)
+        os.mkfifo(fifo)
+    COMM.Barrier()
+    for path, says in ((link, "symbolic link"), (fifo, "not a regular file"), (work, "directory")):
+        with pytest.raises(dfft.InvalidArgument, match=says):
+            dfft.io.write_npy(plan, path, plan.local_input(real))
+    ok = COMM.rank != 0 or (os.path.islink(link) and np.array_equal(np.load(target), np.arange(3.0)))
+    assert all_ranks(COMM.bcast(ok))
+
+
+def test_full_tmpfs_raises_and_keeps_the_old_file(work):
+    """A really full file system: an 8 KiB tmpfs for a 16 KiB array. MPI-IO may report such a
+    write as a success having written part of it; write_npy must raise all the same. Needs the
+    right to mount; skipped with the reason without it."""
+    import subprocess
+
+    mnt = os.path.join(work, "tmpfs")
+    why = ""
+    if COMM.rank == 0:
+        os.makedirs(mnt, exist_ok=True)
+        try:
+            m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", mnt], capture_output=True, text=True)
+            why = "" if m.returncode == 0 else (m.stderr.strip() or f"mount exit {m.returncode}")
+        except OSError as e:
+            why = str(e)
+    why = COMM.bcast(why)
+    if why:
+        pytest.skip(f"cannot mount a tmpfs: {why}")
+    try:
+        real, _ = shared(global_arrays)
+        plan = dfft.Plan(COMM, SHAPE, effort="estimate", fftw_wisdom=False)
+        path = os.path.join(mnt, "x.npy")
+        if COMM.rank == 0:
+            np.save(path, np.arange(3.0))
+        COMM.Barrier()
+        with pytest.raises(dfft.Error, match="x.npy"):
+            dfft.io.write_npy(plan, path, plan.local_input(real))
+        ok = COMM.rank != 0 or (np.array_equal(np.load(path), np.arange(3.0)) and not os.path.exists(path + ".dfft-tmp"))
+        assert all_ranks(COMM.bcast(ok))
+    finally:
+        COMM.Barrier()
+        if COMM.rank == 0:
+            subprocess.run(["umount", mnt])

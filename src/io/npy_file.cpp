@@ -11,6 +11,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "dfft/io.hpp"
 #include "exec/gather.hpp"
 #include "io/agree.hpp"
@@ -171,7 +175,9 @@ void transfer(MPI_Comm comm, const detail::File& f, const std::string& path, std
       MPI_Status st;
       const int code = writing ? MPI_File_write_at_all(f.get(), at, ptr, have ? 1 : 0, mtype, &st)
                                : MPI_File_read_at_all(f.get(), at, ptr, have ? 1 : 0, mtype, &st);
-      detail::check_file(code, writing ? "MPI_File_write_at_all" : "MPI_File_read_at_all", doing);
+      const char* call = writing ? "MPI_File_write_at_all" : "MPI_File_read_at_all";
+      detail::check_file(code, call, doing);
+      detail::check_moved(st, mtype, have ? 1 : 0, call, doing);
     } catch (...) {
       if (!err) err = std::current_exception();
     }
@@ -179,31 +185,66 @@ void transfer(MPI_Comm comm, const detail::File& f, const std::string& path, std
   detail::agree(comm, err);
 }
 
+// Rank 0 creates `target` (afresh with `fresh`: O_EXCL, so nothing planted at its name is written
+// through) and reserves its `total` bytes on the disk before any data is written. A full disk is
+// then refused here: Open MPI's OMPIO loses a collective write that the disk refuses without
+// reporting it (seen on tmpfs with 3 ranks). File systems without fallocate are written unreserved.
+void reserve(const std::string& target, bool fresh, MPI_Offset total, const std::string& doing) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (fresh ? O_EXCL : 0), 0666);
+  if (fd < 0) {
+    const int e = errno;
+    throw LibraryError(LibraryError::Library::system, "open", e, dfft::detail::world_rank(),
+                       concat("dfft: ", doing, ": creating '", target, "': ", std::strerror(e)));
+  }
+  const int rc = total > 0 ? ::fallocate(fd, 0, 0, static_cast<off_t>(total)) : 0;
+  const int e = rc != 0 ? errno : 0;
+  ::close(fd);
+  if (rc != 0 && e != EOPNOTSUPP && e != ENOSYS)
+    throw LibraryError(LibraryError::Library::system, "fallocate", e, dfft::detail::world_rank(),
+                       concat("dfft: ", doing, ": no room for its ", total, " bytes (fallocate: ", std::strerror(e), ")"));
+}
+
 void write_file(MPI_Comm comm, const std::string& path, const std::vector<std::int64_t>& shape, Dtype dtype,
                 const Layout& l, const void* data, const std::string& target, std::int64_t max_bytes) {
   int rank = 0;
   DFFT_MPI(MPI_Comm_rank(comm, &rank));
   const std::string doing = "cannot write '" + path + "'";
-  detail::File f(comm, target, MPI_MODE_CREATE | MPI_MODE_WRONLY, doing);
   const std::string header = make_npy_header(dtype, shape);
   std::int64_t count = 1;
   for (auto n : shape) count *= n;
   const auto total = static_cast<MPI_Offset>(header.size()) + count * static_cast<std::int64_t>(itemsize(dtype));
   detail::on_every_rank(comm, [&] {
+    if (rank == 0) reserve(target, target != path, total, doing);
+  });
+  detail::File f(comm, target, MPI_MODE_WRONLY, doing);
+  detail::on_every_rank(comm, [&] {
     detail::check_file(MPI_File_set_size(f.get(), total), "MPI_File_set_size", doing);
   });
   detail::on_every_rank(comm, [&] {
     MPI_Status st;
-    if (rank == 0)
-      detail::check_file(MPI_File_write_at(f.get(), 0, header.data(), static_cast<int>(header.size()), MPI_CHAR, &st),
-                         "MPI_File_write_at", doing);
+    if (rank != 0) return;
+    const int n = static_cast<int>(header.size());
+    detail::check_file(MPI_File_write_at(f.get(), 0, header.data(), n, MPI_CHAR, &st), "MPI_File_write_at", doing);
+    detail::check_moved(st, MPI_CHAR, n, "MPI_File_write_at", doing);
   });
   transfer(comm, f, path, static_cast<MPI_Offset>(header.size()), shape, dtype, l, false, const_cast<void*>(data),
            true, max_bytes);
+  // Data still in caches has not been written: a full disk or a lost server shows here or at close.
+  detail::on_every_rank(comm, [&] { detail::check_file(MPI_File_sync(f.get()), "MPI_File_sync", doing); });
   f.close(doing);
 }
 
 }  // namespace
+
+std::string output_refusal(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return "";  // a new file (or one the open will report on)
+  const std::string refuse = "refusing to write '" + path + "': ";
+  if (S_ISLNK(st.st_mode)) return refuse + "it is a symbolic link (name its target instead)";
+  if (S_ISDIR(st.st_mode)) return refuse + "it is a directory";
+  if (!S_ISREG(st.st_mode)) return refuse + "it is not a regular file (a device, FIFO or socket)";
+  return "";
+}
 
 NpyHeader read_npy_header(MPI_Comm comm, const std::string& path) {
   detail::File f(comm, path, MPI_MODE_RDONLY, "cannot open '" + path + "' for reading");
@@ -220,7 +261,17 @@ void write_npy_pieces(MPI_Comm comm, const std::string& path, const std::vector<
   int rank = 0;
   DFFT_MPI(MPI_Comm_rank(comm, &rank));
   const std::string target = options.atomic ? path + ".dfft-tmp" : path;
-  if (rank == 0 && options.atomic) std::remove(target.c_str());  // left by a killed run
+  on_every_rank(comm, [&] {
+    if (rank != 0) return;
+    const std::string why = output_refusal(path);
+    if (!why.empty()) throw InvalidArgument("write_npy", dfft::detail::world_rank(), concat("dfft: ", why));
+    // A temporary file left by a killed run goes; unlink removes a link planted there, not its target.
+    if (options.atomic && ::unlink(target.c_str()) != 0 && errno != ENOENT) {
+      const int e = errno;
+      throw LibraryError(LibraryError::Library::system, "unlink", e, dfft::detail::world_rank(),
+                         concat("dfft: cannot write '", path, "' (removing the old '", target, "': ", std::strerror(e), ")"));
+    }
+  });
   try {
     write_file(comm, path, shape, dtype, l, data, target, max_bytes);
   } catch (...) {

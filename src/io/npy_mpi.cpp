@@ -16,6 +16,16 @@ void check_file(int code, const char* call, const std::string& doing) {
                                                      std::string(text, static_cast<std::size_t>(len)), ") on rank ", r));
 }
 
+void check_moved(const MPI_Status& st, MPI_Datatype type, int count, const char* call, const std::string& doing) {
+  int got = 0;
+  check_file(MPI_Get_count(&st, type, &got), "MPI_Get_count", doing);
+  if (got == count) return;
+  const int r = dfft::detail::world_rank();
+  throw MpiError(call, MPI_ERR_IO, r, dfft::detail::concat("dfft: ", doing, ": ", call, " moved less than asked (",
+                                                           got == MPI_UNDEFINED ? std::string("part") : std::to_string(got),
+                                                           " of ", count, "; is the file system full?) on rank ", r));
+}
+
 File::File(MPI_Comm comm, const std::string& path, int amode, const std::string& doing) : comm_(comm) {
   std::exception_ptr err;
   try {

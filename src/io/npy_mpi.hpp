@@ -15,6 +15,10 @@ namespace dfft::io::detail {
 
 /// A failed MPI file call: MpiError "dfft: <doing>: <call> failed with code c (text) on rank r".
 void check_file(int code, const char* call, const std::string& doing);
+/// MPI-IO may move less than asked and still return MPI_SUCCESS (a full file system, with some
+/// implementations and file systems): `st` of a successful `call` must count `count` items of
+/// `type`, else MpiError "... <call> moved less than asked ...".
+void check_moved(const MPI_Status& st, MPI_Datatype type, int count, const char* call, const std::string& doing);
 
 /// A file opened collectively; an open that fails on any rank throws on every rank. Closed
 /// (collectively) by close() or, on the way out of an error, by the destructor.

@@ -48,7 +48,7 @@ def check_cluster(run, c, source):
     with open(bad, "w") as f:
         json.dump(dict(d, gpus_per_node=0), f)
     p = run.dfft("model", "cluster", "--machine", bad, np=1)
-    c.check(p.returncode == 2 and "gpus_per_node" in p.stderr, f"bad description: exit {p.returncode}, {p.stderr[-300:]}")
+    c.check(p.returncode == 3 and "gpus_per_node" in p.stderr, f"bad description (a bad input file, status 3): exit {p.returncode}, {p.stderr[-300:]}")
 
 
 def record(ranks, grid, phases, total):

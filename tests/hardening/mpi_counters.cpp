@@ -34,14 +34,6 @@ void log_send(int n, MPI_Datatype t, int dest, MPI_Comm comm) {
   s.bytes += static_cast<std::int64_t>(n) * size;
 }
 
-// Whether this call of `fn` is the one to fail.
-bool should_fail(const char* fn) {
-  if (g_fail_done || g_fail_fn != fn) return false;
-  if (g_fail_skip-- > 0) return false;
-  g_fail_done = true;
-  return true;
-}
-
 // Created objects are counted only when the call succeeded and produced a real handle.
 int created(int rc, std::atomic<long>& n) {
   if (rc == MPI_SUCCESS) ++n;
@@ -53,6 +45,16 @@ int comm_created(int rc, MPI_Comm* c) {
 }
 
 }  // namespace
+
+// Whether this call of `fn` is the one to fail.
+bool should_fail(const char* fn) {
+  if (g_fail_done || g_fail_fn != fn) return false;
+  if (g_fail_skip-- > 0) return false;
+  g_fail_done = true;
+  return true;
+}
+
+int injected_code() { return g_fail_code; }
 
 LiveObjects live() {
   return {g_comms.load(), g_types.load(), g_groups.load(), g_windows.load(), g_mem.load()};

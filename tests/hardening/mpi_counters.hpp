@@ -26,6 +26,10 @@ std::string to_string(const LiveObjects& o);
 void inject_failure(const std::string& function, int code, int skip = 0);
 /// Whether the armed failure has been delivered (and disarms it if not).
 bool injected_and_disarm();
+/// For interceptors defined elsewhere (io_failure_test.cpp): whether this call of `function` is
+/// the armed one (counting it against `skip`), and the code to return then.
+bool should_fail(const char* function);
+int injected_code();
 
 /// Messages and bytes this rank sent to one peer.
 struct Sent {
