@@ -87,13 +87,20 @@ bool prepare_everywhere(CandidateTimer& t, std::size_t i, MPI_Comm comm, std::st
   return false;
 }
 
-// Reports progress in timed runs (warm-ups included) through TuneSettings::progress.
+// Rounds that give each finalist `final_reps` more repetitions in blocks of `reps`.
+int max_final_rounds(const TuneSettings& s) { return std::max(1, (s.final_reps + s.reps - 1) / s.reps); }
+
+// Reports progress in timed runs (warm-ups included) through TuneSettings::progress; the total
+// counts every final round, of which fewer may run.
 struct Tally {
   const TuneSettings& s;
   double done = 0, total = 0;
   void add(double runs, const std::string& what) {
     done += runs;
     if (s.progress) s.progress(done, std::max(done, total), what);
+  }
+  void finish() {
+    if (s.progress) s.progress(std::max(done, total), std::max(done, total), "chosen");
   }
 };
 
@@ -113,7 +120,7 @@ void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vec
     if (!prepare_everywhere(t, i, comm, msg)) continue;  // built before: only resources can fail
     ready.push_back(i);
   }
-  const int max_rounds = std::max(1, (s.final_reps + s.reps - 1) / s.reps);
+  const int max_rounds = max_final_rounds(s);
   std::vector<std::vector<double>> fresh(cands.size());
   int last_leader = -1, streak = 0;
   for (int round = 0; round < max_rounds && ready.size() >= 2; ++round) {
@@ -216,7 +223,7 @@ SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, Can
   const int finalists = std::min<int>(s.finalists, static_cast<int>(cands.size()));
   Tally tally{s, 0,
               per_candidate * static_cast<double>(cands.size()) +
-                  (finalists >= 2 ? finalists * std::max(1, (s.final_reps + s.reps - 1) / s.reps) * (s.reps + 1.0) : 0)};
+                  (finalists >= 2 && s.final_reps >= 1 ? finalists * max_final_rounds(s) * (s.reps + 1.0) : 0)};
   for (std::size_t i = 0; i < cands.size(); ++i) {
     TuneCandidate& c = cands[i];
     c.status = TuneCandidate::Status::not_run;
@@ -239,6 +246,7 @@ SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, Can
   }
   final_rounds(t, cands, samples, s, comm, res, tally);
   decide(cands, res);
+  tally.finish();
   res.candidates = std::move(cands);
   return res;
 }
