@@ -44,10 +44,14 @@ Progress::~Progress() {
 void Progress::update(double done, double total, const std::string& what) {
   if (!enabled_) return;
   std::lock_guard<std::mutex> lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (done > 0 && base_done_ < 0) {  // the first work done: the rate is measured from here
+    base_done_ = done;
+    base_ = now;
+  }
   done_ = done;
   total_ = total;
   what_ = what;
-  const auto now = std::chrono::steady_clock::now();
   if ((total > 0 && done >= total) || now - last_ >= kMinGap) print_locked(now);
 }
 
@@ -55,9 +59,14 @@ void Progress::print_locked(std::chrono::steady_clock::time_point now) {
   last_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double frac = total_ > 0 ? done_ / total_ : 0;
+  // The rate since the first work was done, so that a slow start (planning) is not taken for
+  // the pace of the rest; until then the rate over all the time.
+  const double since = std::chrono::duration<double>(now - base_).count();
+  const double rate = base_done_ >= 0 && done_ > base_done_ && since > 0 ? (done_ - base_done_) / since
+                      : elapsed > 0 ? done_ / elapsed : 0;
   const std::string left = done_ >= total_ && total_ > 0 ? "done"
-                           : done_ > 0 ? "about " + clock_text(elapsed * (total_ - done_) / done_) + " left"
-                                       : "time left not known yet";
+                           : rate > 0 ? "about " + clock_text((total_ - done_) / rate) + " left"
+                                      : "time left not known yet";
   // Whole lines, not a line rewritten with \r: a result table goes to stdout at the same time.
   std::fprintf(stderr, "%s: %3.0f%%, elapsed %s, %s (%s)\n", who_.c_str(), 100 * frac,
                clock_text(elapsed).c_str(), left.c_str(), what_.c_str());

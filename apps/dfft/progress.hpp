@@ -27,7 +27,7 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   /// `done` of `total` units of work are finished (any unit: runs, relative costs) and `what`
-  /// is under way. The time left is the elapsed time scaled by the work left over the work done.
+  /// is under way. The time left is the work left at the pace since the first work was done.
   /// done >= total prints the final line at once.
   void update(double done, double total, const std::string& what);
 
@@ -38,7 +38,8 @@ class Progress {
   bool enabled_;
   double done_ = 0, total_ = 0;
   std::string what_;
-  std::chrono::steady_clock::time_point start_, last_;
+  double base_done_ = -1;  // `done` at the first update that reported work done
+  std::chrono::steady_clock::time_point start_, last_, base_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
