@@ -52,7 +52,9 @@ void Progress::update(double done, double total, const std::string& what) {
   done_ = done;
   total_ = total;
   what_ = what;
-  if ((total > 0 && done >= total) || now - last_ >= kMinGap) print_locked(now);
+  const bool complete = total > 0 && done >= total;
+  if ((complete && !complete_) || (!complete && now - last_ >= kMinGap)) print_locked(now);
+  complete_ = complete;
 }
 
 void Progress::print_locked(std::chrono::steady_clock::time_point now) {
@@ -78,7 +80,7 @@ void Progress::tick() {
   while (!stop_) {
     cv_.wait_for(lock, kTick);
     const auto now = std::chrono::steady_clock::now();
-    if (!stop_ && now - last_ >= kTick) print_locked(now);
+    if (!stop_ && !complete_ && now - last_ >= kTick) print_locked(now);
   }
 }
 

@@ -28,7 +28,7 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
   /// `done` of `total` units of work are finished (any unit: runs, relative costs) and `what`
   /// is under way. The time left is the work left at the pace since the first work was done.
-  /// done >= total prints the final line at once.
+  /// done >= total prints the final line at once (once, however often it is reported).
   void update(double done, double total, const std::string& what);
 
  private:
@@ -38,6 +38,7 @@ class Progress {
   bool enabled_;
   double done_ = 0, total_ = 0;
   std::string what_;
+  bool complete_ = false;  // the last update finished the work (its line is printed once)
   double base_done_ = -1;  // `done` at the first update that reported work done
   std::chrono::steady_clock::time_point start_, last_, base_;
   std::mutex mu_;
