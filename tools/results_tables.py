@@ -14,11 +14,15 @@ Kinds (options besides the record filters of results_pages.py):
              (the single-device rows of 1-rank jobs); the median over the processes of each
              process's median, the max/min over the processes, and the ratios to mpi4py-fft and
              to serial FFTW. Only the latest runner invocation (run.series) of each row counts.
+  automatic the automatic choice (cases-file test "automatic") against the fastest configuration
+             of the same job (every other test), per machine, backend, staging, precision, size and
+             rank count: forward+inverse times, their ratio, and the geometric mean of the ratios.
 stat=min (any kind) uses the fastest repetition instead of the median, which a loaded machine
 disturbs less. A configuration's time is its forward plus inverse median (one round trip); "best" is the
 fastest configuration of those selected. Several records of one configuration (repeated runs):
 the latest counts.
 """
+import math
 import statistics
 
 
@@ -290,7 +294,56 @@ def kind_defaults(spec, records):
     return table(header, rows), rows, kept
 
 
+AUTOMATIC_TEST = "automatic"  # the cases-file test whose configuration the plan chose
+
+
+def automatic_cells(records):
+    """{(machine, backend, staging, precision, transform, size, ranks): (automatic pair, every pair)}
+    of the latest runner invocation of each cell, for the automatic-choice suites."""
+    groups = {}
+    for rec in records:
+        if rec.get("direction") not in ("forward", "inverse") or rec.get("decomposition") == "single-device":
+            continue
+        key = tuple(text(k, field(rec, k)) for k in
+                    ("machine", "backend", "staging", "precision", "transform", "size", "ranks"))
+        groups.setdefault(key, []).append(rec)
+    cells = {}
+    for key, recs in groups.items():
+        latest = max(series(r) for r in recs)
+        recs = [r for r in recs if series(r) == latest]
+        auto = list(configurations([r for r in recs if r.get("test") == AUTOMATIC_TEST]).values())
+        rest = list(configurations([r for r in recs if r.get("test") != AUTOMATIC_TEST]).values())
+        if auto and rest:
+            cells[key] = (best(auto), best(rest + auto), len(rest), recs)
+    return cells
+
+
+def kind_automatic(spec, records):
+    cells = automatic_cells(select(records, spec))
+    machines = {k[0] for k in cells}
+    rows, kept, logs = [], [], []
+    for key in sorted(cells, key=lambda k: (k[0], k[1], k[2], k[3], k[4], [int(x) for x in k[5].split("x")], int(k[6]))):
+        (ta, pa), (tb, pb), n, recs = cells[key]
+        kept += recs
+        machine, backend, staging, precision, transform, size, ranks = key
+        ratio = ta / tb if ta and tb else None
+        if ratio:
+            logs.append(math.log(ratio))
+        rows.append(([machine] if len(machines) > 1 else [])
+                    + [backend + ("" if staging in ("-", "auto") else " " + staging + " staging"), precision, size, ranks,
+                       config_name(pa["forward"]), ms(ta), config_name(pb["forward"]), ms(tb),
+                       "-" if ratio is None else "%.2f" % ratio, str(n)])
+    if logs:
+        rows.append(([""] if len(machines) > 1 else []) + ["geometric mean", "", "", "", "", "", "", "",
+                                                            "%.2f" % math.exp(sum(logs) / len(logs)), ""])
+    header = (["machine"] if len(machines) > 1 else []) + [
+        "backend", "precision", "size", "ranks", "automatic choice", "fwd+inv " + unit(), "sweep's best",
+        "fwd+inv " + unit(), "automatic / best", "configurations"]
+    return table(header, rows), rows, kept
+
+
 KINDS = {"list": kind_list,
+         "automatic": kind_automatic,
          "defaults": kind_defaults,
          "reference": lambda s, r: kind_compare(s, r, single_device, "single-device", False),
          "peer": lambda s, r: kind_compare(dict(s, by=s.get("by", "size")), r, peer, "FFTW-MPI", True),

@@ -83,7 +83,7 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
 std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, const Measurement& m) {
   Record r = base_record(c, a, ranks);
   r.grid = m.grid;
-  if (c.opt.tune != dfft::Tune::none) {  // name the configuration the tuner chose
+  {  // the configuration the plan ran: the tuner's or the automatic choice where one was made
     r.decomposition = dfft::to_string(m.used.decomposition);
     r.variant = dfft::to_string(m.used.variant);
     r.methods.clear();

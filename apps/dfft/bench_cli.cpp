@@ -72,12 +72,17 @@ void add_suite_options(CLI::App* c, BenchArgs& a);
 
 void add_options(CLI::App* c, BenchArgs& a) {
   add_size_option(c, a.sizes, "Global shape; repeat for several");
-  add_list(c, "--decomp", a.decomps, kDecomps, "slab-2d1d | slab-1d2d | pencil");
-  add_list(c, "--variant", a.variants, kVariants, "default | realigned");
+  // "auto": the plan chooses (docs/defaults.md); a row the sweep compares with its best.
+  const auto with_auto = [](std::vector<std::string> v) {
+    v.push_back("auto");
+    return v;
+  };
+  add_list(c, "--decomp", a.decomps, with_auto(kDecomps), "slab-2d1d | slab-1d2d | pencil | auto");
+  add_list(c, "--variant", a.variants, with_auto(kVariants), "default | realigned | auto");
   c->add_option("--grid", a.grids, "Process grid P1xP2 (pencil) or P (slab); default automatic")
       ->delimiter(',');
-  auto* m = c->add_option("--method", a.methods, "Redistribution method for every exchange")
-                ->delimiter(',')->check(CLI::IsMember(kAllMethods));
+  auto* m = c->add_option("--method", a.methods, "Redistribution method for every exchange (auto: the plan's choice)")
+                ->delimiter(',')->check(CLI::IsMember(with_auto(kAllMethods)));
   auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")
                  ->delimiter(',')->check(CLI::IsMember(kAllMethods));
   auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange (pencil)")
@@ -200,7 +205,7 @@ std::vector<std::vector<dfft::Method>> method_sets(const BenchArgs& a, dfft::Dec
     if (std::find(sets.begin(), sets.end(), s) == sets.end()) sets.push_back(std::move(s));
   };
   if (a.methods1.empty() && a.methods2.empty()) {
-    for (auto m : names_to(a.methods, dfft::parse_method)) add({m});
+    for (const auto& name : a.methods) add(dfft::parse_methods(name));  // "auto": chosen by the plan
     return sets;
   }
   auto l1 = names_to(a.methods1.empty() ? a.methods : a.methods1, dfft::parse_method);
@@ -282,7 +287,8 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.opt.threads = threads;
                 c.opt.adapt = a.adapt;
                 c.opt.tune = dfft::parse_tune(a.tune);
-                c.opt.wisdom_file = a.wisdom;
+                // The tuner's file; a plan that is not tuned reads the machine's default one.
+                c.opt.wisdom_file = a.tune != "none" ? a.wisdom : "";
                 c.opt.tune_budget_s = a.tune_budget;
                 c.warmup = a.warmup;
                 c.reps = a.reps;

@@ -225,17 +225,17 @@ const std::map<std::string, Reader>& readers() {
       {"method",
        [](auto& v, auto& w, auto& s) {
          s.methods =
-             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
+             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_methods); });
        }},
       {"method1",
        [](auto& v, auto& w, auto& s) {
          s.methods1 =
-             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
+             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_methods); });
        }},
       {"method2",
        [](auto& v, auto& w, auto& s) {
          s.methods2 =
-             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_method); });
+             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_methods); });
        }},
       {"sizes", [](auto& v, auto& w, auto& s) { s.sizes = get_sizes(v, w); }},
       {"ranks", [](auto& v, auto& w, auto& s) { s.ranks = get_ranks(v, w); }},

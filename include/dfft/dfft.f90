@@ -32,8 +32,9 @@ module dfft
   integer(c_int), parameter :: DFFT_ERROR_INPUT = DFFT_ERROR_INVALID_ARGUMENT, &
                                DFFT_ERROR_MEMORY = DFFT_ERROR_OUT_OF_MEMORY
   integer(c_int), parameter :: DFFT_DOUBLE = 0, DFFT_FLOAT = 1
-  integer(c_int), parameter :: DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2
-  integer(c_int), parameter :: DFFT_DEFAULT = 0, DFFT_REALIGNED = 1
+  integer(c_int), parameter :: DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2, &
+                                DFFT_DECOMP_AUTO = 3
+  integer(c_int), parameter :: DFFT_DEFAULT = 0, DFFT_REALIGNED = 1, DFFT_VARIANT_AUTO = 2
   integer(c_int), parameter :: DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2
   integer(c_int), parameter :: DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2, DFFT_DCT1 = 3, &
                                DFFT_DCT3 = 4, DFFT_DCT4 = 5, DFFT_DST1 = 6, DFFT_DST3 = 7, &

@@ -54,8 +54,10 @@ typedef enum {
 
 /* Enumerations; the option fields below are plain ints holding these values. */
 enum { DFFT_DOUBLE = 0, DFFT_FLOAT = 1 };
-enum { DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2 };
-enum { DFFT_DEFAULT = 0, DFFT_REALIGNED = 1 };
+/* DFFT_DECOMP_AUTO, DFFT_VARIANT_AUTO: chosen when the plan is made (dfft_options_init's
+   defaults; docs/defaults.md). */
+enum { DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2, DFFT_DECOMP_AUTO = 3 };
+enum { DFFT_DEFAULT = 0, DFFT_REALIGNED = 1, DFFT_VARIANT_AUTO = 2 };
 enum { DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2 };
 /* DCT/DST kind the forward transform applies along an axis (the inverse applies the inverse
    kind: types I and IV self-inverse, II and III each other's; docs/r2r.md). */
@@ -88,8 +90,8 @@ enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
 typedef struct dfft_options {
   int64_t size;               /* sizeof(dfft_options) of the caller's dfft.h */
   int version;                /* DFFT_OPTIONS_VERSION of the caller's dfft.h */
-  int decomposition;          /* DFFT_SLAB_2D1D */
-  int variant;                /* DFFT_DEFAULT */
+  int decomposition;          /* DFFT_DECOMP_AUTO */
+  int variant;                /* DFFT_VARIANT_AUTO */
   int transform;              /* DFFT_R2C */
   int backend;                /* DFFT_CPU */
   int effort;                 /* DFFT_MEASURE */
@@ -98,17 +100,17 @@ typedef struct dfft_options {
   int onesided_sync;          /* DFFT_FENCE */
   int staging;                /* DFFT_STAGING_AUTO */
   int tune;                   /* DFFT_TUNE_NONE */
-  int n_methods;              /* 1: methods[0] for every exchange; else one per exchange, in path
-                                 order (up to DFFT_MAX_EXCHANGES) */
-  int methods[DFFT_MAX_EXCHANGES]; /* DFFT_A2A_SYNC */
+  int n_methods;              /* 0: chosen automatically; 1: methods[0] for every exchange; else one
+                                 per exchange, in path order (up to DFFT_MAX_EXCHANGES) */
+  int methods[DFFT_MAX_EXCHANGES];
   int grid_dims;              /* 0: grid chosen automatically; else grid[0..grid_dims) */
   int grid[DFFT_MAX_DIMS - 1];
   int r2r[DFFT_MAX_DIMS];     /* per axis, DFFT_R2R_NONE = periodic; read for the first ndims axes
                                  when any is set (r2r; c2c or r2c with some DCT/DST axes, r2c
                                  with the last axis periodic) */
-  int chunks;                 /* 4 */
+  int chunks;                 /* 0: automatic (4 where a method cuts blocks) */
   int in_flight;              /* 2 */
-  int overlap;                /* 1: no FFT/exchange overlap */
+  int overlap;                /* 0: automatic (no overlap); 1: none; K: K slices */
   int adapt;                  /* 0 */
   int device;                 /* -1: local rank modulo visible GPUs */
   int batch;                  /* must be 1: dfft_forward_batch / dfft_inverse_batch take the count */

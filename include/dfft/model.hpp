@@ -62,6 +62,12 @@ struct Calibration {
 
   /// Placeholder constants for machines without a calibration (docs/models.md lists them).
   static Calibration defaults(int ranks);
+  /// Built-in constants of a device class, for the automatic choice on a machine without a
+  /// calibration (docs/models.md lists them; not a measurement of this machine): a CPU node, or
+  /// NVLink-connected data-centre GPUs (H100/H200 class). `shared_gpu`: ranks share one GPU
+  /// (cuda-ipc then copies inside one GPU's memory); `cuda_aware`: the MPI methods hand device
+  /// memory to MPI instead of staging through the host.
+  static Calibration builtin(Backend backend, int ranks, bool shared_gpu, bool cuda_aware);
   /// Link parameters for exchanges within a communicator of `size` ranks: the all-to-all
   /// measurement of that size, else the nearest size measured, else the ping-pong.
   Link link(int size) const;

@@ -129,8 +129,9 @@ struct Layout {
   std::int64_t offset_of(const std::vector<std::int64_t>& idx) const;
 };
 
-enum class Decomposition { slab_2d1d, slab_1d2d, pencil };
-enum class Variant { Default, Realigned };
+/// `automatic`: chosen when the plan is made (Options, "Automatic choices" below).
+enum class Decomposition { slab_2d1d, slab_1d2d, pencil, automatic };
+enum class Variant { Default, Realigned, automatic };
 enum class Transform { r2c, c2c, r2r };  // c2r is the inverse of r2c; r2r: real DCT/DST on every axis
 /// Real-to-real kind of one axis (docs/r2r.md): the DCT or DST of type I-IV that the forward
 /// transform applies along it (FFTW's REDFT00/10/01/11, RODFT00/10/01/11, scipy.fft's dct/dst
@@ -213,6 +214,8 @@ Decomposition parse_decomposition(const std::string&);
 Variant parse_variant(const std::string&);
 Transform parse_transform(const std::string&);
 Method parse_method(const std::string&);
+/// "auto" (the methods chosen when the plan is made: an empty Options::methods) or one name.
+std::vector<Method> parse_methods(const std::string&);
 Backend parse_backend(const std::string&);
 R2R parse_r2r(const std::string&);  // "none", "dct1".."dct4", "dst1".."dst4"
 Codec parse_codec(const std::string&);
@@ -221,9 +224,15 @@ Staging parse_staging(const std::string&);
 Tune parse_tune(const std::string&);  // "none", "heuristic", "measure"
 Norm parse_norm(const std::string&);  // "backward", "ortho", "forward"
 
+/// Automatic choices (docs/defaults.md): decomposition, grid, variant, methods, chunks and
+/// overlap left at their automatic values are chosen when the plan is made, without timed runs,
+/// from what the plan can know (backend, nodes, GPUs shared or peer-connected, CUDA-aware MPI,
+/// NCCL, sizes, transform, precision, ranks) and the analytic model with this machine's
+/// calibration (a wisdom file's, else built-in constants for the device class). Every field the
+/// caller sets is kept; describe() says what was chosen and the runners-up.
 struct Options {
-  Decomposition decomposition = Decomposition::slab_2d1d;
-  Variant variant = Variant::Default;
+  Decomposition decomposition = Decomposition::automatic;
+  Variant variant = Variant::automatic;
   Transform transform = Transform::r2c;
   /// Per axis (empty: all periodic): the DCT/DST kind the forward transform applies along that
   /// axis (the inverse applies r2r_inverse of it); R2R::none keeps the axis periodic. With
@@ -248,8 +257,8 @@ struct Options {
   /// Process grid: {} picks one automatically; {P} for slabs; {P1, P2} for pencils
   /// (any length up to d-1 for a d-dimensional pencil decomposition).
   std::vector<int> grid;
-  /// One method for every exchange, or one per exchange in path order.
-  std::vector<Method> methods{Method::a2a_sync};
+  /// One method for every exchange, or one per exchange in path order. Empty: automatic.
+  std::vector<Method> methods;
   Effort effort = Effort::measure;
   /// Effort::measure: import FFTW wisdom from, and export new wisdom to, one file per machine
   /// and precision, fftw-<hostname>.wisdom (fftwf- for float) in `fftw_wisdom_dir`; empty dir:
@@ -268,14 +277,14 @@ struct Options {
   OneSidedSync onesided_sync = OneSidedSync::fence;
   /// Pipelining chunks per peer block for `onesided`, `p2p_pipelined` and `nccl` (encode/copy
   /// of chunk k+1 overlaps the transfer of chunk k; nccl cuts only blocks that need packing or
-  /// unpacking, into chunks of at least 1 MiB: docs/pipelined.md).
-  int chunks = 4;
+  /// unpacking, into chunks of at least 1 MiB: docs/pipelined.md). 0: automatic.
+  int chunks = 0;
   /// `p2p_pipelined`: ring steps (peers) with transfers outstanding at once (>= 1).
   int in_flight = 2;
   /// FFT/exchange overlap (docs/overlap.md): the FFTs next to each exchange run in this many
   /// slices along an axis the exchange does not cut, so slice i is exchanged while slice i+1
-  /// is transformed. 1: no overlap. Needs MPI_THREAD_SERIALIZED or higher.
-  int overlap = 1;
+  /// is transformed. 1: no overlap. Needs MPI_THREAD_SERIALIZED or higher. 0: automatic.
+  int overlap = 0;
   /// Online tuning (docs/overlap.md): the first executions of the plan try overlap slices,
   /// chunks and steps in flight; later executions use the fastest (max over ranks).
   bool adapt = false;

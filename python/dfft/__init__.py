@@ -98,8 +98,10 @@ def _r2r_kind(k):
 class Plan:
     """A distributed FFT plan (collective to build and to execute).
 
-    shape: global array shape (axis 0 slowest). decomposition: 'slab-2d1d', 'slab-1d2d' or
-    'pencil'; variant: 'default' or 'realigned'; methods: one name or one per exchange
+    shape: global array shape (axis 0 slowest). decomposition, variant, methods, grid, chunks and
+    overlap left at their defaults are chosen when the plan is made (docs/defaults.md;
+    ``plan.describe()`` says what and why). decomposition: 'auto', 'slab-2d1d', 'slab-1d2d' or
+    'pencil'; variant: 'auto', 'default' or 'realigned'; methods: None (automatic), one name or one per exchange
     ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', 'onesided', 'p2p-pipelined', 'node-ring',
     'hierarchical', 'per-peer'; on the cuda backend also 'p2p-streams', 'nccl', 'cuda-ipc'); transform: 'r2c' (inverse c2r),
     'c2c' or 'r2r'; precision: 'double' or 'float'; grid: process grid or None (automatic);
@@ -143,8 +145,8 @@ class Plan:
     LibraryError (FFTW, CUDA, cuFFT, NCCL).
     """
 
-    def __init__(self, comm, shape, decomposition="slab-2d1d", variant="default",
-                 methods="a2a-sync", transform="r2c", precision="double", grid=None,
+    def __init__(self, comm, shape, decomposition="auto", variant="auto",
+                 methods=None, transform="r2c", precision="double", grid=None,
                  norm="backward", r2r=None, input_layout=None, output_layout=None,
                  backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0,
                  codec=None, tolerance=None, overlap=None, adapt=None, threads=None,
@@ -152,7 +154,9 @@ class Plan:
                  staging=None, batch=None, batches=None, in_place=None, transposed_out=None,
                  tune=None, wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None,
                  user_workspace=None, axes=None, padding=None):
-        if isinstance(methods, str):
+        if methods is None or methods == "auto":
+            methods = []
+        elif isinstance(methods, str):
             methods = [methods]
         kinds = [_r2r_kind(k) for k in (r2r or [])]
         if precision not in _REAL:

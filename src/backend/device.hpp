@@ -95,6 +95,14 @@ class Device {
                           const Layout& dl, const Box& box, Codec c, bool is_double);
   /// Multiply `count` reals of the given precision by `factor`.
   virtual void scale(void* data, std::int64_t count, double factor, bool is_double) = 0;
+  /// Write `count` reals of src, multiplied by `factor`, to dst in one pass, in order with the
+  /// work queued before and after; false (nothing done) where the backend has no such pass and
+  /// the caller copies and scales apart. A GPU copies through a kernel either way, so the
+  /// normalisation rides along; on the CPU the plan's own grouping does better (keep_input_c2r).
+  virtual bool scale_copy(const void* /*src*/, void* /*dst*/, std::int64_t /*count*/,
+                          double /*factor*/, bool /*is_double*/) {
+    return false;
+  }
   /// Set `bytes` bytes at `data` to zero, in order with the work queued before and after.
   virtual void zero(void* data, std::size_t bytes) = 0;
   /// Copies between host memory and this device's memory (memcpy on CPU).
@@ -156,4 +164,14 @@ namespace dfft::detail {
 /// The CUDA backend (src/backend/cuda); throws dfft::Error when dfft was built without CUDA.
 /// `stream`: the caller's cudaStream_t for all device work (nullptr: a stream of the device's own).
 std::unique_ptr<Device> make_cuda_device(MPI_Comm comm, int requested_device, void* stream = nullptr);
+/// What the automatic choice (src/tune/automatic.cpp) needs to know of the plan's GPUs.
+struct GpuLinks {
+  bool shared = false;       // two ranks of comm use one GPU (nccl refuses them)
+  bool one_node = true;      // every rank of comm shares one memory node (cuda-ipc's reach)
+  bool peer_access = true;   // every pair of distinct GPUs of the node has peer access
+  bool ipc_events = true;    // every GPU supports interprocess events (cuda-ipc needs them)
+  bool nccl = false;         // this dfft was built with NCCL
+};
+/// Collective over comm (every rank with its GPU `ordinal` active).
+GpuLinks gpu_links(MPI_Comm comm, int ordinal);
 }  // namespace dfft::detail

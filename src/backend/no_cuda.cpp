@@ -12,6 +12,10 @@ std::unique_ptr<Device> make_cuda_device(MPI_Comm, int, void*) {
        "with the CUDA toolkit); use --backend cpu");
 }
 
+GpuLinks gpu_links(MPI_Comm, int) {
+  unsupported("this dfft was built without the CUDA backend; use --backend cpu");
+}
+
 std::unique_ptr<Transport> make_device_transport(Method, MPI_Comm, const ExchangeSpec&, Device&,
                                                  const TransportTuning&) {
   unsupported("device transports need the CUDA backend");

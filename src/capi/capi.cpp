@@ -134,8 +134,8 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   }
   if (!o) o = &def;
   dfft::Options r;
-  r.decomposition = pick<dfft::Decomposition>(o->decomposition, 3, "decomposition");
-  r.variant = pick<dfft::Variant>(o->variant, 2, "variant");
+  r.decomposition = pick<dfft::Decomposition>(o->decomposition, 4, "decomposition");
+  r.variant = pick<dfft::Variant>(o->variant, 3, "variant");
   r.transform = pick<dfft::Transform>(o->transform, 3, "transform");
   r.backend = pick<dfft::Backend>(o->backend, 2, "backend");
   r.effort = pick<dfft::Effort>(o->effort, 2, "effort");
@@ -146,8 +146,9 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.onesided_sync = pick<dfft::OneSidedSync>(o->onesided_sync, 2, "onesided_sync");
   r.staging = pick<dfft::Staging>(o->staging, 3, "staging");
   r.tune = pick<dfft::Tune>(o->tune, 3, "tune");
-  if (o->n_methods < 1 || o->n_methods > DFFT_MAX_EXCHANGES)
-    bad("n_methods = " + std::to_string(o->n_methods) + " (1 to " + std::to_string(DFFT_MAX_EXCHANGES) + ")");
+  if (o->n_methods < 0 || o->n_methods > DFFT_MAX_EXCHANGES)
+    bad("n_methods = " + std::to_string(o->n_methods) + " (0: automatic, else 1 to " +
+        std::to_string(DFFT_MAX_EXCHANGES) + ")");
   r.methods.clear();
   for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], 12, "methods[i]"));
   if (o->grid_dims < 0 || o->grid_dims > DFFT_MAX_DIMS - 1)

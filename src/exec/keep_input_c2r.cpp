@@ -72,9 +72,9 @@ class Chosen final : public KeepInputC2r {
   bool execute(const void* in, void* scratch, void* out, double factor) override {
     void* src = const_cast<void*>(in);
     if (split_ == 0) {
-      dev_.copy_box(src, d_.in, scratch, d_.in, d_.in.box, d_.is_double ? 16 : 8);
+      const bool scaled = copy_spectrum(dev_, src, d_.in, scratch, d_.is_double, factor);
       whole_.execute(scratch, out);
-      return false;
+      return scaled && factor != 1;
     }
     first_->execute(src, scratch);  // out of place: FFTW and cuFFT keep the input of a c2c
     if (!grouped_) {
@@ -176,6 +176,14 @@ std::string problem_key(const Device& dev, const FftDesc& d, double factor) {
 }
 
 }  // namespace
+
+bool copy_spectrum(Device& dev, const void* in, const Layout& l, void* to, bool is_double, double factor) {
+  // Unpadded: the box is one contiguous run of box.count() complex elements in both arrays.
+  if (factor != 1 && l.padded.empty() && dev.scale_copy(in, to, 2 * l.box.count(), factor, is_double))
+    return true;
+  dev.copy_box(in, l, to, l, l.box, is_double ? 16 : 8);
+  return factor == 1;
+}
 
 bool keep_input_can_group(const Device& dev, const FftDesc& c2r) {
   // A GPU scales the whole output at its memory bandwidth; the lines must be contiguous.

@@ -8,7 +8,8 @@
 // the work. Which split is fastest depends on the size and the library, so an FFT planned with
 // Effort::measure or above times them all. The inverse's normalisation is one more pass over
 // the output; on the CPU the split that leaves only the last axis for the c2r runs that c2r in
-// groups of lines small enough to stay in cache and scales each group there, saving the pass.
+// groups of lines small enough to stay in cache and scales each group there, saving the pass; on
+// a GPU the copy scales the spectrum while it copies it (copy_spectrum), saving it too.
 #pragma once
 
 #include <memory>
@@ -30,6 +31,12 @@ class KeepInputC2r {
   /// "copy" or "c2c(AXES) then c2r(AXES)": what describe() reports.
   virtual std::string name() const = 0;
 };
+
+/// Copies the caller's spectrum `in` (layout `l`, complex elements) into `to` (same layout) before
+/// a c2r that overwrites its input; where the device copies through a kernel anyway (a GPU) and
+/// the layout has no padding, multiplies by `factor` on the way, as the c2r is linear. Returns
+/// whether it applied `factor` (always true when `factor` is 1).
+bool copy_spectrum(Device& dev, const void* in, const Layout& l, void* to, bool is_double, double factor);
 
 /// Whether `c2r` can run its last axis in groups of lines (the candidate after r axes): on the
 /// CPU, with row-major layouts whose last axis is the halved one.

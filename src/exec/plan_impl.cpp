@@ -47,8 +47,20 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
                            std::pair{queue_, "DFFT_OVERLAP_QUEUE"}})
       if (v < 0) fail(name, " must be 0 or 1, got '", std::getenv(name), "'");
     topo_ = make_topology(comm_, opt.ranks_per_node);
-    auto grid = choose_grid(opt.decomposition, opt.grid, size_, static_cast<int>(shape.size()));
-    if (opt.grid.empty() && opt.decomposition == Decomposition::pencil) grid = node_aware_grid(grid, topo_);
+    // Every rank agreed on backend and threads above: a refusal here is the same on all of them.
+    if (opt.backend == Backend::cuda && opt.threads != 1)
+      unsupported("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 1, got ", opt.threads);
+    // Asked-for CUDA-aware MPI that is not there is refused whether or not this plan exchanges
+    // anything (a 1-rank plan does not): the same options must not fail only at a larger scale.
+    if (opt.backend == Backend::cuda && opt.staging == Staging::cuda_aware) use_cuda_aware(opt.staging);
+    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device, opt.stream)
+                                        : make_cpu_device(resolve_threads(opt.threads, comm_));
+    find_devices_per_node();
+    // The automatic fields are settled before anything reads them; the device is made first,
+    // since which GPUs the ranks use decides which methods can run.
+    if (has_automatic(opt)) choose_automatically();
+    auto grid = choose_grid(opt_.decomposition, opt_.grid, size_, static_cast<int>(shape.size()));
+    if (opt_.grid.empty() && opt_.decomposition == Decomposition::pencil) grid = node_aware_grid(grid, topo_);
     const auto coords = grid_coords(grid, rank_);
     UserLayouts user;
     if (user_in && user_out) {
@@ -65,15 +77,6 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
       DFFT_MPI(MPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN));
       sub_node_.push_back(topo_.restrict_to(parent).node);
     }
-    // Every rank agreed on backend and threads above: a refusal here is the same on all of them.
-    if (opt.backend == Backend::cuda && opt.threads != 1)
-      unsupported("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 1, got ", opt.threads);
-    // Asked-for CUDA-aware MPI that is not there is refused whether or not this plan exchanges
-    // anything (a 1-rank plan does not): the same options must not fail only at a larger scale.
-    if (opt.backend == Backend::cuda && opt.staging == Staging::cuda_aware) use_cuda_aware(opt.staging);
-    dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device, opt.stream)
-                                        : make_cpu_device(resolve_threads(opt.threads, comm_));
-    find_devices_per_node();
     FftwWisdomFile wisdom(fftw_wisdom_path(opt_, is_double_), is_double_);
     build_steps();
     wisdom.save();
@@ -436,6 +439,29 @@ void PlanImpl::build_transports() {
   traffic_ = NodeTraffic{sum[0], sum[1], sum[2], sum[3]};
 }
 
+void PlanImpl::choose_automatically() {
+  MachineFacts f;
+  f.backend = opt_.backend;
+  f.ranks = size_;
+  f.node = topo_.node;
+  f.emulated_nodes = topo_.emulated;
+  if (opt_.backend == Backend::cuda) {
+    const GpuLinks g = gpu_links(comm_, dev_->ordinal());
+    f.shared_gpu = g.shared;
+    f.ipc_in_node = g.peer_access && g.ipc_events;
+    f.ipc = f.ipc_in_node && g.one_node && topo_.nodes() == 1;
+    f.nccl = g.nccl && !g.shared;
+    f.cuda_aware = opt_.staging == Staging::cuda_aware || (opt_.staging == Staging::automatic && mpi_is_cuda_aware());
+  }
+  std::vector<std::string> warnings;
+  std::string source;
+  const auto cal = machine_calibration(comm_, f, opt_, source, warnings);
+  auto_ = choose_automatic(f, shape_, opt_, is_double_, cal);
+  auto_.calibration = source;
+  auto_.warnings.insert(auto_.warnings.begin(), warnings.begin(), warnings.end());
+  opt_ = auto_.chosen;
+}
+
 void PlanImpl::find_devices_per_node() {
   const int mine = dev_->ordinal();
   std::vector<int> all(static_cast<std::size_t>(size_));
@@ -510,8 +536,9 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
           // The last step (it writes the output) may fold the normalisation in.
           scaled = exec_[k].inv_keep->execute(cur, scratch, next, next == out ? factor : 1) && next == out;
         } else {
-          const Layout& l = d.sched[j].in;
-          dev_->copy_box(cur, l, scratch, l, l.box, is_double_ ? 16 : 8);
+          // The last step may fold the normalisation into the copy (copy_spectrum).
+          const bool last = next == out;
+          scaled = copy_spectrum(*dev_, cur, d.sched[j].in, scratch, is_double_, last ? factor : 1) && last;
           exec_[k].inv_fft->execute(scratch, next);
         }
       } else if (cur == in && (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first)) {
@@ -580,6 +607,7 @@ std::vector<std::int64_t> PlanImpl::exchange_bytes() const {
 
 std::string PlanImpl::describe() const {
   std::ostringstream s;
+  s << auto_.describe();
   s << detail::describe(path_);
   s << "nodes: " << topo_.nodes() << (topo_.emulated ? " (emulated)" : "") << ", devices per node "
     << topo_.devices_per_node << "\n";

@@ -15,6 +15,7 @@
 #include "plan/path.hpp"
 #include "transport/topology.hpp"
 #include "transport/transport.hpp"
+#include "tune/automatic.hpp"
 
 namespace dfft {
 
@@ -118,6 +119,8 @@ class PlanImpl {
                                             const detail::ExchangeSpec& s) const;
   void build_transports();
   void find_devices_per_node();
+  /// Settles the fields of opt_ left automatic (src/tune/automatic.cpp); collective.
+  void choose_automatically();
   void build_direction(bool inverse);
   void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
   void* buffer(int id, const void* in, void* out) const;
@@ -137,6 +140,7 @@ class PlanImpl {
   std::vector<MPI_Comm> sub_;  // one per grid dimension
   std::vector<std::int64_t> shape_;
   Options opt_;
+  detail::AutoChoice auto_;  // what the automatic choice did (describe())
   bool is_double_;
   int rank_ = 0, size_ = 1;
   detail::Path path_;

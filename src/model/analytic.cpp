@@ -177,6 +177,52 @@ Calibration Calibration::defaults(int ranks) {
   return c;
 }
 
+Calibration Calibration::builtin(Backend backend, int ranks, bool shared_gpu, bool cuda_aware) {
+  Calibration c;
+  c.ranks = ranks;
+  c.measured = false;
+  c.backend = to_string(backend);
+  auto set = [&](Method m, double latency, double bandwidth) {
+    c.method_links.push_back({m, Link{ranks, latency, bandwidth}});
+  };
+  if (backend == Backend::cpu) {
+    // One core per rank of a current x86 server node, FFTW measure plans. The exchange rates are
+    // per peer under the contention of a full node: MPI datatypes (a2a-type, p2p-type) let MPI
+    // copy strided blocks once, where the packing methods add a pass through staging buffers
+    // and a second copy through shared memory (docs/results/cpu-fftw.md).
+    c.device = "built-in: cpu node";
+    c.fft_contiguous[0] = 12e9, c.fft_middle[0] = 9e9, c.fft_strided[0] = 6e9;
+    c.fft_contiguous[1] = 20e9, c.fft_middle[1] = 15e9, c.fft_strided[1] = 10e9;
+    c.pack_rate = 4e9;
+    c.pingpong = c.intra = {2, 2e-6, 3e9};
+    c.inter = {2, 1.5e-5, 1e9};
+    for (const auto& i : method_table()) {
+      if (!i.cpu) continue;
+      const bool datatypes = i.buffers == MethodBuffers::in_place;
+      set(i.method, i.chunks ? 8e-6 : 4e-6, datatypes ? 1.6e9 : 1.1e9);
+    }
+    return c;
+  }
+  // NVLink GPUs of the H100/H200 class, cuFFT: a 1024^3 float r2c at about 1e13 flop/s
+  // (FFTW's flop count) on one GPU; peer copies near NVLink's 390 GB/s, NCCL a little below.
+  // The host-staged MPI methods cross PCIe twice and the host's MPI (about 7 GB/s).
+  c.device = shared_gpu ? "built-in: gpus shared by ranks" : "built-in: nvlink gpus";
+  c.fft_contiguous[1] = 1.2e13, c.fft_middle[1] = 9e12, c.fft_strided[1] = 6e12;
+  c.fft_contiguous[0] = 6e12, c.fft_middle[0] = 4.5e12, c.fft_strided[0] = 3e12;
+  c.pack_rate = 1.5e12;
+  const double peer = shared_gpu ? 1e12 : 3.5e11;
+  c.pingpong = c.intra = {2, 2e-5, peer};
+  c.inter = {2, 3e-5, 2.5e10};
+  for (const auto& i : method_table()) {
+    if (!i.cuda) continue;
+    if (i.method == Method::cuda_ipc) set(i.method, 2e-5, peer);
+    else if (i.method == Method::nccl) set(i.method, 3e-5, 0.8 * peer);
+    else if (!cuda_aware) set(i.method, 5e-5, i.method == Method::p2p_pipelined ? 8e9 : 6e9);
+    else set(i.method, 3e-5, i.buffers == MethodBuffers::in_place ? 2e10 : 0.7 * peer);
+  }
+  return c;
+}
+
 Link Calibration::link(Method m, int size) const {
   const Link* best = nullptr;
   for (const auto& x : method_links)

@@ -45,6 +45,9 @@ Recipe recipe_for(Decomposition dec, int d, int g) {
       }
       break;
     }
+    case Decomposition::automatic:
+      fail("decomposition auto is settled when a plan is made; a path (and the model's prediction) "
+           "needs slab-2d1d, slab-1d2d or pencil");
   }
   return r;
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/machine.hpp"
+#include "tune/automatic.hpp"
 #include "transport/topology.hpp"
 #include "tune/tuner.hpp"
 #include "util/check.hpp"
@@ -280,7 +281,7 @@ std::unique_ptr<PlanImpl> make_plan_impl(MPI_Comm comm, const std::vector<std::i
   if (opt.tune == Tune::none) return std::make_unique<PlanImpl>(comm, shape, opt, is_double, user_in, user_out);
   std::unique_ptr<PlanImpl> plan;
   report = std::make_shared<const TuneReport>(
-      run_tuner(comm, shape, opt, is_double, user_in, user_out, TuneSettings{}, &plan));
+      run_tuner(comm, shape, with_fixed_defaults(opt), is_double, user_in, user_out, TuneSettings{}, &plan));
   return plan;
 }
 
@@ -291,7 +292,7 @@ namespace dfft {
 template <class T>
 TuneReport tune(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& options,
                 const TuneSettings& settings) {
-  Options o = options;
+  Options o = detail::with_fixed_defaults(options);
   if (o.tune == Tune::none) o.tune = Tune::measure;
   return detail::run_tuner(comm, shape, o, std::is_same_v<T, double>, nullptr, nullptr, settings, nullptr);
 }

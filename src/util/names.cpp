@@ -13,10 +13,13 @@ namespace {
 template <class E, std::size_t N>
 using Table = std::array<std::pair<E, const char*>, N>;
 
-constexpr Table<Decomposition, 3> kDecomp{{{Decomposition::slab_2d1d, "slab-2d1d"},
+constexpr Table<Decomposition, 4> kDecomp{{{Decomposition::slab_2d1d, "slab-2d1d"},
                                            {Decomposition::slab_1d2d, "slab-1d2d"},
-                                           {Decomposition::pencil, "pencil"}}};
-constexpr Table<Variant, 2> kVariant{{{Variant::Default, "default"}, {Variant::Realigned, "realigned"}}};
+                                           {Decomposition::pencil, "pencil"},
+                                           {Decomposition::automatic, "auto"}}};
+constexpr Table<Variant, 3> kVariant{{{Variant::Default, "default"},
+                                      {Variant::Realigned, "realigned"},
+                                      {Variant::automatic, "auto"}}};
 constexpr Table<Transform, 3> kTransform{
     {{Transform::r2c, "r2c"}, {Transform::c2c, "c2c"}, {Transform::r2r, "r2r"}}};
 constexpr Table<R2R, 9> kR2R{{{R2R::none, "none"},
@@ -85,6 +88,10 @@ Decomposition parse_decomposition(const std::string& s) { return parse(kDecomp, 
 Variant parse_variant(const std::string& s) { return parse(kVariant, s, "variant"); }
 Transform parse_transform(const std::string& s) { return parse(kTransform, s, "transform"); }
 Method parse_method(const std::string& s) { return parse(kMethod, s, "method"); }
+std::vector<Method> parse_methods(const std::string& s) {
+  if (s == "auto") return {};
+  return {parse_method(s)};
+}
 Backend parse_backend(const std::string& s) { return parse(kBackend, s, "backend"); }
 R2R parse_r2r(const std::string& s) { return parse(kR2R, s, "r2r kind"); }
 Codec parse_codec(const std::string& s) { return parse(kCodec, s, "codec"); }

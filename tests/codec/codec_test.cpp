@@ -93,7 +93,7 @@ void check_case(const Case& c, const std::vector<std::int64_t>& shape) {
   o.chunks = 3;
   o.max_message_bytes = 700;  // also every chunk/split path
   const auto made = dfft_test::make_plan<T>(shape, o);
-  if (!made) return;  // ranks share a GPU and the method cannot (refused on every rank)
+  if (!made) return;  // ranks share a GPU and the method cannot: make_plan skipped the test
   dfft::Plan<T>& plan = *made;
   const double ref = max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD));
   const double rt = max_over_ranks(dfft::validate::roundtrip_error(plan, MPI_COMM_WORLD));

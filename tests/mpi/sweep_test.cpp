@@ -2,8 +2,9 @@
 // The main correctness sweep: every decomposition x variant x method x precision x transform,
 // on sizes that do not divide the rank count, on every grid that factors the number of ranks, for
 // the backend under test (support/backend.hpp); on cuda also 128^3, r2c for every method and c2c
-// for the device-direct ones; the transposed output order (Options::transposed_out); and the
-// first FFT of a direction copied into the workspace and run in place, or run out of place.
+// for the device-direct ones; the transposed output order (Options::transposed_out); the
+// first FFT of a direction copied into the workspace and run in place, or run out of place; and
+// the ortho and forward normalisations.
 #include "support/sweep.hpp"
 
 namespace dfft_test {
@@ -83,6 +84,21 @@ std::vector<Case> copy_first(std::vector<Decomposition> decs) {
   return cases;
 }
 
+// The normalisations other than the default (backward): every decomposition and grid, both
+// transforms and precisions, one packing method, first size. The reference check sees the
+// forward's factor and the round trip the inverse's, wherever the plan applies it (a separate
+// pass, or folded into a copy of the spectrum on GPUs).
+std::vector<Case> norms(std::vector<Decomposition> decs) {
+  std::vector<Case> cases;
+  for (Case c : sweep(decs))
+    if (c.methods == std::vector<Method>{Method::a2a_sync} && c.shape == shapes().front() && c.var == Variant::Default)
+      for (auto norm : {dfft::Norm::ortho, dfft::Norm::forward}) {
+        c.norm = norm;
+        cases.push_back(c);
+      }
+  return cases;
+}
+
 class SlabSweep : public ::testing::TestWithParam<Case> {};
 class PencilSweep : public ::testing::TestWithParam<Case> {};
 
@@ -109,6 +125,9 @@ INSTANTIATE_TEST_SUITE_P(CopyFirst, SlabSweep,
                          case_name_of);
 INSTANTIATE_TEST_SUITE_P(CopyFirst, PencilSweep, ::testing::ValuesIn(copy_first({Decomposition::pencil})),
                          case_name_of);
+INSTANTIATE_TEST_SUITE_P(Norms, SlabSweep, ::testing::ValuesIn(norms({Decomposition::slab_2d1d, Decomposition::slab_1d2d})),
+                         case_name_of);
+INSTANTIATE_TEST_SUITE_P(Norms, PencilSweep, ::testing::ValuesIn(norms({Decomposition::pencil})), case_name_of);
 
 }  // namespace
 }  // namespace dfft_test

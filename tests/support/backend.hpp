@@ -74,9 +74,18 @@ class DevArray {
   void* p_;
 };
 
+/// The first line of the skip message of a test whose method the backend refused because ranks
+/// share a GPU (mpi_gtest_main.cpp counts skipped tests by that line).
+inline constexpr const char* kSharedGpuSkip = "refused: ranks share a GPU (NCCL needs one GPU per rank)";
+
+/// Marks the running test skipped for ranks sharing a GPU, with the library's refusal `what` on
+/// the second line. Returns to the caller, which must stop testing (make_plan returns nullptr).
+inline void skip_shared_gpu(const std::string& what) { GTEST_SKIP() << kSharedGpuSkip << "\n" << what; }
+
 /// A plan made on every rank; nullptr on every rank when the backend refused it because ranks
 /// share a GPU (NCCL cannot put two ranks of a communicator on one GPU: the refusal itself is
-/// checked to reach every rank). Any other refusal fails the test.
+/// checked to reach every rank), and the test is then marked skipped with that reason. Any other
+/// refusal fails the test.
 template <class T, class... Args>
 std::unique_ptr<dfft::Plan<T>> make_plan(const Args&... args) {
   std::unique_ptr<dfft::Plan<T>> p;
@@ -85,7 +94,7 @@ std::unique_ptr<dfft::Plan<T>> make_plan(const Args&... args) {
   EXPECT_TRUE(clean) << "not a dfft::Error: " << o.what;
   if (o.ranks_with_error > 0 && o.what.find("share a GPU") != std::string::npos) {
     EXPECT_EQ(o.ranks_with_error, world_size()) << o.what;
-    if (world_rank() == 0) std::printf("    (refused, as it must: %s)\n", o.what.c_str());
+    skip_shared_gpu(o.what);
     return nullptr;
   }
   EXPECT_EQ(o.ranks_with_error, 0) << o.what;

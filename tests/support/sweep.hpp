@@ -34,6 +34,8 @@ struct Case {
   /// First FFT of a direction on the caller's array: -1 as planned, 0 out of place, 1 copied
   /// into the workspace and transformed in place (detail::first_step_copy_choice).
   int copy_first = -1;
+  /// Options::norm (the inverse's normalisation may be folded into work that reads the data).
+  dfft::Norm norm = dfft::Norm::backward;
 };
 
 inline std::string case_name(const Case& c) {
@@ -53,6 +55,7 @@ inline std::string case_name(const Case& c) {
   for (std::size_t i = 0; i < c.nodes.size(); ++i) s << (i ? "_" : "") << c.nodes[i];
   if (c.transposed_out) s << "_transposed_out";
   if (c.copy_first >= 0) s << "_copy_first" << c.copy_first;
+  if (c.norm != dfft::Norm::backward) s << "_norm_" << to_string(c.norm);
   return s.str();
 }
 
@@ -149,6 +152,7 @@ inline dfft::Options options_of(const Case& c) {
   o.transform = c.tr;
   o.ranks_per_node = c.nodes;
   o.transposed_out = c.transposed_out;
+  o.norm = c.norm;
   return o;
 }
 
@@ -189,7 +193,7 @@ void expect_input_kept(dfft::Plan<T>& plan, const Case& c) {
 template <class T>
 void run_typed_case(const Case& c) {
   const FirstStepChoice choice(c.copy_first);
-  // NCCL refuses (on every rank) ranks that share a GPU: the transform cannot be tested then.
+  // NCCL refuses (on every rank) ranks that share a GPU: make_plan then skips the test.
   const auto made = make_plan<T>(c.shape, options_of(c));
   if (!made) return;
   dfft::Plan<T>& plan = *made;

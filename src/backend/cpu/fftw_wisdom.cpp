@@ -64,8 +64,7 @@ std::mutex& fftw_planner_mutex() {
   return m;
 }
 
-std::string fftw_wisdom_path(const Options& opt, bool is_double) {
-  if (opt.effort != Effort::measure || !opt.fftw_wisdom || opt.backend != Backend::cpu) return {};
+std::string machine_file(const Options& opt, const std::string& prefix, const std::string& suffix) {
   std::string dir = opt.fftw_wisdom_dir;
   if (dir.empty()) dir = env("DFFT_WISDOM_DIR");
   if (dir.empty() && !env("XDG_CACHE_HOME").empty()) dir = env("XDG_CACHE_HOME") + "/dfft";
@@ -73,7 +72,12 @@ std::string fftw_wisdom_path(const Options& opt, bool is_double) {
   if (dir.empty()) return {};
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0 || !host[0]) return {};
-  return dir + (is_double ? "/fftw-" : "/fftwf-") + host + ".wisdom";
+  return dir + "/" + prefix + host + suffix;
+}
+
+std::string fftw_wisdom_path(const Options& opt, bool is_double) {
+  if (opt.effort != Effort::measure || !opt.fftw_wisdom || opt.backend != Backend::cpu) return {};
+  return machine_file(opt, is_double ? "fftw-" : "fftwf-", ".wisdom");
 }
 
 FftwWisdomFile::FftwWisdomFile(std::string path, bool is_double)

@@ -6,7 +6,12 @@
 #include "transport/topology.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
 #include <numeric>
+
+#include "util/check.hpp"
 
 namespace dfft::detail {
 
@@ -24,16 +29,59 @@ int visible_devices() {
   return n;
 }
 
+// More ranks than GPUs on a node: NCCL refuses ranks that share a GPU, the other methods run
+// with the ranks of a GPU taking turns on it. Said once per process, by the first rank of such
+// a node, when its first plan is made; distinct GPUs are told apart by UUID (per-rank
+// CUDA_VISIBLE_DEVICES gives every rank ordinal 0). Collective over comm.
+void note_shared_gpus(MPI_Comm comm, int ordinal) {
+  cudaUUID_t mine{};
+  collectively(comm, "the GPU query", [&] {
+    cudaDeviceProp p{};
+    DFFT_CUDA(cudaGetDeviceProperties(&p, ordinal));
+    mine = p.uuid;
+  });
+  MPI_Comm node;
+  DFFT_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int rank = 0, size = 1;
+  std::vector<cudaUUID_t> all;
+  int rc = MPI_Comm_rank(node, &rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(node, &size);
+  if (rc == MPI_SUCCESS) {
+    all.resize(static_cast<std::size_t>(size));
+    rc = MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE, node);
+  }
+  MPI_Comm_free(&node);
+  DFFT_MPI(rc);
+  int distinct = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    bool seen = false;
+    for (std::size_t j = 0; j < i && !seen; ++j) seen = std::memcmp(&all[i], &all[j], sizeof(cudaUUID_t)) == 0;
+    distinct += seen ? 0 : 1;
+  }
+  static std::atomic<bool> said{false};
+  if (rank != 0 || distinct >= size || said.exchange(true)) return;
+  std::fprintf(stderr,
+               "dfft: %d ranks share %d GPU%s on this node; method nccl (and per-peer's NCCL part) is "
+               "refused for exchanges whose ranks share a GPU, as NCCL needs one GPU per rank; cuda-ipc "
+               "and the MPI methods run, the ranks of a GPU taking turns on it. One rank per GPU avoids "
+               "this.\n",
+               size, distinct, distinct == 1 ? "" : "s");
+}
+
 }  // namespace
 
 CudaDevice::CudaDevice(MPI_Comm comm, int requested, cudaStream_t user_stream) : comm_(comm) {
-  const int n = visible_devices();
-  // Ranks of one node spread over its GPUs round robin.
+  // Ranks of one node spread over its GPUs round robin. A rank that sees no GPU, or not the one
+  // asked for, fails on every rank: the others would wait for it in the collectives below.
   const int local = shared_node(comm).rank;
-  if (requested >= n)
-    fail("device ", requested, " requested but this rank sees ", n, " GPU(s) (0..", n - 1, ")");
-  ordinal_ = requested >= 0 ? requested : local % n;
-  activate();
+  collectively(comm, "choosing the GPU", [&] {
+    const int n = visible_devices();
+    if (requested >= n)
+      fail("device ", requested, " requested but this rank sees ", n, " GPU(s) (0..", n - 1, ")");
+    ordinal_ = requested >= 0 ? requested : local % n;
+    activate();
+  });
+  note_shared_gpus(comm, ordinal_);
   if (user_stream) {
     stream_ = user_stream;
     own_stream_ = false;
@@ -242,6 +290,12 @@ void CudaDevice::decode_box(const void* src, const std::vector<int>& order, void
 void CudaDevice::scale(void* data, std::int64_t count, double factor, bool is_double) {
   activate();
   DFFT_CUDA(cuda::launch_scale(data, count, factor, is_double, stream()));
+}
+
+bool CudaDevice::scale_copy(const void* src, void* dst, std::int64_t count, double factor, bool is_double) {
+  activate();
+  DFFT_CUDA(cuda::launch_scale_copy(src, dst, count, factor, is_double, stream()));
+  return true;
 }
 
 void CudaDevice::zero(void* data, std::size_t bytes) {

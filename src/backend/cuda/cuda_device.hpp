@@ -43,6 +43,7 @@ class CudaDevice final : public Device {
   void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
                 std::size_t elem_bytes) override;
   void scale(void* data, std::int64_t count, double factor, bool is_double) override;
+  bool scale_copy(const void* src, void* dst, std::int64_t count, double factor, bool is_double) override;
   void zero(void* data, std::size_t bytes) override;
   void encode_box(const void* src, const Layout& sl, const Box& box, const std::vector<int>& order,
                   void* dst, Codec c, bool is_double) override;

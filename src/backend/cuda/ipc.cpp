@@ -580,6 +580,48 @@ class CudaIpc final : public Transport {
 
 }  // namespace
 
+GpuLinks gpu_links(MPI_Comm comm, int ordinal) {
+  GpuLinks g;
+#ifdef DFFT_HAS_NCCL
+  g.nccl = true;
+#endif
+  int n = 0, me = 0;
+  DFFT_MPI(MPI_Comm_size(comm, &n));
+  DFFT_MPI(MPI_Comm_rank(comm, &me));
+  cudaDeviceProp p{};
+  collectively(comm, "the GPU query of the automatic choice",
+               [&] { DFFT_CUDA(cudaGetDeviceProperties(&p, ordinal)); });
+  std::vector<cudaUUID_t> ids(static_cast<std::size_t>(n));
+  DFFT_MPI(MPI_Allgather(&p.uuid, sizeof(cudaUUID_t), MPI_BYTE, ids.data(), sizeof(cudaUUID_t), MPI_BYTE, comm));
+  int local[2] = {1, 1};  // peer access to every other visible GPU, interprocess events
+  collectively(comm, "the GPU links of the automatic choice", [&] {
+#if CUDART_VERSION >= 12000
+    int events = 0;
+    DFFT_CUDA(cudaDeviceGetAttribute(&events, cudaDevAttrIpcEventSupport, ordinal));
+    local[1] = events != 0;
+#endif
+    for (int k = 0; k < n; ++k) {
+      if (k == me || std::memcmp(&ids[k], &ids[me], sizeof(cudaUUID_t)) == 0) continue;
+      const int j = local_ordinal(ids[k]);
+      if (j < 0 || j == ordinal) continue;  // not visible here: cudaIpcOpenMemHandle decides
+      int can = 0;
+      DFFT_CUDA(cudaDeviceCanAccessPeer(&can, ordinal, j));
+      if (!can) local[0] = 0;
+    }
+  });
+  int all[2] = {0, 0};
+  DFFT_MPI(MPI_Allreduce(local, all, 2, MPI_INT, MPI_MIN, comm));
+  g.peer_access = all[0] != 0;
+  g.ipc_events = all[1] != 0;
+  for (int i = 0; i < n && !g.shared; ++i)
+    for (int j = i + 1; j < n && !g.shared; ++j)
+      g.shared = std::memcmp(&ids[i], &ids[j], sizeof(cudaUUID_t)) == 0;
+  int one = shared_node(comm).size == n ? 1 : 0, every = 0;
+  DFFT_MPI(MPI_Allreduce(&one, &every, 1, MPI_INT, MPI_MIN, comm));
+  g.one_node = every != 0;
+  return g;
+}
+
 std::unique_ptr<Transport> make_device_cuda_ipc(MPI_Comm comm, const ExchangeSpec& s,
                                                 CudaDevice& dev) {
   return std::make_unique<CudaIpc>(comm, s, dev);

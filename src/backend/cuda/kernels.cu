@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Box copy (pack, unpack, local transpose) and scale kernels.
+// Box copy (pack, unpack, local transpose) and scale (in place or while copying) kernels.
 //
 // Two copy kernels. When source and destination share their fastest axis (after the host has
 // merged axes contiguous in both), a flat kernel walks the box in destination order: reads and
@@ -94,11 +94,12 @@ cudaError_t copy_typed(const void* src, void* dst, const CopyGeom& g, cudaStream
   return cudaGetLastError();
 }
 
+// dst[i] = src[i] * f; src == dst scales in place (so no __restrict__).
 template <class T>
-__global__ void scale_kernel(T* p, std::int64_t n, T f) {
+__global__ void scale_kernel(const T* src, T* dst, std::int64_t n, T f) {
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    p[i] *= f;
+    dst[i] = src[i] * f;
 }
 
 }  // namespace
@@ -116,14 +117,21 @@ cudaError_t launch_copy(const void* src, void* dst, const CopyGeom& g, int elem_
 
 cudaError_t launch_scale(void* data, std::int64_t n, double factor, bool is_double,
                          cudaStream_t s) {
+  return launch_scale_copy(data, data, n, factor, is_double, s);
+}
+
+cudaError_t launch_scale_copy(const void* src, void* dst, std::int64_t n, double factor,
+                              bool is_double, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   const int threads = 256;
   const auto blocks =
       static_cast<unsigned>(std::min<std::int64_t>((n + threads - 1) / threads, 65536));
   if (is_double)
-    scale_kernel<double><<<blocks, threads, 0, s>>>(static_cast<double*>(data), n, factor);
+    scale_kernel<double><<<blocks, threads, 0, s>>>(static_cast<const double*>(src),
+                                                    static_cast<double*>(dst), n, factor);
   else
-    scale_kernel<float><<<blocks, threads, 0, s>>>(static_cast<float*>(data), n,
+    scale_kernel<float><<<blocks, threads, 0, s>>>(static_cast<const float*>(src),
+                                                   static_cast<float*>(dst), n,
                                                    static_cast<float>(factor));
   return cudaGetLastError();
 }

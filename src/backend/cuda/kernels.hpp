@@ -74,5 +74,8 @@ cudaError_t launch_copy(const void* src, void* dst, const CopyGeom& g, int elem_
                         cudaStream_t s);
 cudaError_t launch_scale(void* data, std::int64_t n, double factor, bool is_double,
                          cudaStream_t s);
+/// dst[i] = src[i] * factor for n reals: a copy that normalises on the way.
+cudaError_t launch_scale_copy(const void* src, void* dst, std::int64_t n, double factor,
+                              bool is_double, cudaStream_t s);
 
 }  // namespace dfft::detail::cuda

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#include "tune/automatic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "backend/cpu/fftw_wisdom.hpp"
+#include "dfft/tune.hpp"
+#include "model/machine.hpp"
+#include "transport/methods.hpp"
+#include "tune/tuner.hpp"
+#include "util/check.hpp"
+
+namespace dfft::detail {
+
+namespace {
+
+// Chunks per block for the chunked methods where nothing else decides them: the value the
+// pipelined transports were measured best at on 2-16 ranks (docs/pipelined.md).
+constexpr int kDefaultChunks = 4;
+// Relative difference of two predictions below which the model cannot tell them apart.
+constexpr double kModelTie = 0.02;
+
+bool host_staged(Method m, const MachineFacts& f) {
+  const auto& i = method_info(m);
+  return f.backend == Backend::cuda && !f.cuda_aware && i.buffers != MethodBuffers::device;
+}
+
+// Why the facts rule method m out, or empty when they allow it.
+std::string ruled_out_because(Method m, const MachineFacts& f) {
+  if (f.backend != Backend::cuda) return {};
+  if (m == Method::nccl && f.shared_gpu) return "two ranks share a GPU";
+  if (m == Method::nccl && !f.nccl) return "this dfft was built without NCCL";
+  if (m == Method::cuda_ipc && !f.ipc)
+    return f.nodes() > 1 ? "the ranks span several nodes" : "no peer access or IPC events between the GPUs";
+  // per-peer moves device memory only with cuda-ipc inside each node and nccl across.
+  if (m == Method::per_peer)
+    return f.ipc_in_node && f.nccl ? std::string() : "it needs cuda-ipc inside each node and nccl across";
+  if (host_staged(m, f) && (f.ipc || f.nccl))
+    return std::string("host-staged MPI (MPI is not CUDA-aware) where ") + (f.ipc ? "cuda-ipc" : "nccl") +
+           " can run";
+  // p2p-streams stages through the host too, with its own sender thread.
+  return {};
+}
+
+std::string fmt_ms(double s) {
+  std::ostringstream o;
+  o.precision(3);
+  o << s * 1e3 << " ms";
+  return o.str();
+}
+
+}  // namespace
+
+int MachineFacts::nodes() const {
+  int n = 0;
+  for (int v : node) n = std::max(n, v + 1);
+  return std::max(n, 1);
+}
+
+bool has_automatic(const Options& o) {
+  return o.decomposition == Decomposition::automatic || o.variant == Variant::automatic ||
+         o.methods.empty() || o.chunks == 0 || o.overlap == 0;
+}
+
+Options with_fixed_defaults(Options o) {
+  if (o.chunks == 0) o.chunks = kDefaultChunks;
+  // FFT/exchange overlap is not chosen automatically: on 2 GPUs it gained 0-7% at 512^3-1024^3,
+  // on 4 GPUs it lost in the inverse and with pencils (docs/results/overlap.md), and the model
+  // does not predict when it wins. Asking for slices (overlap > 1 or adapt) still gets them.
+  if (o.overlap == 0) o.overlap = 1;
+  return o;
+}
+
+AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::int64_t>& shape,
+                            const Options& opt, bool is_double, const model::Calibration& cal) {
+  AutoChoice r;
+  if (!has_automatic(opt)) {
+    r.chosen = opt;
+    return r;
+  }
+  r.made = true;
+  const Options base = with_fixed_defaults(opt);
+  if (facts.ranks == 1) {
+    // Nothing is exchanged: every decomposition and method is the same local transform.
+    Options o = base;
+    if (o.decomposition == Decomposition::automatic) o.decomposition = Decomposition::slab_2d1d;
+    if (o.variant == Variant::automatic) o.variant = Variant::Default;
+    if (o.methods.empty()) o.methods = {tune_methods(facts.backend).front()};
+    r.chosen = o;
+    r.note = "one rank: nothing is exchanged, every decomposition and method is the same local transform";
+    return r;
+  }
+  const int dims = static_cast<int>(shape.size());
+  // A grid or method list implies what it belongs to: {P1, P2} is a pencil grid, two methods
+  // mean two exchanges. The candidates below honour both; nothing explicit is overridden.
+  std::vector<Options> cands;
+  for (auto o : tune_candidates(base, facts.ranks, dims, facts.nodes())) {
+    if (o.overlap != base.overlap) continue;  // overlap is not chosen (with_fixed_defaults)
+    if (opt.decomposition != Decomposition::automatic && o.decomposition != opt.decomposition) continue;
+    if (opt.variant != Variant::automatic && o.variant != opt.variant) continue;
+    if (!opt.methods.empty()) o.methods = opt.methods;
+    else if (o.methods.size() != 1) continue;  // one method for every exchange
+    if (opt.chunks != 0) o.chunks = opt.chunks;
+    else if (o.chunks != kDefaultChunks) continue;
+    if (std::any_of(cands.begin(), cands.end(), [&](const Options& c) {
+          return tune_label(c) == tune_label(o);
+        }))
+      continue;
+    cands.push_back(o);
+  }
+  for (const auto& o : cands) {
+    std::string why;
+    for (Method m : o.methods)
+      if (why.empty() && opt.methods.empty()) why = ruled_out_because(m, facts);
+    if (!why.empty()) {
+      const std::string line = to_string(o.methods[0]) + ": " + why;
+      if (std::find(r.ruled_out.begin(), r.ruled_out.end(), line) == r.ruled_out.end())
+        r.ruled_out.push_back(line);
+      continue;
+    }
+    try {
+      const auto p = model::predict(cal, shape, o, facts.ranks, is_double, facts.node);
+      const double t = p.total.total();
+      if (std::isfinite(t)) r.ranked.push_back({o, tune_label(o), t, static_cast<int>(r.ranked.size())});
+    } catch (const Error&) {
+      // A candidate the planner refuses (too few planes for a slab, a grid too fine) is no
+      // choice: the others decide.
+    }
+  }
+  // Predictions closer than kModelTie are the same to the model; among them the candidate listed
+  // first (slab before pencil, the default variant before realigned) is taken, so that a
+  // rounding difference never decides.
+  std::stable_sort(r.ranked.begin(), r.ranked.end(),
+                   [](const AutoCandidate& a, const AutoCandidate& b) { return a.predicted < b.predicted; });
+  if (!r.ranked.empty()) {
+    const double limit = r.ranked.front().predicted * (1 + kModelTie);
+    std::stable_partition(r.ranked.begin(), r.ranked.end(),
+                          [&](const AutoCandidate& c) { return c.predicted <= limit; });
+    const auto tied = std::find_if(r.ranked.begin(), r.ranked.end(),
+                                   [&](const AutoCandidate& c) { return c.predicted > limit; });
+    std::stable_sort(r.ranked.begin(), tied, [&](const AutoCandidate& a, const AutoCandidate& b) {
+      return a.order < b.order;
+    });
+  }
+  if (r.ranked.empty()) {
+    // Nothing left: explicit fields that no decomposition can satisfy. Build what was asked with
+    // the old fixed choices for the rest, so that the planner names the offending field.
+    Options o = base;
+    if (o.decomposition == Decomposition::automatic)
+      o.decomposition = opt.grid.size() >= 2 ? Decomposition::pencil : Decomposition::slab_2d1d;
+    if (o.variant == Variant::automatic) o.variant = Variant::Default;
+    if (o.methods.empty()) {
+      for (Method m : tune_methods(facts.backend))
+        if (ruled_out_because(m, facts).empty()) {
+          o.methods = {m};
+          break;
+        }
+      if (o.methods.empty()) o.methods = {Method::a2a_sync};
+    }
+    r.chosen = o;
+    r.warnings.push_back("no candidate could be predicted; built " + tune_label(o));
+    return r;
+  }
+  r.chosen = r.ranked.front().options;
+  return r;
+}
+
+std::string AutoChoice::describe() const {
+  if (!made) return {};
+  std::ostringstream s;
+  s << "automatic choice: " << tune_label(chosen) << " ("
+    << (note.empty() ? "predicted by the model with " + calibration : note) << ")\n";
+  const std::size_t top = std::min<std::size_t>(3, ranked.size());
+  for (std::size_t i = 0; i < top; ++i)
+    s << "  " << i + 1 << ". " << ranked[i].label << ": predicted " << fmt_ms(ranked[i].predicted)
+      << " per forward\n";
+  if (ranked.size() > top) s << "  (" << ranked.size() - top << " more candidates)\n";
+  for (const auto& w : ruled_out) s << "  ruled out " << w << "\n";
+  for (const auto& w : warnings) s << "  warning: " << w << "\n";
+  return s.str();
+}
+
+std::string default_wisdom_file(const Options& opt) { return machine_file(opt, "dfft-wisdom-", ".json"); }
+
+model::Calibration machine_calibration(MPI_Comm comm, const MachineFacts& facts, const Options& opt,
+                                       std::string& source, std::vector<std::string>& warnings) {
+  const auto builtin = [&] {
+    auto c = model::Calibration::builtin(facts.backend, facts.ranks, facts.shared_gpu, facts.cuda_aware);
+    source = c.device + " constants";
+    return c;
+  };
+  std::string file = opt.wisdom_file;
+  if (file.empty()) {
+    file = default_wisdom_file(opt);
+    // Only an existing default file is read; its absence is the common case, not a warning.
+    int exists = 0, rank = 0;
+    DFFT_MPI(MPI_Comm_rank(comm, &rank));
+    if (rank == 0 && !file.empty()) {
+      std::FILE* f = std::fopen(file.c_str(), "rb");
+      exists = f != nullptr;
+      if (f) std::fclose(f);
+    }
+    DFFT_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
+    if (!exists) return builtin();
+  }
+  std::vector<std::string> notes;
+  const Wisdom w = load_wisdom(file, comm, notes);
+  if (w.calibrations.empty()) {
+    if (!opt.wisdom_file.empty() || !notes.empty())
+      warnings.push_back(file + ": no calibration used" + (notes.empty() ? std::string() : " (" + notes.front() + ")"));
+    return builtin();
+  }
+  const std::string device = device_model(comm, facts.backend, opt.device);
+  const std::string host = broadcast_string(host_name(), comm);
+  const model::Calibration* best = nullptr;
+  for (const auto& c : w.calibrations)
+    if (c.measured && c.ranks == facts.ranks && c.backend == to_string(facts.backend) && c.device == device &&
+        (c.host.empty() || c.host == host))
+      best = &c;
+  if (!best) {
+    warnings.push_back(file + " has no calibration for " + std::to_string(facts.ranks) + " ranks on " + device +
+                       " of host " + host + " (dfft model calibrate makes one); using built-in constants");
+    return builtin();
+  }
+  source = "calibration of " + file;
+  return *best;
+}
+
+}  // namespace dfft::detail

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// The automatic choice of a plan's decomposition, grid, variant, methods, chunks and overlap
+// (Options fields left automatic), made when the plan is made, without timed runs: the facts
+// a plan can know about its ranks and GPUs rule candidates in or out, and the analytic model
+// (src/model/analytic.cpp) with this machine's calibration ranks the rest.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dfft/model.hpp"
+#include "dfft/types.hpp"
+
+namespace dfft::detail {
+
+/// What the plan knows of where it runs (collective to gather; the same on every rank).
+struct MachineFacts {
+  Backend backend = Backend::cpu;
+  int ranks = 1;
+  std::vector<int> node;      // node of each rank (the plan's topology: detected or emulated)
+  bool emulated_nodes = false;
+  // CUDA backend:
+  bool shared_gpu = false;    // two ranks use one GPU: nccl refuses them
+  bool ipc = false;           // cuda-ipc can run: one memory node, peer access, IPC events
+  bool ipc_in_node = false;   // peer access and IPC events among the GPUs of each node
+  bool nccl = false;          // built with NCCL and no GPU shared
+  bool cuda_aware = false;    // the MPI methods would hand device memory to MPI
+  int nodes() const;
+};
+
+/// One ranked candidate of the choice.
+struct AutoCandidate {
+  Options options;
+  std::string label;  // tune_label()
+  double predicted = 0;  // seconds per forward transform (the model's)
+  int order = 0;         // place in the candidate list (ties go to the earlier)
+};
+
+struct AutoChoice {
+  bool made = false;           // false: nothing was left automatic
+  Options chosen;              // every automatic field resolved
+  std::vector<AutoCandidate> ranked;  // usable candidates, best first
+  std::vector<std::string> ruled_out; // "nccl: two ranks share a GPU", ...
+  std::string calibration;     // where the model's constants came from
+  std::string note;            // why no model was needed (one rank)
+  std::vector<std::string> warnings;
+  /// What describe() prints: the choice, the facts, the top three with their predictions.
+  std::string describe() const;
+};
+
+/// True when any of decomposition, variant, methods, chunks, overlap is left automatic.
+bool has_automatic(const Options& o);
+
+/// The values automatic chunks and overlap take where no candidate decides them (the tuner's
+/// candidates start from these).
+Options with_fixed_defaults(Options o);
+
+/// The pure part (no MPI): rank the candidates that `facts` allow with `cal`, keep the fields the
+/// caller set. Throws InvalidArgument when an explicit field leaves no candidate the planner can
+/// build (e.g. a pencil grid the array cannot be cut into), naming the field.
+AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::int64_t>& shape,
+                            const Options& opt, bool is_double, const model::Calibration& cal);
+
+/// The calibration the choice uses (collective): the matching one of the wisdom file
+/// (Options::wisdom_file, else the machine's default wisdom file if it exists), else the
+/// built-in constants of the device class. `source` says which; a file that is unreadable,
+/// corrupt or made on another machine adds one warning and is not used.
+model::Calibration machine_calibration(MPI_Comm comm, const MachineFacts& facts, const Options& opt,
+                                       std::string& source, std::vector<std::string>& warnings);
+
+/// The machine's default wisdom file (tuning entries and calibrations): dfft-wisdom-<host>.json
+/// in the directory of the FFTW wisdom files (Options::fftw_wisdom_dir, $DFFT_WISDOM_DIR,
+/// $XDG_CACHE_HOME/dfft, ~/.cache/dfft); empty when no directory is known.
+std::string default_wisdom_file(const Options& opt);
+
+}  // namespace dfft::detail

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// The automatic choice (src/tune/automatic.cpp) on made-up machines: which methods the facts
+// rule out, that explicit fields are kept, and that the built-in constants order the methods
+// the way the stored GPU and CPU measurements do (docs/results/gpu-multi.md, cpu-fftw.md).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "dfft/model.hpp"
+#include "transport/methods.hpp"
+#include "tune/automatic.hpp"
+
+namespace {
+
+using dfft::Backend;
+using dfft::Decomposition;
+using dfft::Method;
+using dfft::Options;
+using dfft::detail::AutoChoice;
+using dfft::detail::choose_automatic;
+using dfft::detail::MachineFacts;
+
+MachineFacts gpus(int ranks, bool shared, bool ipc, bool nccl, bool aware, std::vector<int> node = {}) {
+  MachineFacts f;
+  f.backend = Backend::cuda;
+  f.ranks = ranks;
+  f.node = node.empty() ? std::vector<int>(static_cast<std::size_t>(ranks), 0) : node;
+  f.shared_gpu = shared;
+  f.ipc = ipc;
+  f.ipc_in_node = ipc || f.nodes() > 1;
+  f.nccl = nccl && !shared;
+  f.cuda_aware = aware;
+  return f;
+}
+
+MachineFacts cpus(int ranks) {
+  MachineFacts f;
+  f.ranks = ranks;
+  f.node.assign(static_cast<std::size_t>(ranks), 0);
+  return f;
+}
+
+AutoChoice choose(const MachineFacts& f, std::int64_t n, const Options& o = {}, bool dbl = false) {
+  const auto cal = dfft::model::Calibration::builtin(f.backend, f.ranks, f.shared_gpu, f.cuda_aware);
+  Options opt = o;
+  opt.backend = f.backend;
+  return choose_automatic(f, {n, n, n}, opt, dbl, cal);
+}
+
+bool staged_on_host(Method m) {
+  return dfft::detail::method_info(m).buffers != dfft::detail::MethodBuffers::device &&
+         m != Method::per_peer;
+}
+
+TEST(Automatic, NothingAutomaticKeepsTheOptions) {
+  Options o;
+  o.decomposition = Decomposition::pencil;
+  o.variant = dfft::Variant::Realigned;
+  o.methods = {Method::p2p_sync};
+  o.chunks = 2;
+  o.overlap = 1;
+  const auto r = choose(cpus(4), 32, o);
+  EXPECT_FALSE(r.made);
+  EXPECT_EQ(r.chosen.methods, o.methods);
+  EXPECT_EQ(r.chosen.decomposition, Decomposition::pencil);
+}
+
+TEST(Automatic, EveryFieldSettled) {
+  for (int ranks : {1, 2, 3, 4, 8}) {
+    const auto r = choose(cpus(ranks), 24);
+    ASSERT_TRUE(r.made);
+    EXPECT_NE(r.chosen.decomposition, Decomposition::automatic);
+    EXPECT_NE(r.chosen.variant, dfft::Variant::automatic);
+    EXPECT_FALSE(r.chosen.methods.empty());
+    EXPECT_GE(r.chosen.chunks, 1);
+    EXPECT_EQ(r.chosen.overlap, 1);
+    EXPECT_FALSE(dfft::detail::has_automatic(r.chosen)) << ranks;
+  }
+}
+
+// Host staging lost 5-56x to cuda-ipc and NCCL on 2 and 4 GPUs: never chosen where they run.
+TEST(Automatic, GpusNeverStagedOnHostWhereDeviceMethodsRun) {
+  for (int ranks : {2, 4, 8})
+    for (std::int64_t n : {64, 256, 1024})
+      for (bool dbl : {false, true})
+        for (auto [ipc, nccl] : {std::pair{true, true}, std::pair{true, false}, std::pair{false, true}}) {
+          const auto r = choose(gpus(ranks, false, ipc, nccl, false), n, {}, dbl);
+          ASSERT_FALSE(r.ranked.empty());
+          for (Method m : r.chosen.methods)
+            EXPECT_FALSE(staged_on_host(m)) << ranks << " ranks, " << n << "^3: " << to_string(m);
+        }
+}
+
+TEST(Automatic, OneNodeOfPeerGpusTakesCudaIpc) {
+  for (int ranks : {2, 4})
+    for (std::int64_t n : {256, 512, 1024}) {
+      const auto r = choose(gpus(ranks, false, true, true, false), n);
+      EXPECT_EQ(r.chosen.methods, std::vector<Method>{Method::cuda_ipc}) << ranks << " GPUs, " << n << "^3";
+      // A slab where the array has the planes: pencils exchange twice (docs/results/gpu-multi.md).
+      EXPECT_NE(r.chosen.decomposition, Decomposition::pencil);
+    }
+}
+
+TEST(Automatic, SharedGpuRulesOutNccl) {
+  const auto r = choose(gpus(2, true, true, true, false), 256);
+  for (const auto& c : r.ranked)
+    for (Method m : c.options.methods) EXPECT_NE(m, Method::nccl);
+  EXPECT_THAT(r.ruled_out, testing::Contains(testing::HasSubstr("nccl: two ranks share a GPU")));
+  EXPECT_EQ(r.chosen.methods, std::vector<Method>{Method::cuda_ipc});
+}
+
+TEST(Automatic, SeveralNodesTakeNcclOrPerPeer) {
+  const auto r = choose(gpus(4, false, false, true, false, {0, 0, 1, 1}), 512);
+  ASSERT_EQ(r.chosen.methods.size(), 1u);
+  EXPECT_THAT(r.chosen.methods[0], testing::AnyOf(Method::nccl, Method::per_peer));
+}
+
+TEST(Automatic, NoDeviceMethodLeavesTheHostStagedOnes) {
+  // Ranks sharing a GPU without IPC events: neither nccl nor cuda-ipc, so MPI it is.
+  const auto r = choose(gpus(2, true, false, false, false), 128);
+  ASSERT_FALSE(r.ranked.empty());
+  EXPECT_TRUE(staged_on_host(r.chosen.methods[0]));
+}
+
+TEST(Automatic, CpuPrefersDatatypeMethods) {
+  for (int ranks : {2, 4, 16})
+    for (std::int64_t n : {64, 256}) {
+      const auto r = choose(cpus(ranks), n, {}, true);
+      ASSERT_EQ(r.chosen.methods.size(), 1u);
+      EXPECT_THAT(r.chosen.methods[0], testing::AnyOf(Method::a2a_type, Method::p2p_type))
+          << ranks << " ranks, " << n << "^3";
+    }
+}
+
+TEST(Automatic, SlabRunsOutOfPlanesPencilTakesOver) {
+  // 16 planes on 32 ranks: no slab can cut them; a pencil grid can.
+  const auto r = choose(cpus(32), 16, {}, true);
+  EXPECT_EQ(r.chosen.decomposition, Decomposition::pencil);
+}
+
+TEST(Automatic, ExplicitFieldsWin) {
+  Options o;
+  o.grid = {2, 2};  // implies a pencil
+  auto r = choose(cpus(4), 32, o);
+  EXPECT_EQ(r.chosen.decomposition, Decomposition::pencil);
+  EXPECT_EQ(r.chosen.grid, (std::vector<int>{2, 2}));
+  Options m;
+  m.methods = {Method::a2a_sync};  // host staging on a GPU, asked for: kept
+  r = choose(gpus(2, false, true, true, false), 256, m);
+  EXPECT_EQ(r.chosen.methods, std::vector<Method>{Method::a2a_sync});
+  Options d;
+  d.decomposition = Decomposition::slab_1d2d;
+  r = choose(gpus(2, false, true, true, false), 256, d);
+  EXPECT_EQ(r.chosen.decomposition, Decomposition::slab_1d2d);
+  EXPECT_EQ(r.chosen.methods, std::vector<Method>{Method::cuda_ipc});
+}
+
+TEST(Automatic, DescribeNamesTheTopThree) {
+  const auto r = choose(gpus(2, false, true, true, false), 256);
+  const auto text = r.describe();
+  EXPECT_THAT(text, testing::HasSubstr("automatic choice: "));
+  EXPECT_THAT(text, testing::HasSubstr("  1. "));
+  EXPECT_THAT(text, testing::HasSubstr("  3. "));
+  EXPECT_THAT(text, testing::HasSubstr("predicted"));
+}
+
+}  // namespace
