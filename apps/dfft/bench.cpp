@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -176,6 +177,7 @@ struct Sweep {
   CsvWriter csv;
   nlohmann::json machine;  // rank 0
   Fastest fastest;         // rank 0
+  std::function<void(const std::string&, double)> step;  // progress within a configuration
 
   void emit(const Record& r) {
     if (rank != 0) return;
@@ -249,7 +251,7 @@ struct Sweep {
   }
 
   void run(const Config& c) {
-    MeasureSettings s{c.warmup, c.reps, c.validate, a.verbose};
+    MeasureSettings s{c.warmup, c.reps, c.validate, a.verbose, step};
     Measurement m;
     std::string msg;
     Outcome mine = ok;
@@ -387,7 +389,7 @@ bool commit_outputs(Sweep& s) {
 }  // namespace
 
 int run_bench(const BenchArgs& a, MPI_Comm comm) {
-  Sweep s{a, comm, 0, 1, Table{stdout}, JsonLines{}, Tally{}, CsvWriter{}, nlohmann::json{}, Fastest{}};
+  Sweep s{a, comm, 0, 1, Table{stdout}, JsonLines{}, Tally{}, CsvWriter{}, nlohmann::json{}, Fastest{}, {}};
   APP_MPI(MPI_Comm_rank(comm, &s.rank));
   APP_MPI(MPI_Comm_size(comm, &s.ranks));
   std::vector<Config> configs = configurations(a, comm);
@@ -412,13 +414,22 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
     s.machine = machine_description(cuda);
     preamble(s, configs);
   }
-  const bool show = a.progress > 0 || (a.progress == 0 && (!a.cases.empty() || configs.size() > 10));
-  Progress progress(costs, show && s.rank == 0);
+  Progress progress("dfft bench", s.rank == 0 && progress_wanted(a.progress));
+  const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+  double finished = 0;
   for (std::size_t i = 0; i < configs.size(); ++i) {
+    const std::string name = "[" + std::to_string(i + 1) + "/" + std::to_string(configs.size()) + "] " +
+                             label(configs[i], a, configs[i].ranks > 0 ? configs[i].ranks : s.ranks);
+    // Within a configuration: its share of the cost as its timed runs go by (planning counts
+    // as none of it, so the ticker names it while a big plan is made).
+    s.step = [&, i](const std::string& what, double fraction) {
+      progress.update(finished + fraction * costs[i], total, name + ": " + what);
+    };
     if (configs[i].reference && (i == 0 || !same_group(configs[i], configs[i - 1]) || !configs[i - 1].reference))
       s.reference(configs[i]);
     s.run(configs[i]);
-    progress.done(i, label(configs[i], a, configs[i].ranks > 0 ? configs[i].ranks : s.ranks));
+    finished += costs[i];
+    progress.update(finished, total, name);
   }
   const Tally& t = s.tally;
   const bool saved = commit_outputs(s);

@@ -60,8 +60,8 @@ reaches below the fastest's. Progress lines go to stderr; stdout holds the table
 Exit status: 0 ok, 1 a configuration failed or nothing ran, 2 bad command line, 3 bad cases or
 result file, 4 a validation check failed (docs/cli.md). Record fields: docs/bench.md.
 
-Suites: --cases FILE.json runs a test-case file (benchmarks/cases/*.json; docs/cases.md) with a
-progress line on stderr. --report FILE... prints the relative-runtime tables of result files;
+Suites: --cases FILE.json runs a test-case file (benchmarks/cases/*.json; docs/cases.md).
+Progress lines go to stderr on a terminal, or with --progress. --report FILE... prints the relative-runtime tables of result files;
 --csv writes CSV; tools/plot.py draws the figures (docs/results-format.md).)";
 
 template <class T>
@@ -160,7 +160,7 @@ void add_suite_options(CLI::App* c, BenchArgs& a) {
       ->capture_default_str()->check(CLI::IsMember({"median", "mean", "min"}));
   c->add_flag("--list", a.list, "Print the configurations the options or --cases expand to; run nothing");
   c->add_flag("--progress,!--no-progress", a.progress,
-              "Progress line on stderr (default: on for --cases runs and runs of more than 10 configurations)");
+              "Progress lines on stderr (default: when stderr is a terminal)");
 }
 
 // Whether the user gave an option. Flags and lists are read from their values (a flag with a

@@ -67,13 +67,26 @@ void fill_input(const dfft::Plan<T>& plan, bool real, PlanBuffer<T>& dst) {
   plan.upload(dst.get(), host.data(), host.size() * sizeof(T));
 }
 
+// Reports run `k` of the `2 * (warmup + reps)` of a configuration (forward, then inverse).
+void report_step(const MeasureSettings& s, const char* what, int k) {
+  if (!s.step) return;
+  const int per_direction = s.warmup + s.reps;
+  s.step(std::string(what) + " run " + std::to_string(k % per_direction + 1) + " of " + std::to_string(per_direction),
+         static_cast<double>(k) / (2.0 * per_direction));
+}
+
 template <class T, class Run>
-DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSettings& s, MPI_Comm comm) {
-  for (int i = 0; i < s.warmup; ++i) run();
+DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSettings& s, MPI_Comm comm,
+                               const char* what, int first_run) {
+  for (int i = 0; i < s.warmup; ++i) {
+    report_step(s, what, first_run + i);
+    run();
+  }
   std::vector<double> total, phase[4], own[4];
   const std::size_t nst = plan.timings().size();
   std::vector<std::array<std::vector<double>, 4>> stage(nst);
   for (int i = 0; i < s.reps; ++i) {
+    report_step(s, what, first_run + s.warmup + i);
     APP_MPI(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
     run();
@@ -131,6 +144,7 @@ std::unique_ptr<dfft::Plan<T>> make_plan(const Config& c, MPI_Comm comm) {
 template <class T>
 Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm comm) {
   using C = std::complex<T>;
+  if (s.step) s.step(c.opt.tune == dfft::Tune::none ? "planning" : "planning (tuning)", 0.0);
   auto plan = make_plan<T>(c, comm);
   const bool real = c.opt.transform == dfft::Transform::r2c;
   const std::size_t in_bytes = static_cast<std::size_t>(plan->input_count()) * (real ? sizeof(T) : sizeof(C));
@@ -153,8 +167,8 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
       if (i % 2) inv();
       else fwd();
     }
-    m.forward = time_direction(*plan, fwd, s, comm);
-    m.inverse = time_direction(*plan, inv, s, comm);
+    m.forward = time_direction(*plan, fwd, s, comm, "forward", 0);
+    m.inverse = time_direction(*plan, inv, s, comm, "inverse", s.warmup + s.reps);
   }
   m.grid = plan->grid();
   m.used = plan->options();
@@ -176,6 +190,7 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
   m.memory_device_bytes = most[1];
   m.reference_error = m.roundtrip_error = m.laplacian_error = dfft::validate::not_run;
   if (s.validate) {
+    if (s.step) s.step("validating", 1.0);
     m.reference_error = dfft::validate::reference_error(*plan, comm);
     m.roundtrip_error = dfft::validate::roundtrip_error(*plan, comm);
     m.laplacian_error = dfft::validate::laplacian_error(*plan, comm);

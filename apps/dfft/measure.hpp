@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -49,6 +50,8 @@ struct Measurement {
 struct MeasureSettings {
   int warmup = 2, reps = 10;
   bool validate = false, describe = false;
+  /// Progress: what is under way and the fraction of the configuration's runs done (may be empty).
+  std::function<void(const std::string&, double)> step;
 };
 
 Measurement measure(const Config& c, const MeasureSettings& s, MPI_Comm comm);

@@ -21,6 +21,7 @@
 #include "dfft/tune.hpp"
 #include "mpi_check.hpp"
 #include "output_target.hpp"
+#include "progress.hpp"
 
 namespace dfftapp {
 
@@ -86,6 +87,8 @@ int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
   s.reps = a.reps;
   // A GPU needs a larger array than a CPU core before launch overheads stop dominating the rate.
   s.fft_n = a.fft_n > 0 ? a.fft_n : a.backend == "cuda" ? 256 : 64;
+  Progress progress("dfft model calibrate", rank == 0 && progress_wanted(a.progress));
+  s.progress = [&](double done, double total, const std::string& what) { progress.update(done, total, what); };
   auto c = dfft::model::calibrate(comm, dfft::parse_backend(a.backend), s);
   return on_rank0(comm, "dfft model calibrate", [&] {
     print_calibration(c);
@@ -266,6 +269,7 @@ Command make_model_command(CLI::App& parent) {
   }
   chk->add_option("--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
   cal->add_option("--reps", a->reps, "Repetitions per micro-benchmark")->check(at_least(1, "an integer >= 1"))->capture_default_str();
+  cal->add_flag("--progress,!--no-progress", a->progress, "Progress lines on stderr (default: when stderr is a terminal)");
   cal->add_option("--fft-n", a->fft_n, "FFT/pack benchmarks use an N^3 array (default 64, 256 with --backend cuda)")->check(CLI::Range(2, 1024));
   add_size_option(pre, a->size, "Global shape")->capture_default_str();
   pre->add_option("--precision", a->precision)->check(CLI::IsMember({"double", "float"}))->capture_default_str();

@@ -21,6 +21,7 @@ struct ModelArgs {
   std::vector<std::string> size{"64", "64", "64"};
   std::string precision = "double", transform = "r2c";
   bool no_plan_check = false;
+  int progress = 0;  // calibrate: >0 --progress, <0 --no-progress, 0: on a terminal
   // fit / check
   std::vector<std::string> results;
   std::vector<double> predict_at{8, 16, 32, 64};

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "progress.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
-#include <numeric>
 
 namespace dfftapp {
 
 namespace {
+
+constexpr auto kMinGap = std::chrono::seconds(2);  // between two lines
+constexpr auto kTick = std::chrono::seconds(5);    // a line at least this often while work runs
 
 std::string clock_text(double seconds) {
   const long s = seconds < 0 ? 0 : static_cast<long>(seconds + 0.5);
@@ -20,27 +24,64 @@ std::string clock_text(double seconds) {
 
 }  // namespace
 
-Progress::Progress(std::vector<double> costs, bool enabled)
-    : costs_(std::move(costs)),
-      enabled_(enabled),
-      start_(std::chrono::steady_clock::now()),
-      last_(start_) {
-  total_ = std::accumulate(costs_.begin(), costs_.end(), 0.0);
+bool progress_wanted(int flag) { return flag > 0 || (flag == 0 && ::isatty(STDERR_FILENO) == 1); }
+
+Progress::Progress(std::string who, bool enabled)
+    : who_(std::move(who)), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {
+  if (enabled_) ticker_ = std::thread([this] { tick(); });
 }
 
-void Progress::done(std::size_t i, const std::string& label) {
-  if (i < costs_.size()) finished_ += costs_[i];
+Progress::~Progress() {
   if (!enabled_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  ticker_.join();
+}
+
+void Progress::update(double done, double total, const std::string& what) {
+  if (!enabled_) return;
+  std::lock_guard<std::mutex> lock(mu_);
   const auto now = std::chrono::steady_clock::now();
-  const bool last = i + 1 >= costs_.size();
-  if (!last && now - last_ < std::chrono::seconds(2)) return;
+  if (done > 0 && base_done_ < 0) {  // the first work done: the rate is measured from here
+    base_done_ = done;
+    base_ = now;
+  }
+  done_ = done;
+  total_ = total;
+  what_ = what;
+  const bool complete = total > 0 && done >= total;
+  if ((complete && !complete_) || (!complete && now - last_ >= kMinGap)) print_locked(now);
+  complete_ = complete;
+}
+
+void Progress::print_locked(std::chrono::steady_clock::time_point now) {
   last_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double left = finished_ > 0 ? elapsed * (total_ - finished_) / finished_ : 0;
-  // Whole lines, not a line rewritten with \r: the result table goes to stdout at the same time.
-  std::fprintf(stderr, "dfft bench: [%zu/%zu] elapsed %s, about %s left (%s)\n", i + 1,
-               costs_.size(), clock_text(elapsed).c_str(), clock_text(left).c_str(), label.c_str());
+  const double frac = total_ > 0 ? done_ / total_ : 0;
+  // The rate since the first work was done, so that a slow start (planning) is not taken for
+  // the pace of the rest; until then the rate over all the time.
+  const double since = std::chrono::duration<double>(now - base_).count();
+  const double rate = base_done_ >= 0 && done_ > base_done_ && since > 0 ? (done_ - base_done_) / since
+                      : elapsed > 0 ? done_ / elapsed : 0;
+  const std::string left = done_ >= total_ && total_ > 0 ? "done"
+                           : rate > 0 ? "about " + clock_text((total_ - done_) / rate) + " left"
+                                      : "time left not known yet";
+  // Whole lines, not a line rewritten with \r: a result table goes to stdout at the same time.
+  std::fprintf(stderr, "%s: %3.0f%%, elapsed %s, %s (%s)\n", who_.c_str(), 100 * frac,
+               clock_text(elapsed).c_str(), left.c_str(), what_.c_str());
   std::fflush(stderr);
+}
+
+void Progress::tick() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, kTick);
+    const auto now = std::chrono::steady_clock::now();
+    if (!stop_ && !complete_ && now - last_ >= kTick) print_locked(now);
+  }
 }
 
 }  // namespace dfftapp

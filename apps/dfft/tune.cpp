@@ -15,6 +15,7 @@
 #include "dfft/tune.hpp"
 #include "dfft/validate.hpp"
 #include "mpi_check.hpp"
+#include "progress.hpp"
 
 namespace dfftapp {
 
@@ -28,22 +29,28 @@ struct TuneArgs {
   double budget = 0;
   dfft::TuneSettings settings;
   int top = 0;
+  int progress = 0;  // >0 --progress, <0 --no-progress, 0: on a terminal
   std::vector<int> threads{1};  // threads per rank; one tuning (and wisdom entry) per value
 };
 
 const char* kFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
 rank count, both variants, every method of the backend for each exchange, and chunks 1 and 4
 for onesided. Each candidate runs --warmup untimed and --reps timed forward+inverse pairs
-(all ranks start each repetition together after a barrier); its time is the maximum over ranks
-of each rank's median. A candidate whose first repetition takes more than --cut times the best
-median so far is stopped (cut). The --finalists best are then timed again in rounds (a block of
---reps each, alternating order) until one leads two rounds in a row by more than 3% or each had
---final-reps more repetitions. Candidates are ranked, and the winner chosen, by "median ms" (over
-all of a candidate's repetitions); "final ms" is the median of the final rounds alone, "first ms"
-the first repetition. The last line says how sure the choice is (a lead under 3% is a tie).
-The fastest is stored in the wisdom file, keyed by size, ranks,
-fixed grid, precision, transform, backend and device model; plans made with --tune measure
-(Options::tune = measure) and the same wisdom file reuse it without measuring. docs/tuning.md.)";
+(all ranks start each repetition together after a barrier); its "median ms" is the maximum over
+ranks of each rank's median. A candidate whose first repetition takes more than --cut times the
+best median so far is stopped (cut). The --finalists best are then timed again in rounds (a
+block of --reps each, alternating order) until one leads two rounds in a row by more than the
+noise or each had --final-reps more repetitions; "final ms" is their median over the final
+rounds alone, and the chosen plan is always a finalist, decided on "final ms". Noise: the
+larger relative interquartile range ("spread") of the two, at least 3%; finalists within it of
+the fastest are a tie, and the tie goes to the one the analytic model predicts fastest. Rows:
+the chosen, the other finalists by "final ms", the rest by "median ms"; "vs best" compares like
+with like (a finalist's final ms with the chosen's, another's median with the chosen's median).
+The certainty line gives the gap to the runner-up, both spreads and the verdict (clear or tie).
+The chosen plan is stored in the wisdom file, keyed by the problem and the machine (docs/tuning.md
+lists the key); `dfft bench --tune measure` and plans made with --tune measure
+(Options::tune = measure) and the same wisdom file reuse it without measuring. Progress lines
+go to stderr on a terminal, or with --progress.)";
 
 void add_options(CLI::App* c, TuneArgs& a) {
   add_size_option(c, a.size, "Global shape")->capture_default_str();
@@ -76,16 +83,8 @@ void add_options(CLI::App* c, TuneArgs& a) {
       ->delimiter(',')->check(at_least(0, "an integer >= 0"))->capture_default_str();
   c->add_option("--top", a.top, "Print only the N best candidates (0: all)")->check(at_least(0, "an integer >= 0"));
   c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
-}
-
-// Measured candidates by their median (the column that is printed and that decided), then the
-// cut ones, then the rest.
-std::pair<int, double> sort_key(const dfft::TuneCandidate& c) {
-  using S = dfft::TuneCandidate::Status;
-  if (c.status == S::measured) return {0, c.median};
-  if (c.status == S::predicted) return {0, c.predicted};
-  if (c.status == S::cut) return {2, c.first};
-  return {3, 0.0};
+  c->add_flag("--progress,!--no-progress", a.progress,
+              "Progress lines on stderr (default: when stderr is a terminal)");
 }
 
 std::string ms(double s) {
@@ -95,55 +94,37 @@ std::string ms(double s) {
   return b;
 }
 
+// Rows in the tuner's order (TuneReport::order).
 void print_table(const dfft::TuneReport& r, int top) {
-  std::vector<std::size_t> idx(r.candidates.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::stable_sort(idx.begin(), idx.end(),
-                   [&](std::size_t a, std::size_t b) { return sort_key(r.candidates[a]) < sort_key(r.candidates[b]); });
   const bool heur = r.mode == dfft::Tune::heuristic;
   std::size_t w = 9;
   for (const auto& c : r.candidates) w = std::max(w, c.label.size());
   const auto* win = r.winner >= 0 ? &r.candidates[static_cast<std::size_t>(r.winner)] : nullptr;
-  const double best = win ? (heur ? win->predicted : win->median) : NAN;
-  std::printf("%4s  %-*s  %10s  %10s  %10s  %4s  %7s  %s\n", "rank", static_cast<int>(w), "candidate",
-              heur ? "predicted" : "median ms", heur ? "" : "first ms", heur ? "" : "final ms", heur ? "" : "reps",
-              "vs best", "status");
+  std::printf("%4s  %-*s  %10s  %10s  %10s  %6s  %4s  %7s  %s\n", "rank", static_cast<int>(w), "candidate",
+              heur ? "predicted" : "median ms", heur ? "" : "first ms", heur ? "" : "final ms", heur ? "" : "spread",
+              heur ? "" : "reps", "vs best", "status");
   int shown = 0;
-  for (std::size_t k = 0; k < idx.size(); ++k) {
-    const auto& c = r.candidates[idx[k]];
+  for (std::size_t k = 0; k < r.order.size(); ++k) {
+    const auto i = static_cast<std::size_t>(r.order[k]);
+    const auto& c = r.candidates[i];
     if (top > 0 && shown >= top && c.status != dfft::TuneCandidate::Status::rejected) continue;
-    const double t = heur ? c.predicted : c.median;
-    const double ref = best;
-    char rel[32] = "-";
+    // Like with like: the final rounds against the chosen's final rounds, else the first pass.
+    const bool final = std::isfinite(c.final_median) && win && std::isfinite(win->final_median);
+    const double t = heur ? c.predicted : final ? c.final_median : c.median;
+    const double ref = !win ? NAN : heur ? win->predicted : final ? win->final_median : win->median;
+    char rel[32] = "-", spread[32] = "-";
     if (std::isfinite(t) && std::isfinite(ref)) std::snprintf(rel, sizeof rel, "%.2fx", t / ref);
+    if (std::isfinite(c.spread)) std::snprintf(spread, sizeof spread, "%.1f%%", 100 * c.spread);
     std::string status = to_string(c.status);
-    if (static_cast<int>(idx[k]) == r.winner) status += " <- chosen";
+    if (static_cast<int>(i) == r.winner) status += " <- chosen";
+    else if (std::find(r.tied.begin(), r.tied.end(), r.order[k]) != r.tied.end()) status += " (tie)";
     if (!c.note.empty()) status += ": " + c.note;
-    std::printf("%4zu  %-*s  %10s  %10s  %10s  %4s  %7s  %s\n", k + 1, static_cast<int>(w), c.label.c_str(),
+    std::printf("%4zu  %-*s  %10s  %10s  %10s  %6s  %4s  %7s  %s\n", k + 1, static_cast<int>(w), c.label.c_str(),
                 ms(heur ? c.predicted : c.median).c_str(), heur ? "" : ms(c.first).c_str(),
-                heur ? "" : ms(c.final_median).c_str(), heur ? "" : std::to_string(c.reps).c_str(), rel,
-                status.c_str());
+                heur ? "" : ms(c.final_median).c_str(), heur ? "" : spread, heur ? "" : std::to_string(c.reps).c_str(),
+                rel, status.c_str());
     ++shown;
   }
-}
-
-// How sure the choice is, from the winner's lead over the runner-up and the final rounds.
-void print_confidence(const dfft::TuneReport& r) {
-  if (r.mode != dfft::Tune::measure || r.winner < 0) return;
-  const auto& w = r.candidates[static_cast<std::size_t>(r.winner)];
-  if (!std::isfinite(r.runner_up_ratio)) {
-    std::printf("dfft tune: certainty: %s was the only candidate measured\n", w.label.c_str());
-    return;
-  }
-  const double lead = (r.runner_up_ratio - 1) * 100;
-  const char* verdict = lead <= 3 ? "tie: the runner-up is within 3%, either is as good (noise decides)"
-                        : r.stable_rounds >= 2 ? "clear: the same leader in the last final rounds"
-                        : r.final_rounds > 0 ? "likely: the lead changed or was small in the final rounds"
-                                             : "likely: no final rounds were run (--finalists < 2)";
-  std::printf("dfft tune: certainty: %s leads the runner-up by %.1f%% (medians over %d repetitions; %d "
-              "final round%s, led the last %d by more than 3%%) -> %s\n",
-              w.label.c_str(), lead, w.reps, r.final_rounds, r.final_rounds == 1 ? "" : "s", r.stable_rounds,
-              verdict);
 }
 
 std::string shape_str(const std::vector<std::int64_t>& s) {
@@ -167,8 +148,11 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
     std::printf("times in ms per forward+inverse pair: max over ranks of each rank's median\n");
   }
   dfft::TuneReport r;
+  dfft::TuneSettings settings = a.settings;
+  Progress progress("dfft tune", rank == 0 && progress_wanted(a.progress));
+  settings.progress = [&](double done, double total, const std::string& what) { progress.update(done, total, what); };
   try {
-    r = dfft::tune<T>(comm, shape, o, a.settings);
+    r = dfft::tune<T>(comm, shape, o, settings);
   } catch (const dfft::Error& e) {  // every decision of the tuner is collective, so is this refusal
     if (rank == 0)
       std::fprintf(stderr, "dfft tune: %s%s\n", message_of(e).c_str(),
@@ -180,7 +164,6 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
   if (rank == 0) {
     if (!r.wisdom_hit) print_table(r, a.top);
     std::printf("%s\n", dfft::describe(r).c_str());
-    if (!r.wisdom_hit) print_confidence(r);
   }
   if (a.validate) {
     dfft::Options chosen = r.chosen;

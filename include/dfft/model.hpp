@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -87,6 +88,9 @@ struct CalibrateSettings {
   int device = -1;          // CUDA backend: device ordinal (-1: local rank modulo devices)
   /// Nodes as Options::ranks_per_node; empty: DFFT_RANKS_PER_NODE, else the real nodes.
   std::vector<int> ranks_per_node;
+  /// Called on every rank after each micro-benchmark: `done` of `total` of them and the next
+  /// one. Empty: nothing is called (the library never prints).
+  std::function<void(double done, double total, const std::string& what)> progress;
 };
 
 /// Run the micro-benchmarks; collective over `comm`; same result on every rank.

@@ -10,7 +10,9 @@
 
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -31,16 +33,19 @@ struct TuneCandidate {
   Options options;
   std::string label;  // tune_label(options)
   Status status = Status::not_run;
-  /// Seconds per forward+inverse pair. median: max over ranks of each rank's median over all
-  /// its repetitions (finalists: the first ones and those of the final rounds); first: max over
-  /// ranks of the first repetition; final_median: the median of the final rounds' repetitions
-  /// alone (finalists only, else NaN).
+  /// Seconds per forward+inverse pair. median: max over ranks of each rank's median over its own
+  /// repetitions (the first pass, where every candidate is timed alike); first: max over ranks of
+  /// the first repetition; final_median: the same statistic over the repetitions of the final
+  /// rounds alone (finalists only, else NaN), where the finalists are timed interleaved.
   double median = std::numeric_limits<double>::quiet_NaN();
   double first = std::numeric_limits<double>::quiet_NaN();
   double final_median = std::numeric_limits<double>::quiet_NaN();
-  int reps = 0;
-  /// The time the choice was made on: the median.
-  double time() const { return median; }
+  /// Relative interquartile range (Q3 - Q1) / median of the repetitions time() is taken from,
+  /// max over ranks: how far apart the samples of one candidate are.
+  double spread = std::numeric_limits<double>::quiet_NaN();
+  int reps = 0;  // timed repetitions, first pass and final rounds together
+  /// The time the choice was made on: final_median for a finalist, else median.
+  double time() const { return std::isnan(final_median) ? median : final_median; }
   double predicted = std::numeric_limits<double>::quiet_NaN();  // analytic model, seconds
   std::string note;  // why it was rejected
 };
@@ -56,6 +61,10 @@ struct TuneSettings {
   int final_reps = 15;  // at most this many more repetitions of each finalist (blocks of reps)
   bool reuse_wisdom = true;   // measure: take a matching wisdom entry instead of measuring
   bool write_wisdom = true;   // measure: store the winner in Options::wisdom_file
+  /// Called on every rank as the measuring goes on: `done` of `total` timed runs (warm-ups
+  /// included; the total is an upper bound, the final rounds may stop early) and what is under
+  /// way. Empty: nothing is called. The library itself never prints.
+  std::function<void(double done, double total, const std::string& what)> progress;
 };
 
 struct TuneReport {
@@ -70,9 +79,18 @@ struct TuneReport {
   std::vector<std::string> warnings;    // ignored wisdom, budget exhausted, write failures ...
   double seconds = 0;                   // wall time spent choosing (max over ranks)
   bool budget_exhausted = false;
-  /// How sure the choice is: the runner-up's median over the winner's (NaN when alone), the
-  /// final rounds run, and how many of the last ones in a row the winner led by more than 3%.
+  /// How sure the choice is (measure mode): the runner-up's time() over the winner's (NaN when
+  /// alone); the noise bound of that comparison (max(3%, the larger spread)); the candidates that
+  /// are within noise of the fastest (winner included; one: a clear choice), of which the winner
+  /// is the model's favourite; the finalists; the final rounds run, and how many of the last ones
+  /// in a row the same finalist led by more than the noise.
+  int runner_up = -1;  // index of the runner-up; -1 when alone
   double runner_up_ratio = std::numeric_limits<double>::quiet_NaN();
+  double tie_bound = std::numeric_limits<double>::quiet_NaN();
+  std::vector<int> tied, finalists;
+  /// Candidate indices best first: the winner, the other finalists by time(), the other measured
+  /// (or predicted) candidates by time, then cut, rejected and not run ones.
+  std::vector<int> order;
   int final_rounds = 0, stable_rounds = 0;
 };
 
@@ -102,13 +120,15 @@ std::vector<Method> tune_methods(Backend b);
 // ---------------------------------------------------------------------------------------------
 // Wisdom files: {"dfft_wisdom": 1, "entries": [...], "calibrations": [...]} (docs/tuning.md).
 
-/// What a wisdom entry is valid for. Everything that changes which plan is fastest.
+/// What a wisdom entry is valid for: the problem and the machine, everything that changes which
+/// decomposition, grid and exchange are fastest. Not the FFTW planning effort: it chooses the
+/// local FFT algorithms that every candidate runs, so `dfft tune` (estimate by default, to tune
+/// quickly) and plans made with measure share their entries.
 struct WisdomKey {
   std::vector<std::int64_t> shape;
   int ranks = 1;
   std::vector<int> grid;  // fixed by the user; empty: tuned
-  std::string precision = "double", transform = "r2c", backend = "cpu", device, effort = "estimate",
-              codec = "none";
+  std::string precision = "double", transform = "r2c", backend = "cpu", device, codec = "none";
   int batch = 1;
   bool in_place = false;
   bool transposed_out = false;  // another output layout is another problem

@@ -217,24 +217,42 @@ Calibration calibrate(MPI_Comm comm, Backend backend, const CalibrateSettings& s
   c.device = device_model(comm, backend, s.device);
   c.host = broadcast_string(host_name(), comm);
   c.timestamp = broadcast_string(utc_timestamp(), comm);
+  const bool gpu = backend == Backend::cuda;
+  std::vector<int> groups;  // all-to-all communicator sizes
+  std::vector<Method> methods;  // the node-aware ones send what p2p-sync sends on one node
   if (size >= 2) {
-    // Messages go through host memory here, as with host-staged MPI (docs/models.md).
-    class_links(c, comm, rank, s.reps, s.ranks_per_node);
     for (int p = 2; p <= size; ++p)
-      if (size % p == 0) c.alltoall.push_back(alltoall_link(comm, rank, p, s.reps));
-  }
-  auto dev = backend == Backend::cuda ? make_cuda_device(comm, s.device) : make_cpu_device();
-  fft_rates(c, *dev, s, comm);
-  pack_rate(c, *dev, s, comm);
-  if (size >= 2) {
-    const bool gpu = backend == Backend::cuda;
-    std::vector<Method> methods;  // the node-aware ones send what p2p-sync sends on one node
+      if (size % p == 0) groups.push_back(p);
     for (const auto& i : method_table())
       if ((gpu ? i.cuda : i.cpu) && !i.node_aware) methods.push_back(i.method);
-    // Large enough per peer that NVLink-class links are not measured by their latency alone.
-    const std::int64_t big = gpu ? (std::int64_t{32} << 20) : (std::int64_t{1} << 20);
-    for (Method m : methods) method_link(c, m, *dev, s, comm, big);
   }
+  const double total = (size >= 2 ? 1.0 : 0.0) + static_cast<double>(groups.size()) + 2 + static_cast<double>(methods.size());
+  double done = 0;
+  auto next = [&](const std::string& what) {
+    if (s.progress) s.progress(done, total, what);
+    ++done;
+  };
+  if (size >= 2) {
+    // Messages go through host memory here, as with host-staged MPI (docs/models.md).
+    next("ping-pong per link class");
+    class_links(c, comm, rank, s.reps, s.ranks_per_node);
+    for (int p : groups) {
+      next("all-to-all on " + std::to_string(p) + " ranks");
+      c.alltoall.push_back(alltoall_link(comm, rank, p, s.reps));
+    }
+  }
+  auto dev = gpu ? make_cuda_device(comm, s.device) : make_cpu_device();
+  next("FFT rates");
+  fft_rates(c, *dev, s, comm);
+  next("pack rate");
+  pack_rate(c, *dev, s, comm);
+  // Large enough per peer that NVLink-class links are not measured by their latency alone.
+  const std::int64_t big = gpu ? (std::int64_t{32} << 20) : (std::int64_t{1} << 20);
+  for (Method m : methods) {
+    next("method " + to_string(m));
+    method_link(c, m, *dev, s, comm, big);
+  }
+  if (s.progress) s.progress(total, total, "calibrated");
   return c;
 }
 

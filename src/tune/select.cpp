@@ -58,6 +58,7 @@ void measure_one(CandidateTimer& t, std::size_t i, TuneCandidate& c, const TuneS
   while (static_cast<int>(mine.size()) < s.reps) mine.push_back(timed_run(t, i, comm));
   c.reps = static_cast<int>(mine.size());
   c.median = max_over_ranks(median_of(mine), comm);
+  c.spread = max_over_ranks(relative_iqr(mine), comm);
   c.status = TuneCandidate::Status::measured;
 }
 
@@ -86,19 +87,31 @@ bool prepare_everywhere(CandidateTimer& t, std::size_t i, MPI_Comm comm, std::st
   return false;
 }
 
-// Median over ranks-maxed samples of one candidate: each rank's median, max over ranks.
-double pooled_median(const std::vector<double>& mine, MPI_Comm comm) {
-  return max_over_ranks(median_of(mine), comm);
-}
+// Rounds that give each finalist `final_reps` more repetitions in blocks of `reps`.
+int max_final_rounds(const TuneSettings& s) { return std::max(1, (s.final_reps + s.reps - 1) / s.reps); }
+
+// Reports progress in timed runs (warm-ups included) through TuneSettings::progress; the total
+// counts every final round, of which fewer may run.
+struct Tally {
+  const TuneSettings& s;
+  double done = 0, total = 0;
+  void add(double runs, const std::string& what) {
+    done += runs;
+    if (s.progress) s.progress(done, std::max(done, total), what);
+  }
+  void finish() {
+    if (s.progress) s.progress(std::max(done, total), std::max(done, total), "chosen");
+  }
+};
 
 // The finalists again, in rounds: each round times every finalist for a block of `reps`
-// repetitions after one warm-up, in alternating order, so that their samples are taken like
-// the first ones (back to back, caches warm) and a change in the machine's load hits them
-// alike. A finalist's median is then over all its samples. The rounds stop once the same
-// finalist has led two rounds in a row by more than kTieMargin, or after enough rounds to give
-// each `final_reps` repetitions.
+// repetitions after one warm-up, in alternating order, so that a change in the machine's load
+// hits them alike. Their final_median and spread are over these repetitions alone: the first
+// pass timed each candidate at another moment, and a median that mixed both would compare
+// moments rather than plans. The rounds stop once the same finalist has led two rounds in a row
+// by more than the noise, or after enough rounds to give each `final_reps` repetitions.
 void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vector<std::vector<double>>& samples,
-                  const TuneSettings& s, MPI_Comm comm, SelectResult& res) {
+                  const TuneSettings& s, MPI_Comm comm, SelectResult& res, Tally& tally) {
   auto fin = best_measured(cands, s.finalists);
   if (fin.size() < 2 || s.final_reps < 1) return;
   std::vector<std::size_t> ready;
@@ -107,7 +120,7 @@ void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vec
     if (!prepare_everywhere(t, i, comm, msg)) continue;  // built before: only resources can fail
     ready.push_back(i);
   }
-  const int max_rounds = std::max(1, (s.final_reps + s.reps - 1) / s.reps);
+  const int max_rounds = max_final_rounds(s);
   std::vector<std::vector<double>> fresh(cands.size());
   int last_leader = -1, streak = 0;
   for (int round = 0; round < max_rounds && ready.size() >= 2; ++round) {
@@ -119,20 +132,47 @@ void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vec
         samples[i].push_back(v);
         fresh[i].push_back(v);
       }
-      cands[i].median = pooled_median(samples[i], comm);
-      cands[i].final_median = pooled_median(fresh[i], comm);
+      cands[i].final_median = max_over_ranks(median_of(fresh[i]), comm);
+      cands[i].spread = max_over_ranks(relative_iqr(fresh[i]), comm);
       cands[i].reps = static_cast<int>(samples[i].size());
+      tally.add(s.reps + 1, "final round " + std::to_string(round + 1) + " of at most " +
+                                std::to_string(max_rounds) + ": " + cands[i].label);
     }
     ++res.final_rounds;
     std::vector<std::size_t> order = ready;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cands[a].median < cands[b].median; });
-    const bool clear = cands[order[1]].median > (1 + kTieMargin) * cands[order[0]].median;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cands[a].time() < cands[b].time(); });
+    const bool clear = !within_noise(cands[order[0]], cands[order[1]]);
     streak = static_cast<int>(order[0]) == last_leader && clear ? streak + 1 : clear ? 1 : 0;
     last_leader = static_cast<int>(order[0]);
     if (streak >= 2) break;
   }
   res.stable_rounds = streak;
   for (auto i : ready) t.release(i);
+  if (res.final_rounds > 0)
+    for (auto i : ready) res.finalists.push_back(static_cast<int>(i));
+}
+
+// The winner among the finalists (all measured candidates when no final round ran): the
+// fastest by time(), unless others are within noise of it; then the model's favourite of those.
+void decide(const std::vector<TuneCandidate>& cands, SelectResult& res) {
+  std::vector<int> pool = res.finalists;
+  if (pool.empty())
+    for (std::size_t i = 0; i < cands.size(); ++i)
+      if (cands[i].status == TuneCandidate::Status::measured && std::isfinite(cands[i].median))
+        pool.push_back(static_cast<int>(i));
+  if (pool.empty()) return;
+  auto at = [&](int i) -> const TuneCandidate& { return cands[static_cast<std::size_t>(i)]; };
+  std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) { return at(a).time() < at(b).time(); });
+  for (int i : pool)
+    if (i == pool[0] || within_noise(at(pool[0]), at(i))) res.tied.push_back(i);
+  int w = pool[0];
+  for (int i : res.tied)
+    if (std::isfinite(at(i).predicted) && !(at(w).predicted <= at(i).predicted)) w = i;
+  res.winner = w;
+  if (pool.size() < 2) return;
+  res.runner_up = w == pool[0] ? pool[1] : pool[0];
+  res.runner_up_ratio = at(res.runner_up).time() / at(w).time();
+  res.tie_bound = noise_bound(at(w), at(res.runner_up));
 }
 
 }  // namespace
@@ -146,13 +186,28 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int pick_winner(const std::vector<double>& times, const std::vector<bool>& usable) {
-  int best = -1;
-  for (std::size_t i = 0; i < times.size(); ++i) {
-    if (i >= usable.size() || !usable[i] || !std::isfinite(times[i])) continue;
-    if (best < 0 || times[i] < times[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
-  }
-  return best;
+double relative_iqr(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  auto quantile = [&](double q) {
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(pos);
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  };
+  const double med = quantile(0.5);
+  return med > 0 ? (quantile(0.75) - quantile(0.25)) / med : kNaN;
+}
+
+double noise_bound(const TuneCandidate& a, const TuneCandidate& b) {
+  double bound = kTieMargin;
+  for (double s : {a.spread, b.spread})
+    if (std::isfinite(s)) bound = std::max(bound, s);
+  return bound;
+}
+
+bool within_noise(const TuneCandidate& faster, const TuneCandidate& slower) {
+  return slower.time() <= faster.time() * (1 + noise_bound(faster, slower));
 }
 
 SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, CandidateTimer& t,
@@ -164,6 +219,11 @@ SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, Can
   std::vector<std::vector<double>> samples(cands.size());  // this rank's times per candidate
   const double start = t.now();
   double best = kNaN;
+  const double per_candidate = s.warmup + s.reps;
+  const int finalists = std::min<int>(s.finalists, static_cast<int>(cands.size()));
+  Tally tally{s, 0,
+              per_candidate * static_cast<double>(cands.size()) +
+                  (finalists >= 2 && s.final_reps >= 1 ? finalists * max_final_rounds(s) * (s.reps + 1.0) : 0)};
   for (std::size_t i = 0; i < cands.size(); ++i) {
     TuneCandidate& c = cands[i];
     c.status = TuneCandidate::Status::not_run;
@@ -181,22 +241,12 @@ SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, Can
     measure_one(t, i, c, s, best, comm, samples[i]);
     t.release(i);
     if (c.status == TuneCandidate::Status::measured && !(c.median >= best)) best = c.median;
+    tally.add(per_candidate, "candidate " + std::to_string(i + 1) + " of " + std::to_string(cands.size()) +
+                                 ": " + c.label);
   }
-  final_rounds(t, cands, samples, s, comm, res);
-  // Every measured candidate competes on its median, the number the table prints; the final
-  // rounds only added samples to the closest ones.
-  std::vector<double> times;
-  std::vector<bool> usable;
-  for (const auto& c : cands) {
-    times.push_back(c.median);
-    usable.push_back(c.status == TuneCandidate::Status::measured);
-  }
-  res.winner = pick_winner(times, usable);
-  if (res.winner >= 0) {
-    usable[static_cast<std::size_t>(res.winner)] = false;
-    const int second = pick_winner(times, usable);
-    if (second >= 0) res.runner_up_ratio = times[static_cast<std::size_t>(second)] / times[static_cast<std::size_t>(res.winner)];
-  }
+  final_rounds(t, cands, samples, s, comm, res, tally);
+  decide(cands, res);
+  tally.finish();
   res.candidates = std::move(cands);
   return res;
 }

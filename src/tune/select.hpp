@@ -32,31 +32,44 @@ class CandidateTimer {
   virtual double now();
 };
 
-/// Per candidate: status, median and first repetition (max over ranks), rejection note.
+/// Per candidate: status, medians, spread and first repetition (max over ranks), rejection note.
 struct SelectResult {
-  std::vector<TuneCandidate> candidates;  // status/median/first/reps/note filled in
+  std::vector<TuneCandidate> candidates;  // status/median/first/final_median/spread/reps/note filled in
   int winner = -1;
+  int runner_up = -1;  // the fastest of the others the winner was chosen among
   bool budget_exhausted = false;
-  double runner_up_ratio = std::numeric_limits<double>::quiet_NaN();  // second best / best median
+  double runner_up_ratio = std::numeric_limits<double>::quiet_NaN();  // runner-up's time() / winner's
+  double tie_bound = std::numeric_limits<double>::quiet_NaN();  // noise_bound(winner, runner-up)
+  std::vector<int> finalists;  // candidates timed in the final rounds (those the winner comes from)
+  std::vector<int> tied;       // candidates within noise of the fastest (winner included); one: clear
   int final_rounds = 0;   // rounds of the finalists that ran
   int stable_rounds = 0;  // last rounds in a row with the same clear leader
 };
 
-/// Two medians closer than this (relative) are a tie: the measurement cannot tell them apart.
+/// The smallest relative gap that counts as a difference, however quiet the samples.
 constexpr double kTieMargin = 0.03;
+
+/// Relative interquartile range (Q3 - Q1) / median of a sample (quartiles by linear
+/// interpolation); NaN for an empty sample.
+double relative_iqr(std::vector<double> v);
+
+/// The noise rule, the one place that decides what the measurement cannot tell apart: the
+/// relative bound of a comparison of two candidates is max(kTieMargin, the larger of their
+/// spreads), and the slower ties the faster when its time() is within that bound of the faster's.
+double noise_bound(const TuneCandidate& a, const TuneCandidate& b);
+bool within_noise(const TuneCandidate& faster, const TuneCandidate& slower);
 
 /// Time candidates 0..n-1 in order (see TuneSettings); `budget_s` > 0 stops starting new
 /// candidates once that much time has passed (elapsed max over ranks). Then the best
-/// `s.finalists` are timed again in rounds (a block of `s.reps` each, alternating order) until
-/// one leads two rounds in a row by more than kTieMargin or each had `s.final_reps` more
-/// repetitions; the winner is the smallest median over all of a candidate's repetitions.
-/// `candidates` gives the options/labels to report; it is returned with the times filled in.
+/// `s.finalists` (by median) are timed again in rounds (a block of `s.reps` each, alternating
+/// order) until the same one leads two rounds in a row by more than the noise, or each had
+/// `s.final_reps` more repetitions. The winner is a finalist, decided on the final rounds alone
+/// (TuneCandidate::time()); with fewer than two finalists, the fastest median. Candidates within
+/// noise of the fastest are a tie, and the tie goes to the smallest finite `predicted` time (the
+/// model's favourite; the fastest measured when none is finite).
+/// `candidates` gives the options/labels/predictions; it is returned with the times filled in.
 SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> candidates,
                             CandidateTimer& timer, const TuneSettings& s, double budget_s);
-
-/// Index of the smallest finite time among entries with usable[i]; ties go to the lower
-/// index; -1 when none.
-int pick_winner(const std::vector<double>& times, const std::vector<bool>& usable);
 
 /// Collective: true on every rank when `failed` is true on any rank; `msg` becomes the message
 /// of the lowest such rank.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <sstream>
 
 #include "model/machine.hpp"
@@ -44,48 +45,50 @@ Options with_choice(const Options& base, const WisdomEntry& e) {
   return o;
 }
 
-model::Calibration calibration_for(const Wisdom& w, const WisdomKey& key,
-                                   std::vector<std::string>& warnings) {
+model::Calibration calibration_for(const Wisdom& w, const WisdomKey& key, std::vector<std::string>* warnings) {
   const model::Calibration* best = nullptr;
   for (const auto& c : w.calibrations)
     if (c.ranks == key.ranks && c.backend == key.backend && c.device == key.device) best = &c;
   if (best) return *best;
-  warnings.push_back("heuristic: no calibration for " + std::to_string(key.ranks) + " ranks on " +
-                     key.device + " in the wisdom file; using the placeholder constants "
-                     "(run dfft model calibrate)");
+  if (warnings)
+    warnings->push_back("heuristic: no calibration for " + std::to_string(key.ranks) + " ranks on " +
+                        key.device + " in the wisdom file; using the placeholder constants "
+                        "(run dfft model calibrate)");
   return model::Calibration::defaults(key.ranks);
 }
 
-// Predicted times of every candidate; candidates the planner rejects are marked so.
+// The model's time of every candidate; NaN, and the model's reason in `why`, where it refuses one.
 void predict_all(std::vector<TuneCandidate>& cands, const model::Calibration& cal,
                  const std::vector<std::int64_t>& shape, int ranks, bool is_double,
-                 const std::vector<int>& node) {
-  for (auto& c : cands) {
+                 const std::vector<int>& node, std::vector<std::string>& why) {
+  why.assign(cands.size(), std::string());
+  for (std::size_t i = 0; i < cands.size(); ++i) {
     try {
-      c.predicted = model::predict(cal, shape, c.options, ranks, is_double, node).total.total();
-      c.status = TuneCandidate::Status::predicted;
+      cands[i].predicted = model::predict(cal, shape, cands[i].options, ranks, is_double, node).total.total();
     } catch (const Error& e) {
-      c.status = TuneCandidate::Status::rejected;
-      c.note = e.what();
+      cands[i].predicted = std::numeric_limits<double>::quiet_NaN();
+      why[i] = e.what();
     }
   }
 }
 
-// Indices of usable candidates, best first (measured median or prediction; ties by index).
-std::vector<int> ranking(const std::vector<TuneCandidate>& cands) {
-  std::vector<int> idx;
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    const auto& c = cands[i];
-    double t = c.status == TuneCandidate::Status::measured ? c.time() : c.predicted;
-    if ((c.status == TuneCandidate::Status::measured || c.status == TuneCandidate::Status::predicted) &&
-        std::isfinite(t))
-      idx.push_back(static_cast<int>(i));
-  }
-  auto time = [&](int i) {
-    const auto& c = cands[static_cast<std::size_t>(i)];
-    return c.status == TuneCandidate::Status::measured ? c.time() : c.predicted;
+// Candidate indices best first (TuneReport::order): the winner, the other finalists by time(),
+// the other usable ones by time (measured) or prediction, then cut (by first repetition),
+// rejected and not run ones; ties keep the order they were tried in.
+std::vector<int> ranked(const TuneReport& r) {
+  using S = TuneCandidate::Status;
+  auto key = [&](int i) -> std::pair<int, double> {
+    const auto& c = r.candidates[static_cast<std::size_t>(i)];
+    if (i == r.winner) return {0, 0.0};
+    if (std::find(r.finalists.begin(), r.finalists.end(), i) != r.finalists.end()) return {1, c.time()};
+    if (c.status == S::measured && std::isfinite(c.time())) return {2, c.time()};
+    if (c.status == S::predicted && std::isfinite(c.predicted)) return {2, c.predicted};
+    if (c.status == S::cut) return {3, c.first};
+    return {c.status == S::rejected ? 4 : 5, 0.0};
   };
-  std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return time(a) < time(b); });
+  std::vector<int> idx(r.candidates.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int>(i);
+  std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return key(a) < key(b); });
   return idx;
 }
 
@@ -114,31 +117,70 @@ bool try_wisdom(const Problem& p, const Wisdom& w, const WisdomKey& key, TuneRep
   return true;
 }
 
-// Builds the winner, or the best candidate that builds (a heuristic winner may name an unbuilt
-// method); sets r.winner and r.chosen.
+// Builds the winner, or else the next candidate in the ranking that builds (a heuristic winner
+// may name an unbuilt method; a measured one was built before, so only resources can fail it,
+// which the warnings say); sets r.winner, r.chosen and r.order.
 void build_winner(const Problem& p, TuneReport& r, std::unique_ptr<PlanImpl>& plan) {
+  using S = TuneCandidate::Status;
   std::string first_note;
   for (const auto& c : r.candidates)
-    if (c.status == TuneCandidate::Status::rejected && first_note.empty()) first_note = c.note;
-  auto order = ranking(r.candidates);
-  if (r.winner >= 0) {  // the selection's winner first
-    std::erase(order, r.winner);
-    order.insert(order.begin(), r.winner);
-  }
-  for (int i : order) {
+    if (c.status == S::rejected && first_note.empty()) first_note = c.note;
+  const int selected = r.winner;
+  for (int i : ranked(r)) {
     auto& c = r.candidates[static_cast<std::size_t>(i)];
+    if (c.status != S::measured && c.status != S::predicted) break;  // the usable ones come first
     std::string msg;
     plan = build_everywhere(p.comm, p.shape, c.options, p.is_double, p.in, p.out, msg);
     if (plan) {
       r.winner = i;
       r.chosen = c.options;
+      r.order = ranked(r);
       return;
     }
-    c.status = TuneCandidate::Status::rejected;
+    if (i == selected && r.mode == Tune::measure)
+      r.warnings.push_back("the chosen " + c.label + " could not be built again (" + msg +
+                           "); taking the next in the ranking");
+    c.status = S::rejected;
     c.note = msg;
   }
   fail("tuning found no candidate plan that can be built",
        first_note.empty() ? std::string() : " (first rejection: " + first_note + ")");
+}
+
+std::string percent(double fraction) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(1);
+  s << fraction * 100 << "%";
+  return s.str();
+}
+
+// How sure a measured choice is: the gap to the runner-up against the noise bound.
+std::string certainty(const TuneReport& r) {
+  const auto& w = r.candidates[static_cast<std::size_t>(r.winner)];
+  std::ostringstream s;
+  s.precision(4);
+  const bool finals = !r.finalists.empty();
+  const char* stat = finals ? "final-round median" : "median";
+  if (r.runner_up < 0) return "certainty: " + w.label + " was the only candidate measured";
+  const auto& ru = r.candidates[static_cast<std::size_t>(r.runner_up)];
+  s << "certainty: chosen " << w.time() * 1e3 << " ms (spread " << percent(w.spread) << "), runner-up "
+    << ru.label << " " << ru.time() * 1e3 << " ms (spread " << percent(ru.spread) << "), " << stat << "s; gap " << (r.runner_up_ratio >= 1 ? "+" : "") << percent(r.runner_up_ratio - 1)
+    << ", noise bound " << percent(r.tie_bound) << " -> ";
+  if (r.tied.size() > 1) {
+    s << "tie among " << r.tied.size() << (finals ? " finalists" : " candidates") << " (";
+    for (std::size_t k = 0; k < r.tied.size(); ++k)
+      s << (k ? "; " : "") << r.candidates[static_cast<std::size_t>(r.tied[k])].label;
+    s << "): chose the model's favourite";
+  } else {
+    s << "clear";
+  }
+  if (finals)
+    s << " (" << r.final_rounds << " final round" << (r.final_rounds == 1 ? "" : "s") << ", the same leader by more "
+      << "than the noise in the last " << r.stable_rounds << ")";
+  else
+    s << " (no final rounds: fewer than two finalists)";
+  return s.str();
 }
 
 }  // namespace
@@ -188,8 +230,16 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
       c.label = tune_label(o);
       r.candidates.push_back(c);
     }
+    // The model ranks the heuristic candidates, and breaks the measured ties.
+    std::vector<std::string> why;
+    predict_all(r.candidates, calibration_for(w, key, r.mode == Tune::heuristic ? &r.warnings : nullptr),
+                shape, ranks, is_double, topo.node, why);
     if (r.mode == Tune::heuristic) {
-      predict_all(r.candidates, calibration_for(w, key, r.warnings), shape, ranks, is_double, topo.node);
+      for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+        auto& c = r.candidates[i];
+        c.status = std::isfinite(c.predicted) ? TuneCandidate::Status::predicted : TuneCandidate::Status::rejected;
+        c.note = why[i];
+      }
     } else {
       std::vector<Options> opts;
       for (const auto& c : r.candidates) opts.push_back(c.options);
@@ -198,7 +248,11 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
       r.candidates = std::move(res.candidates);
       r.winner = res.winner;
       r.budget_exhausted = res.budget_exhausted;
+      r.runner_up = res.runner_up;
       r.runner_up_ratio = res.runner_up_ratio;
+      r.tie_bound = res.tie_bound;
+      r.tied = res.tied;
+      r.finalists = res.finalists;
       r.final_rounds = res.final_rounds;
       r.stable_rounds = res.stable_rounds;
       if (res.budget_exhausted)
@@ -270,6 +324,7 @@ std::string describe(const TuneReport& r) {
       s << " (" << t * 1e3 << " ms per forward+inverse" << (r.mode == Tune::heuristic ? ", predicted)" : ")");
     }
     if (r.wisdom_written) s << "; wisdom written to " << r.wisdom_file;
+    if (r.mode == Tune::measure && r.winner >= 0) s << "\n  " << detail::certainty(r);
   }
   for (const auto& w : r.warnings) s << "\n  warning: " << w;
   return s.str();

@@ -36,7 +36,7 @@ std::vector<int> ints(const nlohmann::json& obj, const char* name, std::int64_t 
 nlohmann::json key_json(const WisdomKey& k) {
   return {{"shape", k.shape},       {"ranks", k.ranks},         {"grid", k.grid},
           {"precision", k.precision}, {"transform", k.transform}, {"backend", k.backend},
-          {"device", k.device},     {"effort", k.effort},       {"codec", k.codec},
+          {"device", k.device},     {"codec", k.codec},
           {"batch", k.batch},       {"in_place", k.in_place},   {"r2r", k.r2r},
           {"threads", k.threads},   {"transposed_out", k.transposed_out}};
 }
@@ -52,8 +52,8 @@ WisdomKey key_from(const nlohmann::json& v) {
   k.transform = to_string(name_to(json::string(v, "transform", 16), parse_transform, "transform"));
   k.backend = to_string(name_to(json::string(v, "backend", 16), parse_backend, "backend"));
   k.device = json::string(v, "device");
-  k.effort = json::string(v, "effort", 16);
-  if (k.effort != "estimate" && k.effort != "measure") json::bad("unknown effort '" + k.effort + "'");
+  // Files written before the key left out the FFTW effort have an "effort" field: not part of the
+  // key (docs/tuning.md), so ignored.
   k.codec = to_string(name_to(json::string(v, "codec", 16), parse_codec, "codec"));
   k.batch = static_cast<int>(json::integer(v, "batch", 1, kMaxRanks));
   k.in_place = json::boolean(v, "in_place");
@@ -106,7 +106,7 @@ WisdomEntry entry_from(const nlohmann::json& v) {
 bool WisdomKey::operator==(const WisdomKey& o) const {
   return shape == o.shape && ranks == o.ranks && grid == o.grid && precision == o.precision &&
          transform == o.transform && backend == o.backend && device == o.device &&
-         effort == o.effort && codec == o.codec && batch == o.batch && in_place == o.in_place &&
+         codec == o.codec && batch == o.batch && in_place == o.in_place &&
          transposed_out == o.transposed_out &&
          r2r == o.r2r && threads == o.threads;
 }

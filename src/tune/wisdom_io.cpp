@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Wisdom file I/O for the tuner: one reader (rank 0) so that every rank decides from the same
 // text, and one writer (rank 0) that merges and replaces the file atomically.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,15 @@
 namespace dfft::detail {
 
 namespace {
+
+// A wisdom file is a regular file or not there yet. Anything else is refused before it is opened:
+// a device such as /dev/full reads forever, opening a FIFO blocks, a directory never parses.
+std::string not_a_wisdom_path(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return {};
+  return "wisdom file '" + path + "' is not a regular file (a directory, device, FIFO or socket); give " +
+         "the path of a regular file or of one to create";
+}
 
 // Reads a whole file; `exists` false when it cannot be opened.
 std::string read_text(const std::string& path, bool& exists) {
@@ -51,6 +61,10 @@ Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::stri
   if (path.empty()) return {};
   int rank = 0;
   DFFT_MPI(MPI_Comm_rank(comm, &rank));
+  collectively(comm, "wisdom file check", [&] {
+    if (rank == 0)
+      if (auto why = not_a_wisdom_path(path); !why.empty()) fail(why);
+  });
   bool exists = false;
   std::string text = rank == 0 ? read_text(path, exists) : std::string();
   int flag = exists;
@@ -112,7 +126,10 @@ bool store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm,
   DFFT_MPI(MPI_Comm_rank(comm, &rank));
   std::string why;
   int ok = 1;
-  if (rank == 0) {
+  if (rank == 0 && !(why = not_a_wisdom_path(path)).empty()) {
+    ok = 0;
+    why = "wisdom not written: " + why;
+  } else if (rank == 0) {
     bool exists = false;
     std::string text = read_text(path, exists);  // re-read: another run may have added entries
     Wisdom w;
@@ -145,7 +162,6 @@ WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   k.transform = to_string(opt.transform);
   k.backend = to_string(opt.backend);
   k.device = device_model(comm, opt.backend, opt.device);
-  k.effort = opt.effort == Effort::measure ? "measure" : "estimate";
   k.codec = to_string(opt.codec);
   k.batch = opt.batch;
   k.in_place = opt.in_place;

@@ -121,16 +121,26 @@ def bench_output(c, r, work):
 def tune_ranking(c, r, work):
     run = r.dfft("tune", "--size", "16", "12", "10", "--no-wisdom", "--reps", "3", np=2, timeout=300)
     c.check(run.returncode == 0, f"tune: exit {run.returncode}: {run.stderr[-300:]}")
-    medians = []
+    finals, medians = [], []  # after the chosen row: the finalists by final ms, then the rest by median ms
     for line in run.stdout.splitlines():
         f = line.split()
         vs = [i for i, x in enumerate(f) if re.fullmatch(r"[\d.]+x", x)]
-        if len(f) > 3 and f[0].isdigit() and "measured" in line and vs:
-            medians.append(float(f[vs[-1] - 4]))  # median, first, final, reps, then "vs best"
-    c.check(len(medians) >= 2 and medians == sorted(medians), f"tune rows are not ordered by the printed median: {medians}")
+        if len(f) > 3 and f[0].isdigit() and "measured" in line and vs and "<- chosen" not in line:
+            median, final = f[vs[-1] - 5], f[vs[-1] - 3]  # median, first, final, spread, reps, "vs best"
+            if final != "-":
+                c.check(not medians, "a finalist is ranked below a candidate that was not timed again")
+                finals.append(float(final))
+            else:
+                medians.append(float(median))
+    c.check(finals == sorted(finals) and len(medians) >= 2 and medians == sorted(medians),
+            f"tune rows are not in the tuner's order: finals {finals}, medians {medians}")
     chosen = [l for l in run.stdout.splitlines() if "<- chosen" in l]
     c.check(bool(chosen) and chosen[0].split()[0] == "1", f"the chosen row is not ranked first: {chosen}")
-    c.check("certainty:" in run.stdout, "tune does not say how sure the choice is")
+    f = chosen[0].split() if chosen else []
+    vs = [i for i, x in enumerate(f) if re.fullmatch(r"[\d.]+x", x)]
+    c.check(bool(vs) and f[vs[-1] - 3] != "-", f"the chosen row has no final-round time: {chosen}")
+    c.check("certainty:" in run.stdout and "gap" in run.stdout and "spread" in run.stdout,
+            "tune does not say how sure the choice is")
 
 
 def sizes_and_ranges(c, r):

@@ -71,7 +71,7 @@ def suite(c, r, work, np):
     c.check("reps 7" in run.stdout and "reps 3" not in run.stdout, "--reps on the command line overrides the file")
     c.check("validate" not in run.stdout, "--no-validate on the command line overrides the file")
     res, table = os.path.join(work, "r.jsonl"), os.path.join(work, "r.csv")
-    run = r.dfft("bench", "--cases", cases, "--json", res, "--csv", table)
+    run = r.dfft("bench", "--cases", cases, "--json", res, "--csv", table, "--progress")
     c.check(run.returncode == 0, f"bench --cases: exit {run.returncode}: {run.stderr[-500:]}")
     c.check("[20/20]" in run.stderr and "left" in run.stderr, f"progress line: {run.stderr[-300:]}")
     if run.returncode != 0:

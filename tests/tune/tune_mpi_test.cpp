@@ -3,8 +3,10 @@
 // correct plan and writing wisdom, the next plan reusing it, and bad wisdom being ignored.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -121,17 +123,18 @@ TEST(Select, EarlyCutAndRejectionAndTiesAreCollective) {
 TEST(Select, TheFinalRoundDecides) {
   MockTimer t;
   // Candidate 0 looked fastest in its own repetitions (0.5 s) but is slow in the final rounds
-  // (2 s): its median over all repetitions rises above candidate 1, which is 1 s throughout and
-  // must win.
+  // (2 s); candidate 1 is 1 s throughout and must win.
   t.time = [](std::size_t i, int, int rep) { return i == 0 ? (rep < 3 ? 0.5 : 2.0) : 1.0; };
   dfft::TuneSettings s;
   s.warmup = 0;
   s.reps = 3;
   auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(2), t, s, 0);
-  EXPECT_GT(res.candidates[0].median, 1.0);
+  EXPECT_DOUBLE_EQ(res.candidates[0].median, 0.5);  // the first pass alone
   EXPECT_DOUBLE_EQ(res.candidates[0].final_median, 2.0);
   EXPECT_EQ(res.winner, 1);
-  EXPECT_NEAR(res.runner_up_ratio, res.candidates[0].median, 1e-12);
+  EXPECT_EQ(res.runner_up, 0);
+  EXPECT_DOUBLE_EQ(res.runner_up_ratio, 2.0);
+  EXPECT_EQ(res.tied, std::vector<int>{1});
   EXPECT_GE(res.stable_rounds, 2);  // the same clear leader twice in a row ends the rounds
   s.finalists = 0;  // without a final round the first medians decide
   MockTimer t2;
@@ -139,19 +142,71 @@ TEST(Select, TheFinalRoundDecides) {
   EXPECT_EQ(dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(2), t2, s, 0).winner, 0);
 }
 
+// The machine slows down during the final rounds (another job starts): every finalist's
+// repetitions there take twice as long as in the first pass. The plan chosen must still be one
+// of the finalists, decided on their final rounds, never a candidate that was not timed again
+// because its first-pass median now looks better than the finalists' slower ones.
+TEST(Select, TheWinnerIsAlwaysAFinalistTimedInTheFinalRounds) {
+  MockTimer t;
+  const std::vector<double> base{1.0, 1.1, 1.2, 1.3, 1.4};
+  t.time = [&](std::size_t i, int, int rep) { return base[i] * (rep < 3 ? 1.0 : 2.0); };
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 3;
+  s.finalists = 3;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(base.size()), t, s, 0);
+  EXPECT_EQ(res.finalists, (std::vector<int>{0, 1, 2}));
+  ASSERT_GE(res.winner, 0);
+  EXPECT_NE(std::find(res.finalists.begin(), res.finalists.end(), res.winner), res.finalists.end())
+      << "winner " << res.winner << " was not timed in the final rounds";
+  EXPECT_TRUE(std::isfinite(res.candidates[static_cast<std::size_t>(res.winner)].final_median));
+  EXPECT_EQ(res.winner, 0);
+  EXPECT_DOUBLE_EQ(res.candidates[0].time(), 2.0);
+  EXPECT_FALSE(std::isfinite(res.candidates[3].final_median));
+  EXPECT_TRUE(same_on_all_ranks(res.winner));
+}
+
 TEST(Select, ACloseRaceRunsEveryFinalRoundAndIsATie) {
-  MockTimer t;  // 1% apart: never a clear lead, so all rounds run and the ratio shows the tie
+  MockTimer t;  // 1% apart: never a clear lead, so all rounds run and they are reported tied
   t.time = [](std::size_t i, int, int) { return i == 0 ? 1.01 : 1.0; };
   dfft::TuneSettings s;
   s.warmup = 0;
   s.reps = 3;
   s.final_reps = 9;
   auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(2), t, s, 0);
-  EXPECT_EQ(res.winner, 1);
+  EXPECT_EQ(res.winner, 1);  // no prediction: the fastest measured
   EXPECT_EQ(res.final_rounds, 3);
   EXPECT_EQ(res.stable_rounds, 0);
-  EXPECT_LT(res.runner_up_ratio, 1 + dfft::detail::kTieMargin);
-  EXPECT_EQ(res.candidates[1].reps, 12);  // the first 3 and 3 per final round, all in the median
+  EXPECT_EQ(res.tied, (std::vector<int>{1, 0}));
+  EXPECT_LT(res.runner_up_ratio, 1 + res.tie_bound);
+  EXPECT_EQ(res.candidates[1].reps, 12);  // the first 3 and 3 per final round
+}
+
+// Finalists within noise of the fastest are a tie, and the model's favourite among them wins;
+// a finalist clearly slower than the fastest is not in the tie, whatever the model says.
+TEST(Select, ATieGoesToTheModelsFavouriteAmongTheTied) {
+  MockTimer t;
+  const std::vector<double> base{1.00, 1.02, 1.20, 1.01};
+  t.time = [&](std::size_t i, int, int) { return base[i]; };
+  auto cands = candidates(base.size());
+  const std::vector<double> predicted{3.0, 2.0, 1.0, 2.5};  // 2 is the model's pick, but slow
+  for (std::size_t i = 0; i < cands.size(); ++i) cands[i].predicted = predicted[i];
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 3;
+  s.finalists = 4;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, cands, t, s, 0);
+  EXPECT_EQ(res.tied, (std::vector<int>{0, 3, 1}));
+  EXPECT_EQ(res.winner, 1);
+  EXPECT_EQ(res.runner_up, 0);  // the fastest measured of the others
+  EXPECT_DOUBLE_EQ(res.tie_bound, dfft::detail::kTieMargin);
+  // Noisy samples widen the bound: candidate 2 (20% slower) joins the tie when its spread is wider.
+  MockTimer noisy;
+  noisy.time = [&](std::size_t i, int, int rep) { return i == 2 ? base[i] + 0.3 * (rep % 3 - 1) : base[i]; };
+  auto res2 = dfft::detail::select_fastest(MPI_COMM_WORLD, cands, noisy, s, 0);
+  EXPECT_GT(res2.candidates[2].spread, 0.2);
+  EXPECT_NE(std::find(res2.tied.begin(), res2.tied.end(), 2), res2.tied.end());
+  EXPECT_TRUE(same_on_all_ranks(res2.winner));
 }
 
 TEST(Select, BudgetStopsStartingCandidates) {
@@ -259,6 +314,49 @@ TEST(TuneMeasure, EntryWithThisKeyButAnImpossibleChoiceIsNotTrusted) {
   EXPECT_FALSE(r.wisdom_hit);
   EXPECT_TRUE(has_warning(r, "wisdom entry for this configuration ignored"));
   EXPECT_GE(r.winner, 0);
+}
+
+// One key for every effort: wisdom that `dfft tune` stores (FFTW estimate, to tune quickly) is
+// found by a plan made with FFTW measure.
+TEST(TuneMeasure, WisdomTunedWithEstimateServesAMeasurePlan) {
+  const auto path = temp_wisdom("efforts.json");
+  dfft::Options o = measure_options(path);
+  o.effort = dfft::Effort::estimate;
+  dfft::TuneSettings s;
+  s.reps = 1;
+  s.finalists = 0;
+  const auto tuned = dfft::tune<double>(MPI_COMM_WORLD, kShape, o, s);
+  ASSERT_TRUE(tuned.wisdom_written);
+  o.effort = dfft::Effort::measure;
+  dfft::Plan<double> p(MPI_COMM_WORLD, kShape, o);
+  ASSERT_NE(p.tune_report(), nullptr);
+  EXPECT_TRUE(p.tune_report()->wisdom_hit) << dfft::describe(*p.tune_report());
+  EXPECT_EQ(dfft::tune_label(p.tune_report()->chosen), dfft::tune_label(tuned.chosen));
+}
+
+// A wisdom path that is not a regular file is refused at once on every rank: a device would be
+// read forever, a FIFO would block the open, a directory never parses.
+TEST(TuneMeasure, AWisdomPathThatIsNotARegularFileIsRefused) {
+  const auto dir = temp_wisdom("");
+  const auto fifo = dir + "fifo";
+  if (rank() == 0) {
+    EXPECT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (const std::string& path : {dir, std::string("/dev/full"), fifo}) {
+    SCOPED_TRACE(path);
+    const double t0 = MPI_Wtime();
+    try {
+      dfft::Plan<double> p(MPI_COMM_WORLD, kShape, measure_options(path));
+      ADD_FAILURE() << "a plan was made with wisdom file " << path;
+    } catch (const dfft::InvalidArgument& e) {
+      if (rank() == 0) {
+        EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+      }
+    }
+    EXPECT_LT(MPI_Wtime() - t0, 10.0);
+  }
+  if (rank() == 0) std::remove(fifo.c_str());
 }
 
 TEST(TuneHeuristic, PicksWithoutMeasuringAndBuildsAValidPlan) {

@@ -50,15 +50,25 @@ TEST(PowerLaw, NoisyDataHasRSquaredBelowOneAndBadInputIsInvalid) {
   EXPECT_FALSE(dfft::model::fit_power_law({}, {}).valid());
 }
 
-TEST(Select, PickWinnerTakesMinimumAndLowerIndexOnTies) {
-  using dfft::detail::pick_winner;
-  const double nan = std::nan("");
-  EXPECT_EQ(pick_winner({3, 1, 2}, {true, true, true}), 1);
-  EXPECT_EQ(pick_winner({3, 1, 1}, {true, true, true}), 1);
-  EXPECT_EQ(pick_winner({3, 1, 0.5}, {true, true, false}), 1);
-  EXPECT_EQ(pick_winner({nan, 2, nan}, {true, true, true}), 1);
-  EXPECT_EQ(pick_winner({nan}, {true}), -1);
-  EXPECT_EQ(pick_winner({}, {}), -1);
+TEST(Select, TheNoiseRuleIsTheRelativeInterquartileRangeOr3Percent) {
+  using dfft::detail::relative_iqr;
+  // 1..5: quartiles 2 and 4 around the median 3.
+  EXPECT_DOUBLE_EQ(relative_iqr({5, 1, 4, 2, 3}), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(relative_iqr({2, 2, 2}), 0.0);
+  EXPECT_TRUE(std::isnan(relative_iqr({})));
+  dfft::TuneCandidate a, b;
+  a.median = 1.0;
+  a.spread = 0.0;
+  b.median = 1.02;
+  b.spread = 0.01;
+  EXPECT_DOUBLE_EQ(dfft::detail::noise_bound(a, b), dfft::detail::kTieMargin);
+  EXPECT_TRUE(dfft::detail::within_noise(a, b));  // 2% < 3%
+  b.median = 1.05;
+  EXPECT_FALSE(dfft::detail::within_noise(a, b));
+  b.spread = 0.06;  // a noisy sample widens the bound
+  EXPECT_TRUE(dfft::detail::within_noise(a, b));
+  b.final_median = 1.2;  // a finalist is compared on its final rounds
+  EXPECT_FALSE(dfft::detail::within_noise(a, b));
 }
 
 TEST(Candidates, CoverEveryDecompositionGridVariantAndMethod) {

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: MIT
+"""`dfft tune` as a user meets it: the wisdom it writes is found by `dfft bench --tune measure`,
+a wisdom path that is not a regular file is refused at once, and progress lines appear on a pipe
+only when asked for (--progress), for tune, bench and model calibrate."""
+import os
+import re
+import subprocess
+import time
+
+from dfft_runner import Checks, Runner, parse_args
+
+SIZE = ("--size", "12", "10", "8")
+QUICK_TUNE = ("--reps", "2", "--warmup", "0", "--final-reps", "2")
+
+
+def wisdom_shared(c, r, work):
+    path = os.path.join(work, "w.json")
+    if os.path.exists(path):
+        os.remove(path)
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--wisdom", path, np=2)
+    c.check(run.returncode == 0 and "wisdom written" in run.stdout, f"tune: exit {run.returncode}: {run.stderr[-300:]}")
+    chosen = re.search(r"; chose (.+?) \(", run.stdout)
+    run = r.dfft("bench", *SIZE, "--tune=measure", "--wisdom", path, "--reps", "2", "--warmup", "0",
+                 "--no-validate", "--no-reference", np=2)
+    out = run.stdout + run.stderr
+    c.check(run.returncode == 0, f"bench --tune measure: exit {run.returncode}: {run.stderr[-300:]}")
+    c.check("wisdom hit" in out and "none of the" not in out,
+            f"bench --tune measure does not find the wisdom tune wrote: {out[-600:]}")
+    c.check(bool(chosen) and chosen.group(1) in out, f"bench did not run the plan tune chose ({chosen and chosen.group(1)})")
+
+
+def wisdom_not_a_file(c, r, work):
+    for path in ("/dev/full", work):
+        t0 = time.time()
+        try:
+            run = r.dfft("tune", "--size", "8", "8", "8", "--reps", "1", "--wisdom", path, np=2, timeout=60)
+        except subprocess.TimeoutExpired:
+            c.check(False, f"tune --wisdom {path} still runs after 60 s")
+            continue
+        c.check(run.returncode != 0 and "not a regular file" in run.stderr,
+                f"tune --wisdom {path}: exit {run.returncode}: {run.stderr[-300:]}")
+        c.check(time.time() - t0 < 30, f"tune --wisdom {path} took {time.time() - t0:.0f} s to refuse")
+
+
+def progress(c, r, work):
+    def lines(text, who):
+        return [l for l in text.splitlines() if l.startswith(who + ":") and "elapsed" in l]
+
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-wisdom", "--progress", np=2)
+    got = lines(run.stderr, "dfft tune")
+    c.check(run.returncode == 0 and got and all("%" in l and ("left" in l or "done" in l) for l in got),
+            f"tune --progress prints no progress line on a pipe: {run.stderr[-300:]}")
+    c.check(not lines(run.stdout, "dfft tune"), "progress lines belong on stderr")
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-wisdom", np=2)
+    c.check(run.returncode == 0 and not lines(run.stderr, "dfft tune"),
+            f"tune prints progress on a pipe unasked: {run.stderr[-300:]}")
+    sweep = ("bench", *SIZE, "--decomp", "slab-2d1d,pencil", "--method", "a2a-sync,p2p-sync,a2a-type",
+             "--variant", "default,realigned", "--reps", "1", "--warmup", "0", "--no-validate", "--no-reference")
+    run = r.dfft(*sweep, np=2)  # 12 configurations
+    c.check(run.returncode == 0 and not lines(run.stderr, "dfft bench"),
+            f"bench prints progress on a pipe unasked: {run.stderr[-300:]}")
+    run = r.dfft(*sweep, "--progress", np=2)
+    c.check(run.returncode == 0 and any("[12/12]" in l for l in lines(run.stderr, "dfft bench")),
+            f"bench --progress: {run.stderr[-300:]}")
+    cal = os.path.join(work, "cal.json")
+    run = r.dfft("model", "calibrate", "--reps", "1", "--fft-n", "8", "--file", cal, "--progress", np=2)
+    c.check(run.returncode == 0 and lines(run.stderr, "dfft model calibrate"),
+            f"model calibrate --progress: {run.stderr[-300:]}")
+    run = r.dfft("model", "calibrate", "--reps", "1", "--fft-n", "8", "--file", cal, np=2)
+    c.check(run.returncode == 0 and not lines(run.stderr, "dfft model calibrate"),
+            f"model calibrate prints progress on a pipe unasked: {run.stderr[-300:]}")
+
+
+def main():
+    args = parse_args()
+    r, c = Runner(args), Checks()
+    wisdom_shared(c, r, args.workdir)
+    wisdom_not_a_file(c, r, args.workdir)
+    progress(c, r, args.workdir)
+    return c.finish("test_tune_cli")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
