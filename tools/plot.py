@@ -359,6 +359,35 @@ def plot_scaling(plt, key3, records, stat, out):
     return True
 
 
+def plot_automatic(plt, records, out):
+    """The automatic choice's forward+inverse time over the sweep's best, one bar per cell
+    (results_tables.automatic_cells: the same cells and ratios as the results pages' table)."""
+    import results_tables
+    cells = results_tables.automatic_cells(records)
+    if not cells:
+        return False
+    keys = sorted(cells, key=lambda k: (k[0], k[7], k[1], k[3], [int(x) for x in k[5].split("x")], int(k[6])))
+    labels, ratios, colours = [], [], []
+    for k in keys:
+        (ta, pa), (tb, _), _, _ = cells[k]
+        suite = k[7].replace("defaults-", "")
+        labels.append(f"{suite}\n{k[5].split('x')[0]}^3 {k[3]}\n{k[6]} ranks")
+        ratios.append(ta / tb if ta and tb else float("nan"))
+        colours.append("tab:green" if ratios[-1] <= 1.05 else "tab:orange" if ratios[-1] <= 1.10 else "tab:red")
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(keys)), 4))
+    ax.bar(range(len(keys)), ratios, color=colours)
+    for y, style in ((1.0, "-"), (1.10, "--")):
+        ax.axhline(y, color="black", linestyle=style, linewidth=0.8)
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_ylabel("automatic / sweep's best (fwd+inv)")
+    ax.set_ylim(0.9, max(1.2, max(r for r in ratios if r == r) * 1.05))
+    ax.set_title("Automatic choice / fastest of the same job, " + ", ".join(sorted({k[0] for k in keys})))
+    fig.tight_layout()
+    save(plt, fig, out, 110)
+    return True
+
+
 def system_python_or_exit():
     """matplotlib is missing for this interpreter (often a pyenv or virtualenv python3 first on
     PATH): rerun with the system one if that has it (the Debian package), else say what to install."""
@@ -379,6 +408,9 @@ def main():
     ap.add_argument("-o", "--out", required=True, help="output folder (created if missing)")
     ap.add_argument("--stat", choices=("median", "mean", "min"), default="median",
                     help="statistic per configuration (default median, with 99%% interval error bars)")
+    ap.add_argument("--automatic", action="store_true",
+                    help="only automatic.png: the automatic choice over the sweep's best per cell "
+                         "(records of the defaults suites)")
     args = ap.parse_args()
     try:
         import matplotlib
@@ -386,8 +418,15 @@ def main():
         import matplotlib.pyplot as plt
     except ImportError:
         system_python_or_exit()
-    records = dedupe(load(args.files))
     os.makedirs(args.out, exist_ok=True)
+    if args.automatic:  # every record counts: the automatic row repeats a sweep configuration
+        recs = load(args.files)
+        path = os.path.join(args.out, "automatic.png")
+        if not plot_automatic(plt, recs, path):
+            sys.exit("plot.py: no automatic-choice cells in " + ", ".join(args.files))
+        print("wrote", path)
+        return
+    records = dedupe(load(args.files))
     written = []
     for key, recs in sorted(groups_by_ranks(records).items()):
         tag = f"{key[2]}_{key[1]}_{key[0]}_np{key[3]}"

@@ -322,14 +322,15 @@ AUTOMATIC_TEST = "automatic"  # the cases-file test whose configuration the plan
 
 
 def automatic_cells(records):
-    """{(machine, backend, staging, precision, transform, size, ranks): (automatic pair, every pair)}
-    of the latest runner invocation of each cell, for the automatic-choice suites."""
+    """{(machine, backend, staging, precision, transform, size, ranks, suite): (automatic pair, best
+    pair, sweep configurations, records)} of the latest runner invocation of each cell, for the
+    automatic-choice suites (a suite is its own cell: 2 ranks on 2 GPUs or on one shared GPU)."""
     groups = {}
     for rec in records:
         if rec.get("direction") not in ("forward", "inverse") or rec.get("decomposition") == "single-device":
             continue
         key = tuple(text(k, field(rec, k)) for k in
-                    ("machine", "backend", "staging", "precision", "transform", "size", "ranks"))
+                    ("machine", "backend", "staging", "precision", "transform", "size", "ranks", "suite"))
         groups.setdefault(key, []).append(rec)
     cells = {}
     for key, recs in groups.items():
@@ -349,7 +350,7 @@ def kind_automatic(spec, records):
     for key in sorted(cells, key=lambda k: (k[0], k[1], k[2], k[3], k[4], [int(x) for x in k[5].split("x")], int(k[6]))):
         (ta, pa), (tb, pb), n, recs = cells[key]
         kept += recs
-        machine, backend, staging, precision, transform, size, ranks = key
+        machine, backend, staging, precision, transform, size, ranks, _ = key
         ratio = ta / tb if ta and tb else None
         if ratio:
             logs.append(math.log(ratio))

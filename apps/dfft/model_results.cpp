@@ -14,6 +14,7 @@
 #include "dfft/tune.hpp"
 #include "model.hpp"
 #include "mpi_check.hpp"
+#include "results.hpp"
 
 namespace dfftapp {
 
@@ -81,13 +82,9 @@ std::map<std::string, Group> read_groups(const std::vector<std::string>& files, 
   std::map<std::string, Group> groups;
   skipped = 0;
   for (const auto& f : files) {
-    std::istringstream in(read_input_here(f, "result file"));
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      auto j = nlohmann::json::parse(line, nullptr, false);
+    for (const auto& j : read_result_lines(f, &skipped)) {
       Rec r;
-      if (j.is_discarded() || !j.is_object() || !read_record(j, r)) {
+      if (!read_record(j, r)) {
         ++skipped;
         continue;
       }

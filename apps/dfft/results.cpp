@@ -181,7 +181,9 @@ void check_record(const json& r, const std::string& where) {
     if (!has_number(r, p)) fail(std::string("missing number ") + p);
 }
 
-std::vector<json> read_results(const std::string& path) {
+std::vector<json> read_results(const std::string& path) { return read_result_lines(path, nullptr); }
+
+std::vector<json> read_result_lines(const std::string& path, int* skipped) {
   std::istringstream in;
   try {
     in.str(read_input_here(path, "result file"));
@@ -196,10 +198,20 @@ std::vector<json> read_results(const std::string& path) {
     json j;
     try {
       j = json::parse(line);
+      check_record(j, where);
     } catch (const json::exception& e) {
+      if (skipped) {
+        ++*skipped;
+        continue;
+      }
       throw ResultFileError(where + ": not a JSON line (" + e.what() + ")");
+    } catch (const ResultFileError&) {
+      if (skipped) {
+        ++*skipped;
+        continue;
+      }
+      throw;
     }
-    check_record(j, where);
     out.push_back(std::move(j));
   }
   return out;

@@ -11,6 +11,7 @@
 #include "plan/path.hpp"
 #include "transport/methods.hpp"
 #include "transport/topology.hpp"
+#include "tune/automatic.hpp"
 
 namespace dfft::model {
 
@@ -266,6 +267,18 @@ Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape,
     throw InvalidArgument("plan", -1, "predict: give the node of each of the " + std::to_string(ranks) + " ranks");
   Topology topo;
   topo.node = node.empty() ? emulated_layout(opt.ranks_per_node, ranks) : node;
+  if (has_automatic(opt)) {
+    // Automatic fields: predict the plan the automatic choice makes with these constants, on
+    // GPUs that are not shared, have peer access inside each node and NCCL across.
+    MachineFacts f;
+    f.backend = opt.backend;
+    f.ranks = ranks;
+    f.node = topo.node.empty() ? std::vector<int>(static_cast<std::size_t>(ranks), 0) : topo.node;
+    f.ipc_in_node = true;
+    f.ipc = f.nodes() == 1;
+    f.nccl = true;
+    return predict(c, shape, choose_automatic(f, shape, opt, is_double, c).chosen, ranks, is_double, node);
+  }
   Prediction pred;
   pred.grid = choose_grid(opt.decomposition, opt.grid, ranks, static_cast<int>(shape.size()));
   if (opt.grid.empty() && opt.decomposition == Decomposition::pencil) pred.grid = node_aware_grid(pred.grid, topo);

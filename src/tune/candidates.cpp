@@ -7,6 +7,7 @@
 
 #include "dfft/tune.hpp"
 #include "transport/methods.hpp"
+#include "tune/automatic.hpp"
 
 namespace dfft {
 
@@ -73,7 +74,8 @@ std::vector<Method> tune_methods(Backend b) {
   return m;
 }
 
-std::vector<Options> tune_candidates(const Options& base, int ranks, int dims, int nodes) {
+std::vector<Options> tune_candidates(const Options& asked, int ranks, int dims, int nodes) {
+  const Options base = detail::with_fixed_defaults(asked);  // automatic chunks and overlap
   auto methods = tune_methods(base.backend);
   if (nodes < 2)  // on one node they send what p2p-sync sends
     std::erase_if(methods, [](Method m) { return detail::method_info(m).node_aware; });
