@@ -333,6 +333,8 @@ void report(const Args& a, int ranks, const Result& r) {
   if (!out.open(a.json, why)) throw std::runtime_error(why);
   out.write(record(a, ranks, true, r.fwd, r));
   out.write(record(a, ranks, false, r.inv, r));
+  // The records reach the named file only when the whole file was written (OutputFile).
+  if (!out.file().commit()) throw std::runtime_error(out.file().error());
 }
 
 // Returns -1 to go on, otherwise the exit code (help or a parse error, printed by rank 0).

@@ -48,9 +48,10 @@ struct ResultFileError : InputError {
 /// Reads a JSON-lines result file (blank lines skipped). Throws ResultFileError naming the file
 /// and line for anything that is not a JSON object with the basic record fields.
 std::vector<nlohmann::json> read_results(const std::string& path);
-/// The one reader of result files: as read_results, or, with `skipped`, counting the lines that
-/// are not records (peer libraries' rows, malformed lines) there instead of throwing. A file that
-/// is missing, not a regular file or unreadable throws ResultFileError either way.
+/// The one reader of result files: as read_results, or, with `skipped`, every JSON object of the
+/// file unchecked, counting the lines that are not JSON objects there instead of throwing (the
+/// caller checks the fields it reads). A file that is missing, not a regular file or unreadable
+/// throws ResultFileError either way.
 std::vector<nlohmann::json> read_result_lines(const std::string& path, int* skipped);
 
 /// Checks that `record` has the fields the report and plots use (decomposition, size, ranks,

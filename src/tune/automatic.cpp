@@ -8,6 +8,7 @@
 #include "backend/cpu/fftw_wisdom.hpp"
 #include "dfft/tune.hpp"
 #include "model/machine.hpp"
+#include "plan/path.hpp"
 #include "transport/methods.hpp"
 #include "tune/tuner.hpp"
 #include "util/check.hpp"
@@ -166,6 +167,16 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
     return r;
   }
   r.chosen = r.ranked.front().options;
+  // A pencil grid the caller left open that is an ordering of the planner's own factors goes back
+  // to the planner, which orders the factors by the nodes (node_aware_grid): the model's
+  // prediction does not tell the orderings apart well enough to overrule it.
+  if (opt.grid.empty() && r.chosen.decomposition == Decomposition::pencil) {
+    auto mine = r.chosen.grid;
+    auto planner = choose_grid(Decomposition::pencil, {}, facts.ranks, static_cast<int>(shape.size()));
+    std::sort(mine.begin(), mine.end());
+    std::sort(planner.begin(), planner.end());
+    if (mine == planner) r.chosen.grid.clear();
+  }
   return r;
 }
 

@@ -212,6 +212,7 @@ static void sweep(MPI_Comm comm) {
             opt.decomposition = d;
             opt.variant = v;
             opt.methods[0] = methods[m];
+            opt.n_methods = 1;
             opt.transform = r2c ? DFFT_R2C : DFFT_C2C;
             dfft_plan p = NULL;
             if (dfft_plan_create(comm, 3, shape, prec, &opt, &p) != DFFT_SUCCESS) {
@@ -302,6 +303,7 @@ static void batch(MPI_Comm comm) {
   opt.backend = backend_;
   opt.decomposition = DFFT_PENCIL;
   opt.methods[0] = DFFT_P2P_SYNC;
+  opt.n_methods = 1;
   dfft_plan p = NULL;
   if (dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) != DFFT_SUCCESS) {
     check(0, "dfft_plan_create", "batch");
@@ -409,6 +411,7 @@ static void refusals(MPI_Comm comm) {
   dfft_plan p = (dfft_plan)&opt; /* must be reset to NULL */
   dfft_options_init(&opt);
   opt.methods[0] = 42;
+  opt.n_methods = 1;
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INPUT && p == NULL &&
             strstr(dfft_error_message(), "methods") != NULL,
         "method 42 refused", "refusals");
@@ -420,6 +423,7 @@ static void refusals(MPI_Comm comm) {
             strstr(dfft_error_message(), "precision") != NULL,
         "precision 7 refused", "refusals");
   opt.methods[0] = DFFT_A2A_TYPE;
+  opt.n_methods = 1;
   opt.codec = DFFT_CODEC_FP32;
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_UNSUPPORTED && p == NULL &&
             strlen(dfft_error_message()) > 0,
@@ -534,6 +538,7 @@ static void statuses(MPI_Comm comm) {
   }
   dfft_options_init(&opt);
   opt.methods[0] = DFFT_NCCL;
+  opt.n_methods = 1;
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_UNSUPPORTED && p == NULL,
         "nccl on the CPU backend is unsupported", "statuses");
   dfft_options_init(&opt);
@@ -553,6 +558,7 @@ static void statuses(MPI_Comm comm) {
     dfft_options_init(&opt);
     opt.transform = DFFT_C2C;
     opt.methods[0] = DFFT_A2A_SYNC;
+    opt.n_methods = 1;
     check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS, "a2a-sync plan", "statuses");
     if (p) {
       const size_t n = 2 * (size_t)(dfft_plan_input_count(p) > dfft_plan_output_count(p) ? dfft_plan_input_count(p)

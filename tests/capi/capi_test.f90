@@ -34,8 +34,10 @@ program capi_fortran_test
   failures = 0
 
   call dfft_options_init(opt)
-  if (opt%chunks /= 4 .or. opt%in_flight /= 2 .or. opt%device /= -1 .or. opt%n_methods /= 1 .or. &
-      opt%overlap /= 1 .or. opt%batch /= 1 .or. opt%max_message_bytes /= 2_c_int64_t**31 - 4096 .or. &
+  ! Decomposition, variant, methods, chunks and overlap are chosen when the plan is made.
+  if (opt%chunks /= 0 .or. opt%in_flight /= 2 .or. opt%device /= -1 .or. opt%n_methods /= 0 .or. &
+      opt%decomposition /= DFFT_DECOMP_AUTO .or. opt%variant /= DFFT_VARIANT_AUTO .or. &
+      opt%overlap /= 0 .or. opt%batch /= 1 .or. opt%max_message_bytes /= 2_c_int64_t**31 - 4096 .or. &
       c_associated(opt%wisdom_file) .or. opt%norm /= DFFT_NORM_BACKWARD .or. &
       opt%effort /= DFFT_MEASURE .or. opt%fftw_wisdom /= 1 .or. c_associated(opt%fftw_wisdom_dir) .or. &
       opt%version /= DFFT_OPTIONS_VERSION .or. opt%memory_limit_bytes /= 0 .or. opt%threads /= 1 .or. &
@@ -71,6 +73,7 @@ program capi_fortran_test
 
   call dfft_options_init(opt)
   opt%methods(1) = 42
+  opt%n_methods = 1
   ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
   if (ierr /= DFFT_ERROR_INVALID_ARGUMENT .or. c_associated(plan) .or. &
       index(dfft_error_message(), 'methods') == 0) then
@@ -102,7 +105,10 @@ contains
     integer(c_int), intent(in), optional :: method, version, transform
     integer(c_int64_t), intent(in), optional :: limit
     call dfft_options_init(opt)
-    if (present(method)) opt%methods(1) = method
+    if (present(method)) then
+      opt%methods(1) = method
+      opt%n_methods = 1
+    end if
     if (present(transform)) opt%transform = transform
     if (present(limit)) opt%memory_limit_bytes = limit
     if (present(version)) opt%version = version
@@ -122,6 +128,7 @@ contains
     opt%effort = DFFT_ESTIMATE
     opt%transform = DFFT_C2C
     opt%methods(1) = DFFT_A2A_SYNC
+    opt%n_methods = 1
     ierr = dfft_plan_create_f(MPI_COMM_WORLD, 3, shape, DFFT_DOUBLE, opt, plan)
     if (ierr /= DFFT_SUCCESS) then
       print *, 'rank', rank, 'FAIL: a2a-sync plan:', ierr, dfft_error_message()

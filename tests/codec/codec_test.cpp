@@ -250,12 +250,15 @@ TEST(Codec, ToleranceSelectsCheapestCodec) {
     double tol;
     Codec expect;
   };
+  // One decomposition and method for all: the wire bytes are compared with the plain plan's.
   dfft::Options o0 = backend_options();
+  o0.decomposition = dfft::Decomposition::slab_2d1d;
+  o0.methods = {dfft::Method::a2a_sync};
   dfft::Plan<double> plain(MPI_COMM_WORLD, {16, 12, 10}, o0);
   // One rank: no exchange at all (the planner merges the FFTs), nothing crosses the wire.
   const auto full = plain.exchange_bytes().empty() ? 0 : plain.exchange_bytes()[0];
   for (Want w : {Want{1e-2, Codec::fp16}, Want{1e-6, Codec::fp32}, Want{1e-12, Codec::none}}) {
-    dfft::Options o = backend_options();
+    dfft::Options o = o0;
     o.effort = dfft::Effort::estimate;  // many plans: FFTW_MEASURE would dominate the run
     o.tolerance = w.tol;
     dfft::Plan<double> p(MPI_COMM_WORLD, {16, 12, 10}, o);

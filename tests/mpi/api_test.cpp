@@ -112,7 +112,9 @@ TEST(ErrorClass, MemoryLimitIsOutOfMemoryOnEveryRankWithBothNumbers) {
 }
 
 TEST(ErrorClass, InjectedMpiFailureIsMpiError) {
-  dfft::Plan<double> p(MPI_COMM_WORLD, kShape);
+  dfft::Options a2a;
+  a2a.methods = {dfft::Method::a2a_sync};  // the method whose MPI_Alltoallv fails
+  dfft::Plan<double> p(MPI_COMM_WORLD, kShape, a2a);
   std::vector<double> in(static_cast<std::size_t>(p.input_count()), 1.0);
   std::vector<std::complex<double>> out(static_cast<std::size_t>(p.output_count()));
   if (world_size() == 1) GTEST_SKIP() << "one rank exchanges nothing through MPI";
@@ -249,6 +251,8 @@ TEST(MemoryRefusal, RanksOfANodeShareMemAvailable) {
   sys.mem_available(avail);
   dfft::Options o;
   o.effort = dfft::Effort::estimate;
+  o.decomposition = dfft::Decomposition::slab_2d1d;
+  o.methods = {dfft::Method::a2a_sync};  // staging buffers beside the work buffers: ~16 GB
   const Refused r = refusal([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {1100, 1100, 1100}, o); });
   EXPECT_EQ(ranks_with(r.refused), world_size()) << r.what;
   EXPECT_EQ(r.available, avail);

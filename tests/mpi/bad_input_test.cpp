@@ -94,6 +94,7 @@ TEST(BadInput, OneDimensionalShape) {
 
 TEST(BadInput, MethodListOfWrongLength) {
   Options o;
+  o.decomposition = Decomposition::slab_2d1d;
   o.methods = {Method::a2a_sync, Method::p2p_sync};  // slab has one exchange
   expect_error_everywhere([&] { make_plan({17, 12, 10}, o); },
                           "give one method or one per exchange (1 for slab-2d1d");
@@ -101,8 +102,10 @@ TEST(BadInput, MethodListOfWrongLength) {
   o.grid = {world_size(), 1};
   o.methods = {Method::a2a_sync, Method::p2p_sync, Method::p2p_type};
   expect_error_everywhere([&] { make_plan({17, 12, 10}, o); }, "got 3");
-  o.methods = {};
-  expect_error_everywhere([&] { make_plan({17, 12, 10}, o); }, "got 0");
+  // Three methods leave no decomposition of a 3-D array to choose (two exchanges at most).
+  o.decomposition = Decomposition::automatic;
+  o.grid.clear();
+  expect_error_everywhere([&] { make_plan({17, 12, 10}, o); }, "got 3");
 }
 
 TEST(BadInput, WrongOverloadForTransform) {

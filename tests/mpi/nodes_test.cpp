@@ -210,6 +210,10 @@ std::vector<std::complex<double>> forward_with(Method m, dfft::Codec codec, std:
                                                Decomposition dec, const std::vector<int>& nodes) {
   dfft::Options o;
   o.decomposition = dec;
+  o.variant = dfft::Variant::Default;  // one output layout for every method compared
+  if (dec == Decomposition::pencil)     // and one grid (the automatic choice weighs each method)
+    o.grid = world_size() % 2 == 0 && world_size() > 2 ? std::vector<int>{2, world_size() / 2}
+                                                       : std::vector<int>{world_size(), 1};
   o.transform = Transform::c2c;
   o.methods = {m};
   o.codec = codec;

@@ -125,7 +125,12 @@ TEST(Model, PredictionCountsTheExchangedBytes) {
   auto q = dfft::model::predict(cal, {16, 16, 16}, o, 4, true);
   EXPECT_EQ(q.stages.size(), 5u);
   EXPECT_EQ(q.stages[1].peers, 1);
-  EXPECT_THROW(dfft::model::predict(cal, {2, 2, 2}, dfft::Options{}, 4, true), dfft::Error);
+  dfft::Options slab;
+  slab.decomposition = Decomposition::slab_2d1d;
+  slab.methods = {Method::a2a_sync};
+  EXPECT_THROW(dfft::model::predict(cal, {2, 2, 2}, slab, 4, true), dfft::Error);
+  // Automatic options predict the automatic choice: a pencil where a slab has too few planes.
+  EXPECT_EQ(dfft::model::predict(cal, {2, 2, 2}, dfft::Options{}, 4, true).grid, (std::vector<int>{2, 2}));
 }
 
 TEST(Model, MethodLinksDecideTheExchangeAndRoundTrip) {
