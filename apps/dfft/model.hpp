@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "dfft/model.hpp"
+#include "dfft/tune.hpp"
 
 namespace dfftapp {
 
 struct ModelArgs {
   // calibrate / predict
-  std::string backend = "cpu", file = "dfft-wisdom.json";
+  // The machine's default wisdom file, which plans read their calibration from.
+  std::string backend = "cpu", file = dfft::default_wisdom_file().empty() ? "dfft-wisdom.json" : dfft::default_wisdom_file();
   bool file_given = false;  // predict, check: --calibration named on the command line
   int reps = 15, fft_n = 0, ranks = 0, top = 0;  // fft_n 0: 64 on CPUs, 256 on GPUs
   std::vector<std::string> size{"64", "64", "64"};

@@ -97,6 +97,12 @@ struct TuneReport {
 /// One-line name of a candidate: "pencil 2x2 realigned a2a-sync,p2p-type" (+ " chunks=N" when
 /// a onesided exchange is used).
 std::string tune_label(const Options& o);
+
+/// The machine's default wisdom file: dfft-wisdom-<hostname>.json beside the FFTW wisdom files
+/// ($DFFT_WISDOM_DIR, else $XDG_CACHE_HOME/dfft, else ~/.cache/dfft); empty when no directory is
+/// known. A plan with automatic fields reads the calibration of this machine from it when
+/// Options::wisdom_file is empty; `dfft model calibrate` writes there by default.
+std::string default_wisdom_file();
 /// Human-readable summary: a "wisdom hit" line, or what was measured and chosen, plus warnings.
 std::string describe(const TuneReport& r);
 

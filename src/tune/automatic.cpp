@@ -242,3 +242,7 @@ model::Calibration machine_calibration(MPI_Comm comm, const MachineFacts& facts,
 }
 
 }  // namespace dfft::detail
+
+namespace dfft {
+std::string default_wisdom_file() { return detail::default_wisdom_file(Options{}); }
+}  // namespace dfft
