@@ -65,7 +65,7 @@ TEST(Automatic, NothingAutomaticKeepsTheOptions) {
 }
 
 TEST(Automatic, EveryFieldSettled) {
-  for (int ranks : {1, 2, 3, 4, 8}) {
+  for (int ranks : {1, 2, 3, 4}) {
     const auto r = choose(cpus(ranks), 24);
     ASSERT_TRUE(r.made);
     EXPECT_NE(r.chosen.decomposition, Decomposition::automatic);
@@ -79,8 +79,9 @@ TEST(Automatic, EveryFieldSettled) {
 
 // Host staging lost 5-56x to cuda-ipc and NCCL on 2 and 4 GPUs: never chosen where they run.
 TEST(Automatic, GpusNeverStagedOnHostWhereDeviceMethodsRun) {
-  for (int ranks : {2, 4, 8})
-    for (std::int64_t n : {64, 256, 1024})
+  // Few rank counts: the model walks every rank's path (slow under the sanitizers).
+  for (int ranks : {2, 4})
+    for (std::int64_t n : {64, 1024})
       for (bool dbl : {false, true})
         for (auto [ipc, nccl] : {std::pair{true, true}, std::pair{true, false}, std::pair{false, true}}) {
           const auto r = choose(gpus(ranks, false, ipc, nccl, false), n, {}, dbl);
@@ -122,7 +123,7 @@ TEST(Automatic, NoDeviceMethodLeavesTheHostStagedOnes) {
 }
 
 TEST(Automatic, CpuPrefersDatatypeMethods) {
-  for (int ranks : {2, 4, 16})
+  for (int ranks : {2, 4})
     for (std::int64_t n : {64, 256}) {
       const auto r = choose(cpus(ranks), n, {}, true);
       ASSERT_EQ(r.chosen.methods.size(), 1u);
@@ -132,8 +133,8 @@ TEST(Automatic, CpuPrefersDatatypeMethods) {
 }
 
 TEST(Automatic, SlabRunsOutOfPlanesPencilTakesOver) {
-  // 16 planes on 32 ranks: no slab can cut them; a pencil grid can.
-  const auto r = choose(cpus(32), 16, {}, true);
+  // 4 planes on 8 ranks: no slab can cut them; a pencil grid can.
+  const auto r = choose(cpus(8), 4, {}, true);
   EXPECT_EQ(r.chosen.decomposition, Decomposition::pencil);
 }
 
