@@ -455,7 +455,8 @@ void PlanImpl::choose_automatically() {
   }
   std::vector<std::string> warnings;
   std::string source;
-  const auto cal = machine_calibration(comm_, f, opt_, source, warnings);
+  // One rank exchanges nothing: no prediction is made, so no calibration is looked for.
+  const auto cal = size_ > 1 ? machine_calibration(comm_, f, opt_, source, warnings) : model::Calibration{};
   auto_ = choose_automatic(f, shape_, opt_, is_double_, cal);
   auto_.calibration = source;
   auto_.warnings.insert(auto_.warnings.begin(), warnings.begin(), warnings.end());
