@@ -64,6 +64,7 @@ program capi_halo_test
     end do
   end do
   st = dfft_halo_destroy(h)
+  deallocate(u)  ! a main program's allocatables are not freed at its end (LeakSanitizer sees them)
   call MPI_Allreduce(bad, allbad, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print *, 'fortran halo:', allbad, 'cell(s) differ'
   call MPI_Finalize(ierr)

@@ -40,6 +40,12 @@ class FftwWisdom : public ::testing::Test {
 
 dfft::Options measured(const std::string& dir) {
   dfft::Options o;
+  // A fixed plan, so that the time to make it is FFTW's planning (no automatic choice beside it).
+  o.decomposition = dfft::Decomposition::slab_2d1d;
+  o.variant = dfft::Variant::Default;
+  o.methods = {dfft::Method::a2a_sync};
+  o.chunks = 4;
+  o.overlap = 1;
   o.transform = dfft::Transform::c2c;
   o.effort = dfft::Effort::measure;
   o.fftw_wisdom_dir = dir;
