@@ -15,9 +15,13 @@
 namespace dfftapp {
 
 struct ModelArgs {
+  static std::string default_file() {
+    const std::string f = dfft::default_wisdom_file();
+    return f.empty() ? "dfft-wisdom.json" : f;  // no cache directory known: the working one
+  }
   // calibrate / predict
   // The machine's default wisdom file, which plans read their calibration from.
-  std::string backend = "cpu", file = dfft::default_wisdom_file().empty() ? "dfft-wisdom.json" : dfft::default_wisdom_file();
+  std::string backend = "cpu", file = default_file();
   bool file_given = false;  // predict, check: --calibration named on the command line
   int reps = 15, fft_n = 0, ranks = 0, top = 0;  // fft_n 0: 64 on CPUs, 256 on GPUs
   std::vector<std::string> size{"64", "64", "64"};

@@ -40,10 +40,10 @@ std::string ruled_out_because(Method m, const MachineFacts& f, const Options& op
   // per-peer moves device memory only with cuda-ipc inside each node and nccl across.
   if (m == Method::per_peer)
     return f.ipc_in_node && f.nccl ? std::string() : "it needs cuda-ipc inside each node and nccl across";
+  // Every method that is not device-only stages through the host here, p2p-streams included.
   if (host_staged(m, f) && (f.ipc || f.nccl))
     return std::string("host-staged MPI (MPI is not CUDA-aware) where ") + (f.ipc ? "cuda-ipc" : "nccl") +
            " can run";
-  // p2p-streams stages through the host too, with its own sender thread.
   return {};
 }
 
