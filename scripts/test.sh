@@ -52,6 +52,10 @@ finish() {
   exit "$rc"
 }
 trap finish EXIT
+# Tests read and write the machine's wisdom (FFTW wisdom, calibrations that steer automatic
+# plans) in a folder of their own: a user's files must neither change what the tests see nor be
+# changed by them.
+export DFFT_WISDOM_DIR="$TMP/wisdom"
 
 phase "dependencies"
 bash scripts/install-deps.sh
