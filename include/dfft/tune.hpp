@@ -44,6 +44,10 @@ struct TuneCandidate {
   /// max over ranks: how far apart the samples of one candidate are.
   double spread = std::numeric_limits<double>::quiet_NaN();
   int reps = 0;  // timed repetitions, first pass and final rounds together
+  /// Seconds of each timed repetition, max over ranks (all ranks start a repetition together):
+  /// the first pass's, then the final rounds' in final_samples. What median/final_median and
+  /// spread summarise, for plots of how far apart candidates really are.
+  std::vector<double> samples, final_samples;
   /// The time the choice was made on: final_median for a finalist, else median.
   double time() const { return std::isnan(final_median) ? median : final_median; }
   double predicted = std::numeric_limits<double>::quiet_NaN();  // analytic model, seconds

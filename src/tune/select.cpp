@@ -33,6 +33,12 @@ double max_over_ranks(double v, MPI_Comm comm) {
   return r;
 }
 
+// Per repetition, the slowest rank's time: the same repetition on every rank (equal counts).
+std::vector<double> max_over_ranks(std::vector<double> v, MPI_Comm comm) {
+  DFFT_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, comm));
+  return v;
+}
+
 double timed_run(CandidateTimer& t, std::size_t i, MPI_Comm comm) {
   DFFT_MPI(MPI_Barrier(comm));  // every repetition starts together
   return t.run(i);
@@ -59,6 +65,7 @@ void measure_one(CandidateTimer& t, std::size_t i, TuneCandidate& c, const TuneS
   c.reps = static_cast<int>(mine.size());
   c.median = max_over_ranks(median_of(mine), comm);
   c.spread = max_over_ranks(relative_iqr(mine), comm);
+  c.samples = max_over_ranks(mine, comm);
   c.status = TuneCandidate::Status::measured;
 }
 
@@ -134,6 +141,7 @@ void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vec
       }
       cands[i].final_median = max_over_ranks(median_of(fresh[i]), comm);
       cands[i].spread = max_over_ranks(relative_iqr(fresh[i]), comm);
+      cands[i].final_samples = max_over_ranks(fresh[i], comm);
       cands[i].reps = static_cast<int>(samples[i].size());
       tally.add(s.reps + 1, "final round " + std::to_string(round + 1) + " of at most " +
                                 std::to_string(max_rounds) + ": " + cands[i].label);

@@ -89,6 +89,14 @@ TEST(Select, PicksTheMinimumOfMaxOverRanksConsistently) {
   EXPECT_TRUE(same_on_all_ranks(res.winner));
   EXPECT_DOUBLE_EQ(res.candidates[2].median, 2 * (1 + 0.1 * (P - 1)));
   for (const auto& c : res.candidates) EXPECT_TRUE(same_on_all_ranks(static_cast<int>(c.status)));
+  // The samples a plot shows: one per timed repetition, each the slowest rank's.
+  ASSERT_EQ(res.candidates[2].samples.size(), 3u);
+  for (double v : res.candidates[2].samples) {
+    EXPECT_DOUBLE_EQ(v, 2 * (1 + 0.1 * (P - 1)));
+  }
+  for (const auto& c : res.candidates) {
+    EXPECT_EQ(c.final_samples.size() % 3, 0u) << c.label;
+  }
 }
 
 TEST(Select, EarlyCutAndRejectionAndTiesAreCollective) {
