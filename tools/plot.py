@@ -62,7 +62,7 @@ def config_key(r):
 
 def dedupe(records):
     """A configuration measured twice (two tests of a cases file, or several files): the later
-    record wins, as in `dfft bench --report`."""
+    record wins."""
     last = {}
     for r in records:
         last[config_key(r)] = r

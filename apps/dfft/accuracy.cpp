@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `dfft accuracy`: the accuracy table of compressed communication (as Table II of Cayrols et
-// al.): forward and round-trip errors against an uncompressed double-precision transform, for
-// FP64, FP32 (all in float), FP64->FP32, FP64->FP16, FP64->BF16, FP32->FP16, FP32->BF16 wire
-// formats, on random and on smooth data.
+// `dfft bench --accuracy`: the accuracy table of compressed communication (as Table II of
+// Cayrols et al.): forward and round-trip errors against an uncompressed double-precision
+// transform, for FP64, FP32 (all in float), FP64->FP32, FP64->FP16, FP64->BF16, FP32->FP16,
+// FP32->BF16 wire formats, on random and on smooth data. One table per size, decomposition and
+// method given.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -13,22 +14,27 @@
 #include <string>
 #include <vector>
 
-#include "cli_common.hpp"
-#include "command.hpp"
+#include "bench.hpp"
 #include "dfft/dfft.hpp"
 #include "dfft/validate.hpp"
+#include "mpi_check.hpp"
 
 namespace dfftapp {
 
 namespace {
 
-struct AccArgs {
-  std::vector<std::string> size_tokens{"64", "64", "64"};
+// One table: the problem and the plan options every row shares.
+struct AccCase {
   std::vector<std::int64_t> size;
-  std::string decomp = "pencil";
-  std::string method = "a2a-sync";
-  std::string backend = "cpu";
+  std::string decomp, method, backend;
+  MPI_Comm comm;
 };
+
+// What an omitted option means here: the table of the compression literature (one pencil
+// transform of a 64^3 cube, all-to-all exchanges), not bench's sweep.
+const std::vector<std::string> kDefaultSize{"64", "64", "64"};
+const char* const kDefaultDecomp = "pencil";
+const char* const kDefaultMethod = "a2a-sync";
 
 struct Row {
   const char* name;
@@ -67,9 +73,9 @@ std::vector<T> input_for(const dfft::Plan<T>& p, bool smooth) {
   return in;
 }
 
-double rel_l2(double num, double den) {
+double rel_l2(double num, double den, MPI_Comm comm) {
   double l[2] = {num, den}, g[2];
-  MPI_Allreduce(l, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  APP_MPI(MPI_Allreduce(l, g, 2, MPI_DOUBLE, MPI_SUM, comm));
   return std::sqrt(g[0] / g[1]);
 }
 
@@ -91,9 +97,9 @@ void round_trip(dfft::Plan<T>& p, const std::vector<T>& in, std::vector<std::com
 }
 
 template <class T>
-std::pair<double, double> errors(const AccArgs& a, dfft::Options o, bool smooth,
+std::pair<double, double> errors(const AccCase& a, dfft::Options o, bool smooth,
                                  const std::vector<std::complex<double>>& exact) {
-  dfft::Plan<T> p(MPI_COMM_WORLD, a.size, o);
+  dfft::Plan<T> p(a.comm, a.size, o);
   auto in = input_for(p, smooth);
   std::vector<std::complex<T>> out(static_cast<std::size_t>(p.output_count()));
   std::vector<T> back(in.size());
@@ -103,29 +109,29 @@ std::pair<double, double> errors(const AccArgs& a, dfft::Options o, bool smooth,
     num += std::norm(std::complex<double>(out[i]) - exact[i]);
     den += std::norm(exact[i]);
   }
-  const double fwd = rel_l2(num, den);
+  const double fwd = rel_l2(num, den, a.comm);
   dfft::Options lo = o;  // the same distribution, on the host, for the input in double
   lo.backend = dfft::Backend::cpu;
   lo.methods = {dfft::Method::a2a_sync};  // the method does not change the distribution; the
                                           // GPU-only ones (nccl, cuda-ipc) cannot run on the host
   lo.codec = dfft::Codec::none;
-  auto ref = input_for(*std::make_unique<dfft::Plan<double>>(MPI_COMM_WORLD, a.size, lo).get(), smooth);
+  auto ref = input_for(*std::make_unique<dfft::Plan<double>>(a.comm, a.size, lo).get(), smooth);
   num = den = 0;
   for (std::size_t i = 0; i < back.size(); ++i) {
     // The inverse already scales by 1/N (Norm::backward): back should equal the input.
     num += std::pow(static_cast<double>(back[i]) - ref[i], 2);
     den += ref[i] * ref[i];
   }
-  return {fwd, rel_l2(num, den)};
+  return {fwd, rel_l2(num, den, a.comm)};
 }
 
-int run(const AccArgs& a) {
+void table(const AccCase& a) {
   int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  APP_MPI(MPI_Comm_rank(a.comm, &rank));
+  APP_MPI(MPI_Comm_size(a.comm, &size));
   dfft::Options base;
   base.decomposition = dfft::parse_decomposition(a.decomp);
-  base.methods = {dfft::parse_method(a.method)};
+  base.methods = dfft::parse_methods(a.method);
   base.backend = dfft::parse_backend(a.backend);
   // The exact reference: uncompressed double on the CPU (FFTW), the same distribution.
   dfft::Options exact_opt;
@@ -146,7 +152,7 @@ int run(const AccArgs& a) {
     std::printf("| data | format | forward error | round-trip error |\n|---|---|---|---|\n");
   }
   for (bool smooth : {false, true}) {
-    dfft::Plan<double> exact_plan(MPI_COMM_WORLD, a.size, exact_opt);
+    dfft::Plan<double> exact_plan(a.comm, a.size, exact_opt);
     auto in = input_for(exact_plan, smooth);
     std::vector<std::complex<double>> exact(static_cast<std::size_t>(exact_plan.output_count()));
     exact_plan.forward(in.data(), exact.data());
@@ -158,33 +164,38 @@ int run(const AccArgs& a) {
         std::printf("| %s | %s | %.2e | %.2e |\n", smooth ? "smooth" : "random", r.name, e.first, e.second);
     }
   }
-  return 0;
 }
 
 }  // namespace
 
-Command make_accuracy_command(CLI::App& parent) {
-  auto args = std::make_shared<AccArgs>();
-  CLI::App* c = parent.add_subcommand(
-      "accuracy", "Accuracy table of compressed communication (forward and round-trip errors per "
-                  "wire format, random and smooth data)");
-  add_size_option(c, args->size_tokens, "Global shape")->capture_default_str();
-  c->add_option("--decomp", args->decomp, "slab-2d1d | slab-1d2d | pencil")->capture_default_str();
-  c->add_option("--method", args->method, "a packing method: a2a-sync | p2p-sync | onesided | nccl")
-      ->capture_default_str();
-  c->add_option("--backend", args->backend, "cpu | cuda (the compressed transforms run there; the "
-                                            "exact reference always on the CPU)")
-      ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
-  return {c, [args](MPI_Comm) {
-            args->size = parse_shape(args->size_tokens);
-            try {  // unknown names: the library's message lists the allowed ones
-              (void)dfft::parse_decomposition(args->decomp);
-              (void)dfft::parse_method(args->method);
-            } catch (const dfft::Error& e) {
-              throw UsageError(e.what());
-            }
-            return run(*args);
-          }};
+void refuse_outside_accuracy(const CLI::App& bench) {
+  static const std::vector<std::string> applies{"--accuracy", "--size", "--decomp", "--method", "--backend"};
+  for (const CLI::Option* o : bench.get_options()) {
+    if (o->count() == 0 || std::find(applies.begin(), applies.end(), o->get_name()) != applies.end()) continue;
+    std::string names;  // every spelling: the flag given may be the negative one (--no-validate)
+    for (const auto& n : o->get_lnames()) names += (names.empty() ? "--" : "/--") + n;
+    throw UsageError(names + " does not apply to --accuracy (it takes --size, --decomp, --method and "
+                     "--backend)");
+  }
+}
+
+int run_accuracy(const BenchArgs& a, MPI_Comm comm) {
+  const auto sizes = a.sizes.empty() ? std::vector<std::vector<std::string>>{kDefaultSize} : a.sizes;
+  const auto decomps = a.decomps.empty() ? std::vector<std::string>{kDefaultDecomp} : a.decomps;
+  const auto methods = a.methods.empty() ? std::vector<std::string>{kDefaultMethod} : a.methods;
+  std::vector<AccCase> cases;
+  for (const auto& size : sizes)
+    for (const auto& d : decomps)
+      for (const auto& m : methods) cases.push_back({parse_shape(size), d, m, a.backend, comm});
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (i > 0) {
+      int rank = 0;
+      APP_MPI(MPI_Comm_rank(comm, &rank));
+      if (rank == 0) std::printf("\n");
+    }
+    table(cases[i]);
+  }
+  return exit_ok;
 }
 
 }  // namespace dfftapp

@@ -37,9 +37,8 @@ struct BenchArgs {
   std::vector<int> threads;            // threads per rank to sweep (default 1; 0: affinity mask)
   bool adapt = false;                  // online tuning of slices, chunks, steps in flight
   std::string cases, csv;              // --cases FILE, --csv FILE
-  std::vector<std::string> report;     // --report FILE...: print tables, run nothing
-  std::string stat = "median";         // statistic of the report tables
   bool list = false;                   // --list: print the configurations, run nothing
+  bool accuracy = false;               // --accuracy: print the wire formats' errors, time nothing
   int progress = 0;                    // >0 --progress, <0 --no-progress
   std::vector<std::string> given;      // options given on the command line (override a cases file)
   // Tuning (docs/tuning.md): with --tune the plan chooses decomposition, variant, methods, grid.
@@ -68,7 +67,10 @@ void finish_args(BenchArgs& a);
 std::vector<Config> expand(const BenchArgs& a);
 /// Run the sweep; collective over `comm`. Returns the process exit code (same on every rank).
 int run_bench(const BenchArgs& a, MPI_Comm comm);
-/// `--report FILE...`: rank 0 prints the relative-runtime tables (report_tables.cpp).
-int run_report(const BenchArgs& a, MPI_Comm comm);
+/// `--accuracy`: the accuracy table of compressed communication per size, decomposition and
+/// method (accuracy.cpp); collective over `comm`.
+int run_accuracy(const BenchArgs& a, MPI_Comm comm);
+/// Throws UsageError for an option given to `bench` that --accuracy does not take.
+void refuse_outside_accuracy(const CLI::App& bench);
 
 }  // namespace dfftapp

@@ -61,8 +61,13 @@ Exit status: 0 ok, 1 a configuration failed or nothing ran, 2 bad command line, 
 result file, 4 a validation check failed (docs/cli.md). Record fields: docs/bench.md.
 
 Suites: --cases FILE.json runs a test-case file (benchmarks/cases/*.json; docs/cases.md).
-Progress lines go to stderr on a terminal, or with --progress. --report FILE... prints the relative-runtime tables of result files;
---csv writes CSV; tools/plot.py draws the figures (docs/results-format.md).)";
+Progress lines go to stderr on a terminal, or with --progress. --csv writes CSV; tools/plot.py
+draws the figures, tools/results_pages.py the tables (docs/results-format.md).
+
+Accuracy: --accuracy prints the forward and round-trip errors of every wire format (FP64, FP32,
+FP64->FP32/FP16/BF16, FP32->FP16/BF16) on random and smooth data against an uncompressed FP64
+transform, and times nothing; it takes --size (default 64x64x64), --decomp (default pencil),
+--method (default a2a-sync) and --backend, one table per combination (docs/compression.md).)";
 
 template <class T>
 void add_list(CLI::App* c, const std::string& name, std::vector<std::string>& v, const T& allowed,
@@ -146,19 +151,16 @@ void add_options(CLI::App* c, BenchArgs& a) {
       ->check(at_least(0, "a number of seconds >= 0"));
 }
 
-// Test-case files, result files and report tables (docs/cases.md, docs/results-format.md).
+// Test-case files, result files and what runs instead of a sweep (docs/cases.md,
+// docs/results-format.md, docs/compression.md).
 void add_suite_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--staging", a.staging, "CUDA backend, MPI methods: auto | host | cuda-aware")
       ->capture_default_str()->check(CLI::IsMember({"auto", "host", "cuda-aware"}));
-  auto* cases = c->add_option("--cases", a.cases, "Run the tests of a JSON test-case file (docs/cases.md)");
+  c->add_option("--cases", a.cases, "Run the tests of a JSON test-case file (docs/cases.md)");
   c->add_option("--csv", a.csv, "Also write the records as CSV (replaces the file at the end, as --json)");
-  auto* report = c->add_option("--report", a.report,
-                               "Print relative-runtime tables (markdown) from result files; runs nothing")
-                     ->expected(1, CLI::detail::expected_max_vector_size);
-  report->excludes(cases);
-  c->add_option("--stat", a.stat, "Statistic of the --report tables")
-      ->capture_default_str()->check(CLI::IsMember({"median", "mean", "min"}));
   c->add_flag("--list", a.list, "Print the configurations the options or --cases expand to; run nothing");
+  c->add_flag("--accuracy", a.accuracy, "Print the errors of every wire format (compressed communication) "
+                                        "for --size, --decomp, --method; time nothing");
   c->add_flag("--progress,!--no-progress", a.progress,
               "Progress lines on stderr (default: when stderr is a terminal)");
 }
@@ -313,7 +315,10 @@ Command make_bench_command(CLI::App& parent) {
   auto run = [args, c](MPI_Comm comm) {
     for (const auto& name : kOverridable)
       if (given_option(*c, *args, name)) args->given.push_back(name);
-    if (!args->report.empty()) return run_report(*args, comm);
+    if (args->accuracy) {
+      refuse_outside_accuracy(*c);
+      return run_accuracy(*args, comm);
+    }
     if (args->cases.empty()) finish_args(*args);  // a cases file brings its own settings
     return run_bench(*args, comm);
   };

@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "command.hpp"
 #include "dfft/types.hpp"
 #include "mpi_check.hpp"
 
@@ -178,6 +179,17 @@ CLI::Validator at_least(double min, const std::string& words) {
         return "";
       },
       words);
+}
+
+Command make_moved_command(CLI::App& parent, const std::string& name, const std::string& now) {
+  CLI::App* c = parent.add_subcommand(name, "");
+  c->group("");          // not listed in the parent's help
+  c->set_help_flag();    // `--help` too gets the pointer to the new spelling
+  c->allow_extras();     // the old options are not errors of their own
+  const std::string old = (parent.get_parent() ? parent.get_name() + " " : std::string()) + name;
+  return {c, [old, now](MPI_Comm) -> int {
+            throw UsageError("`dfft " + old + "` is now `" + now + "` (docs/cli.md)");
+          }};
 }
 
 }  // namespace dfftapp

@@ -103,10 +103,10 @@ int main(int argc, char** argv) {
              "failure (docs/cli.md).");
   std::vector<dfftapp::Command> commands;
   commands.push_back(dfftapp::make_bench_command(app));
-  commands.push_back(dfftapp::make_accuracy_command(app));
   commands.push_back(dfftapp::make_transform_command(app));
   commands.push_back(dfftapp::make_tune_command(app));
   commands.push_back(dfftapp::make_model_command(app));
+  commands.push_back(dfftapp::make_moved_command(app, "accuracy", "dfft bench --accuracy"));
 
   bool done = false;
   int rc = parse(app, argc, argv, rank, done);

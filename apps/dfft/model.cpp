@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `dfft model calibrate | predict | fit | check | cluster` (docs/models.md): registration,
-// calibrate and predict. fit and check (result files) are in model_results.cpp, cluster in
-// model_cluster.cpp.
+// `dfft model calibrate | fit | check | cluster` (docs/models.md): registration and calibrate.
+// fit and check (result files) are in model_results.cpp, cluster in model_cluster.cpp; the
+// model's ranking of the candidate plans is `dfft tune --mode heuristic` (tune.cpp).
 #include "model.hpp"
 
 #include <unistd.h>
@@ -24,8 +24,6 @@
 #include "progress.hpp"
 
 namespace dfftapp {
-
-namespace {
 
 void print_calibration(const dfft::model::Calibration& c) {
   std::printf("calibration: %d rank%s, %s, %s, host %s, %s\n", c.ranks, c.ranks == 1 ? "" : "s",
@@ -59,6 +57,8 @@ void print_calibration(const dfft::model::Calibration& c) {
                 dfft::to_string(m.method).c_str(), m.link.size, m.link.latency * 1e6,
                 m.link.bandwidth * 1e-9);
 }
+
+namespace {
 
 int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
   int rank = 0;
@@ -106,117 +106,6 @@ int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
   });
 }
 
-std::string ms(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3f", s * 1e3);
-  return b;
-}
-
-void print_crossover(const dfft::model::Calibration& c, const std::vector<std::int64_t>& spectral, int P,
-                     bool is_double) {
-  double m = 1;
-  for (auto v : spectral) m *= static_cast<double>(v);
-  std::printf("\nslab vs pencil (thesis 2.5.3): pencil communicates less time iff P^2/M > 2s/(L*B)\n"
-              "  M = %.0f complex elements exchanged, P = %d, s = %d bytes\n", m, P, is_double ? 8 : 4);
-  auto show = [&](const char* what, const dfft::model::Link& l) {
-    auto x = dfft::model::slab_pencil_crossover(m, P, is_double, l);
-    std::printf("  %-28s L = %.2f us, B = %.3f GB/s: P^2/M = %.3g %s 2s/(LB) = %.3g -> %s; equal at M = %.3g "
-                "(N = %.0f for a cube)\n",
-                what, l.latency * 1e6, l.bandwidth * 1e-9, x.lhs, x.pencil_faster ? ">" : "<=", x.rhs,
-                x.pencil_faster ? "pencil faster" : "slab faster", x.crossover_elements,
-                std::cbrt(x.crossover_elements));
-  };
-  if (P < 2) {
-    std::printf("  one rank: no communication\n");
-    return;
-  }
-  show("all-to-all link of P ranks:", c.link(P));
-  if (c.pingpong.bandwidth > 0) show("ping-pong link:", c.pingpong);
-}
-
-struct Row {
-  dfft::Options opt;
-  dfft::model::Prediction p;
-};
-
-// The predicted bytes must be what the real plan sends; build each plan and compare.
-int check_against_plans(const std::vector<Row>& rows, const std::vector<std::int64_t>& shape, bool is_double,
-                        MPI_Comm comm) {
-  int mismatches = 0;
-  for (const auto& r : rows) {
-    std::vector<std::int64_t> mine;
-    try {
-      if (is_double) mine = dfft::Plan<double>(comm, shape, r.opt).exchange_bytes();
-      else mine = dfft::Plan<float>(comm, shape, r.opt).exchange_bytes();
-    } catch (const dfft::Error&) {
-      continue;  // same on every rank: plan-time rejection
-    }
-    std::vector<std::int64_t> mx(mine.size());
-    APP_MPI(MPI_Allreduce(mine.data(), mx.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, comm));
-    std::vector<std::int64_t> pred;
-    for (const auto& s : r.p.stages)
-      if (s.name.rfind("exchange", 0) == 0 || s.name == "reshape") pred.push_back(s.bytes);
-    mismatches += pred != mx;
-  }
-  return mismatches;
-}
-
-int run_predict(const ModelArgs& a, MPI_Comm comm) {
-  int rank = 0, size = 1;
-  APP_MPI(MPI_Comm_rank(comm, &rank));
-  APP_MPI(MPI_Comm_size(comm, &size));
-  const int P = a.ranks > 0 ? a.ranks : size;
-  const bool is_double = a.precision == "double";
-  const std::vector<std::int64_t> shape = parse_shape(a.size);
-  std::string why;
-  auto cals = read_calibrations(a.file, a.file_given, comm, why);
-  const auto* found = find_calibration(cals, P, a.backend);
-  auto cal = found ? *found : dfft::model::Calibration::defaults(P);
-  dfft::Options base;
-  base.transform = dfft::parse_transform(a.transform);
-  base.backend = dfft::parse_backend(a.backend);
-  // The nodes of the ranks running (real or emulated); for another rank count only emulated ones.
-  const auto node = P == size ? dfft::model::node_layout(comm, base.ranks_per_node) : std::vector<int>{};
-  const int nodes = node.empty() ? 1 : *std::max_element(node.begin(), node.end()) + 1;
-  std::vector<Row> rows;
-  for (const auto& o : dfft::tune_candidates(base, P, static_cast<int>(shape.size()), nodes)) {
-    try {
-      rows.push_back({o, dfft::model::predict(cal, shape, o, P, is_double, node)});
-    } catch (const dfft::Error&) {
-    }
-  }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.p.total.total() < y.p.total.total(); });
-  const int bad = P == size && !a.no_plan_check ? check_against_plans(rows, shape, is_double, comm) : -1;
-  if (rank != 0) return 0;
-  if (!found)
-    std::fprintf(stderr, "dfft model predict: warning: no calibration for %d ranks (%s) in %s%s; using the "
-                 "placeholder constants\n", P, a.backend.c_str(), a.file.c_str(), why.empty() ? "" : (" (" + why + ")").c_str());
-  else print_calibration(cal);
-  std::printf("\npredicted forward transform (the inverse walks the same path), ms, slowest rank per stage:\n");
-  int w = 9;
-  for (const auto& r : rows) w = std::max(w, static_cast<int>(dfft::tune_label(r.opt).size()));
-  std::printf("%4s  %-*s %9s %9s %9s %9s %9s  %s\n", "rank", w, "candidate", "fft", "pack", "comm", "unpack",
-              "total", "exchanges: bytes sent / peers (max over ranks)");
-  int k = 0;
-  for (const auto& r : rows) {
-    if (a.top > 0 && k >= a.top) break;
-    std::string ex;
-    for (const auto& s : r.p.stages)
-      if (s.name != "reshape" && s.name.rfind("exchange", 0) == 0)
-        ex += (ex.empty() ? "" : ", ") + std::to_string(s.bytes) + " B / " + std::to_string(s.peers);
-    const auto& t = r.p.total;
-    std::printf("%4d  %-*s %9s %9s %9s %9s %9s  %s\n", ++k, w, dfft::tune_label(r.opt).c_str(), ms(t.fft).c_str(),
-                ms(t.pack).c_str(), ms(t.comm).c_str(), ms(t.unpack).c_str(), ms(t.total()).c_str(), ex.c_str());
-  }
-  if (bad >= 0)
-    std::printf("exchange bytes checked against Plan::exchange_bytes() of the %zu plans: %s\n", rows.size(),
-                bad == 0 ? "all equal" : (std::to_string(bad) + " differ").c_str());
-  auto spectral = shape;
-  if (base.transform == dfft::Transform::r2c) spectral.back() = spectral.back() / 2 + 1;
-  print_crossover(cal, spectral, P, is_double);
-  return 0;
-}
-
 }  // namespace
 
 std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, bool given, MPI_Comm comm,
@@ -248,11 +137,10 @@ const dfft::model::Calibration* find_calibration(const std::vector<dfft::model::
 
 Command make_model_command(CLI::App& parent) {
   auto a = std::make_shared<ModelArgs>();
-  CLI::App* m = parent.add_subcommand("model", "Performance models: calibrate, predict, fit, check, cluster (docs/models.md)");
+  CLI::App* m = parent.add_subcommand("model", "Performance models: calibrate, fit, check, cluster (docs/models.md)");
   m->require_subcommand(1);
   auto* cal = m->add_subcommand("calibrate", "Measure latency/bandwidth per link class and communicator size, FFT and pack "
                                              "rates; store them in the wisdom file");
-  auto* pre = m->add_subcommand("predict", "Predict every candidate plan's phases with the analytic model");
   auto* fit = m->add_subcommand("fit", "Fit T(P) = A P^-B per size and configuration to dfft bench --json records");
   auto* chk = m->add_subcommand("check", "Predicted (both models) vs measured times of dfft bench --json records");
   auto* clu = m->add_subcommand("cluster", "Predict slab/pencil, flat/node-aware exchanges on a described cluster");
@@ -263,28 +151,20 @@ Command make_model_command(CLI::App& parent) {
   clu->add_option("--transform", a->transforms)->delimiter(',')->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
   chk->add_flag("--fit-calibration", a->fit_calibration,
                 "Fit the analytic model's rates to the records themselves instead of a stored calibration");
-  for (auto* c : {cal, pre}) {
-    c->add_option("--backend", a->backend)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-    c->add_option("--file,--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
-  }
+  cal->add_option("--backend", a->backend)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  cal->add_option("--file,--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
   chk->add_option("--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
   cal->add_option("--reps", a->reps, "Repetitions per micro-benchmark")->check(at_least(1, "an integer >= 1"))->capture_default_str();
   cal->add_flag("--progress,!--no-progress", a->progress, "Progress lines on stderr (default: when stderr is a terminal)");
   cal->add_option("--fft-n", a->fft_n, "FFT/pack benchmarks use an N^3 array (default 64, 256 with --backend cuda)")->check(CLI::Range(2, 1024));
-  add_size_option(pre, a->size, "Global shape")->capture_default_str();
-  pre->add_option("--precision", a->precision)->check(CLI::IsMember({"double", "float"}))->capture_default_str();
-  pre->add_option("--transform", a->transform)->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
-  pre->add_option("--ranks", a->ranks, "Predict for this many ranks (default: the ranks running)")->check(at_least(1, "an integer >= 1"));
-  pre->add_option("--top", a->top, "Print only the N best")->check(at_least(0, "an integer >= 0"));
-  pre->add_flag("--no-plan-check", a->no_plan_check, "Do not build the plans to cross-check the exchanged bytes");
   for (auto* c : {fit, chk}) c->add_option("results", a->results, "dfft bench --json files (JSON lines)")->required();
   fit->add_option("--predict", a->predict_at, "Rank counts to predict")->delimiter(',')->capture_default_str();
-  auto run = [a, cal, pre, fit, chk, clu](MPI_Comm comm) {
-    for (auto* c : {pre, chk})
-      if (c->parsed()) a->file_given = c->count("--calibration") > 0;
+  const Command predict = make_moved_command(*m, "predict", "dfft tune --mode heuristic");
+  auto run = [a, cal, fit, chk, clu, predict](MPI_Comm comm) {
+    if (chk->parsed()) a->file_given = chk->count("--calibration") > 0;
     if (cal->parsed()) return run_calibrate(*a, comm);
     if (clu->parsed()) return run_model_cluster(*a, comm);
-    if (pre->parsed()) return run_predict(*a, comm);
+    if (predict.app->parsed()) return predict.run(comm);
     if (fit->parsed()) return run_model_fit(*a, comm);
     return run_model_check(*a, comm);
   };

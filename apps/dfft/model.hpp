@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `dfft model`: calibrate | predict | fit | check (docs/models.md). model.cpp holds the
-// subcommands that run the library's model, model_results.cpp those that read result files.
+// `dfft model`: calibrate | fit | check | cluster (docs/models.md). model.cpp holds calibrate,
+// model_results.cpp the subcommands that read result files, model_cluster.cpp cluster.
 #pragma once
 
 #include <mpi.h>
@@ -19,14 +19,11 @@ struct ModelArgs {
     const std::string f = dfft::default_wisdom_file();
     return f.empty() ? "dfft-wisdom.json" : f;  // no cache directory known: the working one
   }
-  // calibrate / predict
+  // calibrate
   // The machine's default wisdom file, which plans read their calibration from.
   std::string backend = "cpu", file = default_file();
-  bool file_given = false;  // predict, check: --calibration named on the command line
-  int reps = 15, fft_n = 0, ranks = 0, top = 0;  // fft_n 0: 64 on CPUs, 256 on GPUs
-  std::vector<std::string> size{"64", "64", "64"};
-  std::string precision = "double", transform = "r2c";
-  bool no_plan_check = false;
+  bool file_given = false;  // check: --calibration named on the command line
+  int reps = 15, fft_n = 0;  // fft_n 0: 64 on CPUs, 256 on GPUs
   int progress = 0;  // calibrate: >0 --progress, <0 --no-progress, 0: on a terminal
   // fit / check
   std::vector<std::string> results;
@@ -48,6 +45,8 @@ int run_model_cluster(const ModelArgs& a, MPI_Comm comm);
 /// every rank; the default file not made yet gives none, with `why` saying so.
 std::vector<dfft::model::Calibration> read_calibrations(const std::string& file, bool given, MPI_Comm comm,
                                                         std::string& why);
+/// Prints a calibration's links, FFT and pack rates (calibrate, tune --mode heuristic).
+void print_calibration(const dfft::model::Calibration& c);
 /// The calibration measured with `ranks` ranks on `backend`, if the file has one.
 const dfft::model::Calibration* find_calibration(const std::vector<dfft::model::Calibration>& cs,
                                                  int ranks, const std::string& backend);

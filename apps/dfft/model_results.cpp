@@ -82,7 +82,7 @@ std::map<std::string, Group> read_groups(const std::vector<std::string>& files, 
   std::map<std::string, Group> groups;
   skipped = 0;
   for (const auto& f : files) {
-    for (const auto& j : read_result_lines(f, &skipped)) {
+    for (const auto& j : read_result_lines(f, skipped)) {
       Rec r;
       if (!read_record(j, r)) {
         ++skipped;

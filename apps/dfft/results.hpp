@@ -45,17 +45,9 @@ struct ResultFileError : InputError {
   using InputError::InputError;
 };
 
-/// Reads a JSON-lines result file (blank lines skipped). Throws ResultFileError naming the file
-/// and line for anything that is not a JSON object with the basic record fields.
-std::vector<nlohmann::json> read_results(const std::string& path);
-/// The one reader of result files: as read_results, or, with `skipped`, every JSON object of the
-/// file unchecked, counting the lines that are not JSON objects there instead of throwing (the
-/// caller checks the fields it reads). A file that is missing, not a regular file or unreadable
-/// throws ResultFileError either way.
-std::vector<nlohmann::json> read_result_lines(const std::string& path, int* skipped);
-
-/// Checks that `record` has the fields the report and plots use (decomposition, size, ranks,
-/// direction, time_ms.median, ...); throws ResultFileError with `where` in the message.
-void check_record(const nlohmann::json& record, const std::string& where);
+/// Every JSON object of a JSON-lines result file, unchecked (the caller checks the fields it
+/// reads); blank lines are passed over, other lines that are not JSON objects counted in
+/// `skipped`. A file that is missing, not a regular file or unreadable throws ResultFileError.
+std::vector<nlohmann::json> read_result_lines(const std::string& path, int& skipped);
 
 }  // namespace dfftapp

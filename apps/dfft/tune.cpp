@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `dfft tune`: time the candidate plans of one problem, print them ranked, store the winner in
-// the wisdom file (docs/tuning.md).
+// the wisdom file; with --mode heuristic, the analytic model's ranking of the same candidates
+// (docs/tuning.md, docs/models.md).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -14,6 +17,7 @@
 #include "dfft/dfft.hpp"
 #include "dfft/tune.hpp"
 #include "dfft/validate.hpp"
+#include "model.hpp"
 #include "mpi_check.hpp"
 #include "progress.hpp"
 
@@ -25,6 +29,7 @@ struct TuneArgs {
   std::vector<std::string> size{"64", "64", "64"};
   std::string precision = "double", transform = "r2c", backend = "cpu", grid = "auto";
   std::string effort = "estimate", mode = "measure", wisdom = "dfft-wisdom.json";
+  bool wisdom_given = false;  // --wisdom on the command line
   bool no_wisdom = false, reuse = false, validate = false;
   double budget = 0;
   dfft::TuneSettings settings;
@@ -50,7 +55,13 @@ The certainty line gives the gap to the runner-up, both spreads and the verdict 
 The chosen plan is stored in the wisdom file, keyed by the problem and the machine (docs/tuning.md
 lists the key); `dfft bench --tune measure` and plans made with --tune measure
 (Options::tune = measure) and the same wisdom file reuse it without measuring. Progress lines
-go to stderr on a terminal, or with --progress.)";
+go to stderr on a terminal, or with --progress.
+
+--mode heuristic: the analytic model's ranking of the same candidates, nothing timed or stored:
+the calibration it used (from --wisdom, by default the machine's wisdom file where `dfft model
+calibrate` stores it; the placeholder constants where there is none), every candidate's
+predicted fft, pack, comm and unpack time of one forward transform in ms (the slowest rank per
+stage), the bytes and peers of each exchange, and the slab-vs-pencil crossover (docs/models.md).)";
 
 void add_options(CLI::App* c, TuneArgs& a) {
   add_size_option(c, a.size, "Global shape")->capture_default_str();
@@ -62,7 +73,8 @@ void add_options(CLI::App* c, TuneArgs& a) {
       ->check(CLI::IsMember({"estimate", "measure"}))->capture_default_str();
   c->add_option("--mode", a.mode, "measure (time candidates) | heuristic (analytic model only)")
       ->check(CLI::IsMember({"measure", "heuristic"}))->capture_default_str();
-  c->add_option("--wisdom", a.wisdom, "Wisdom file to update (and, for heuristic, read the calibration from)")
+  c->add_option("--wisdom", a.wisdom, "Wisdom file to update; heuristic: to read the calibration from "
+                                      "(default: the machine's wisdom file)")
       ->capture_default_str();
   c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file");
   c->add_flag("--reuse", a.reuse, "Take a matching wisdom entry instead of measuring");
@@ -94,37 +106,117 @@ std::string ms(double s) {
   return b;
 }
 
-// Rows in the tuner's order (TuneReport::order).
-void print_table(const dfft::TuneReport& r, int top) {
-  const bool heur = r.mode == dfft::Tune::heuristic;
+// The status column: the chosen, the tied, and why a candidate was rejected.
+std::string status_of(const dfft::TuneReport& r, std::size_t k) {
+  const auto& c = r.candidates[static_cast<std::size_t>(r.order[k])];
+  std::string status = to_string(c.status);
+  if (r.order[k] == r.winner) status += " <- chosen";
+  else if (std::find(r.tied.begin(), r.tied.end(), r.order[k]) != r.tied.end()) status += " (tie)";
+  if (!c.note.empty()) status += ": " + c.note;
+  return status;
+}
+
+std::string ratio(double t, double ref) {
+  char rel[32] = "-";
+  if (std::isfinite(t) && std::isfinite(ref)) std::snprintf(rel, sizeof rel, "%.2fx", t / ref);
+  return rel;
+}
+
+int label_width(const dfft::TuneReport& r) {
   std::size_t w = 9;
   for (const auto& c : r.candidates) w = std::max(w, c.label.size());
+  return static_cast<int>(w);
+}
+
+// Whether row k of TuneReport::order is left out by --top (rejected ones always show why).
+bool beyond_top(const dfft::TuneReport& r, std::size_t k, int top, int shown) {
+  return top > 0 && shown >= top &&
+         r.candidates[static_cast<std::size_t>(r.order[k])].status != dfft::TuneCandidate::Status::rejected;
+}
+
+// Measured candidates, in the tuner's order (TuneReport::order).
+void print_table(const dfft::TuneReport& r, int top) {
+  const int w = label_width(r);
   const auto* win = r.winner >= 0 ? &r.candidates[static_cast<std::size_t>(r.winner)] : nullptr;
-  std::printf("%4s  %-*s  %10s  %10s  %10s  %6s  %4s  %7s  %s\n", "rank", static_cast<int>(w), "candidate",
-              heur ? "predicted" : "median ms", heur ? "" : "first ms", heur ? "" : "final ms", heur ? "" : "spread",
-              heur ? "" : "reps", "vs best", "status");
+  std::printf("%4s  %-*s  %10s  %10s  %10s  %6s  %4s  %7s  %s\n", "rank", w, "candidate", "median ms", "first ms",
+              "final ms", "spread", "reps", "vs best", "status");
   int shown = 0;
   for (std::size_t k = 0; k < r.order.size(); ++k) {
-    const auto i = static_cast<std::size_t>(r.order[k]);
-    const auto& c = r.candidates[i];
-    if (top > 0 && shown >= top && c.status != dfft::TuneCandidate::Status::rejected) continue;
+    if (beyond_top(r, k, top, shown)) continue;
+    const auto& c = r.candidates[static_cast<std::size_t>(r.order[k])];
     // Like with like: the final rounds against the chosen's final rounds, else the first pass.
     const bool final = std::isfinite(c.final_median) && win && std::isfinite(win->final_median);
-    const double t = heur ? c.predicted : final ? c.final_median : c.median;
-    const double ref = !win ? NAN : heur ? win->predicted : final ? win->final_median : win->median;
-    char rel[32] = "-", spread[32] = "-";
-    if (std::isfinite(t) && std::isfinite(ref)) std::snprintf(rel, sizeof rel, "%.2fx", t / ref);
+    const double t = final ? c.final_median : c.median;
+    const double ref = !win ? NAN : final ? win->final_median : win->median;
+    char spread[32] = "-";
     if (std::isfinite(c.spread)) std::snprintf(spread, sizeof spread, "%.1f%%", 100 * c.spread);
-    std::string status = to_string(c.status);
-    if (static_cast<int>(i) == r.winner) status += " <- chosen";
-    else if (std::find(r.tied.begin(), r.tied.end(), r.order[k]) != r.tied.end()) status += " (tie)";
-    if (!c.note.empty()) status += ": " + c.note;
-    std::printf("%4zu  %-*s  %10s  %10s  %10s  %6s  %4s  %7s  %s\n", k + 1, static_cast<int>(w), c.label.c_str(),
-                ms(heur ? c.predicted : c.median).c_str(), heur ? "" : ms(c.first).c_str(),
-                heur ? "" : ms(c.final_median).c_str(), heur ? "" : spread, heur ? "" : std::to_string(c.reps).c_str(),
-                rel, status.c_str());
+    std::printf("%4zu  %-*s  %10s  %10s  %10s  %6s  %4d  %7s  %s\n", k + 1, w, c.label.c_str(), ms(c.median).c_str(),
+                ms(c.first).c_str(), ms(c.final_median).c_str(), spread, c.reps, ratio(t, ref).c_str(),
+                status_of(r, k).c_str());
     ++shown;
   }
+}
+
+// The model's ranking: every candidate's predicted phases and exchanges (heuristic mode).
+void print_predictions(const dfft::TuneReport& r, int top) {
+  const int w = label_width(r);
+  const auto* win = r.winner >= 0 ? &r.candidates[static_cast<std::size_t>(r.winner)] : nullptr;
+  std::printf("\npredicted forward transform (the inverse walks the same path), ms, slowest rank per stage:\n");
+  std::printf("%4s  %-*s %9s %9s %9s %9s %9s  %7s  %s  %s\n", "rank", w, "candidate", "fft", "pack", "comm",
+              "unpack", "total", "vs best", "exchanges: bytes sent / peers (max over ranks)", "status");
+  int shown = 0;
+  for (std::size_t k = 0; k < r.order.size(); ++k) {
+    if (beyond_top(r, k, top, shown)) continue;
+    const auto& c = r.candidates[static_cast<std::size_t>(r.order[k])];
+    const bool has = std::isfinite(c.predicted);
+    const auto& t = c.prediction.total;
+    std::string ex;
+    for (const auto& st : c.prediction.stages)
+      if (st.name != "reshape" && st.name.rfind("exchange", 0) == 0)
+        ex += (ex.empty() ? "" : ", ") + std::to_string(st.bytes) + " B / " + std::to_string(st.peers);
+    auto cell = [&](double v) { return has ? ms(v) : std::string("-"); };
+    std::printf("%4zu  %-*s %9s %9s %9s %9s %9s  %7s  %s  %s\n", k + 1, w, c.label.c_str(), cell(t.fft).c_str(),
+                cell(t.pack).c_str(), cell(t.comm).c_str(), cell(t.unpack).c_str(), cell(c.predicted).c_str(),
+                ratio(c.predicted, win ? win->predicted : NAN).c_str(), ex.empty() ? "-" : ex.c_str(),
+                status_of(r, k).c_str());
+    ++shown;
+  }
+}
+
+// Where the model's constants came from (heuristic mode): the calibration, or the placeholders.
+void print_calibration_source(const dfft::model::Calibration& c, const std::string& file, int ranks,
+                              const std::string& backend) {
+  if (c.measured) {
+    std::printf("calibration from %s:\n", file.c_str());
+    print_calibration(c);
+  } else {
+    std::printf("calibration: the placeholder constants (docs/models.md): %s\n",
+                file.empty() ? "--no-wisdom"
+                             : ("no calibration for " + std::to_string(ranks) + " ranks on " + backend +
+                                " and this device in " + file + "; `dfft model calibrate` measures one").c_str());
+  }
+}
+
+void print_crossover(const dfft::model::Calibration& c, const std::vector<std::int64_t>& spectral, int P,
+                     bool is_double) {
+  double m = 1;
+  for (auto v : spectral) m *= static_cast<double>(v);
+  std::printf("\nslab vs pencil (thesis 2.5.3): pencil communicates less time iff P^2/M > 2s/(L*B)\n"
+              "  M = %.0f complex elements exchanged, P = %d, s = %d bytes\n", m, P, is_double ? 8 : 4);
+  auto show = [&](const char* what, const dfft::model::Link& l) {
+    auto x = dfft::model::slab_pencil_crossover(m, P, is_double, l);
+    std::printf("  %-28s L = %.2f us, B = %.3f GB/s: P^2/M = %.3g %s 2s/(LB) = %.3g -> %s; equal at M = %.3g "
+                "(N = %.0f for a cube)\n",
+                what, l.latency * 1e6, l.bandwidth * 1e-9, x.lhs, x.pencil_faster ? ">" : "<=", x.rhs,
+                x.pencil_faster ? "pencil faster" : "slab faster", x.crossover_elements,
+                std::cbrt(x.crossover_elements));
+  };
+  if (P < 2) {
+    std::printf("  one rank: no communication\n");
+    return;
+  }
+  show("all-to-all link of P ranks:", c.link(P));
+  if (c.pingpong.bandwidth > 0) show("ping-pong link:", c.pingpong);
 }
 
 std::string shape_str(const std::vector<std::int64_t>& s) {
@@ -138,7 +230,13 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
   int rank = 0, size = 1;
   APP_MPI(MPI_Comm_rank(comm, &rank));
   APP_MPI(MPI_Comm_size(comm, &size));
-  if (rank == 0) {
+  const bool heuristic = o.tune == dfft::Tune::heuristic;
+  if (rank == 0 && heuristic) {
+    std::printf("dfft tune: %s %s %s on %d rank%s x %d thread%s, backend %s, mode heuristic: the analytic "
+                "model's ranking, nothing timed or stored\n",
+                shape_str(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size, size == 1 ? "" : "s",
+                o.threads, o.threads == 1 ? "" : "s", a.backend.c_str());
+  } else if (rank == 0) {
     std::printf("dfft tune: %s %s %s on %d rank%s x %d thread%s, backend %s, mode %s, warmup %d, reps %d, "
                 "cut %gx, finalists %d, up to %d more reps%s\n",
                 shape_str(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size,
@@ -161,10 +259,17 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
                                        std::to_string(size) + " ranks and fit the size").c_str());
     return exit_usage;
   }
-  if (rank == 0) {
-    if (!r.wisdom_hit) print_table(r, a.top);
-    std::printf("%s\n", dfft::describe(r).c_str());
+  if (rank == 0 && heuristic) {
+    print_calibration_source(r.calibration, o.wisdom_file, size, a.backend);
+    print_predictions(r, a.top);
+    auto spectral = shape;
+    if (o.transform == dfft::Transform::r2c) spectral.back() = spectral.back() / 2 + 1;
+    print_crossover(r.calibration, spectral, size, a.precision == "double");
+    std::printf("\n");
+  } else if (rank == 0 && !r.wisdom_hit) {
+    print_table(r, a.top);
   }
+  if (rank == 0) std::printf("%s\n", dfft::describe(r).c_str());
   if (a.validate) {
     dfft::Options chosen = r.chosen;
     chosen.tune = dfft::Tune::none;
@@ -187,6 +292,15 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
   o.tune = dfft::parse_tune(a.mode);
   o.tune_budget_s = a.budget;
   o.wisdom_file = a.no_wisdom ? std::string() : a.wisdom;
+  if (o.tune == dfft::Tune::heuristic && !a.no_wisdom) {
+    // The calibration is where `dfft model calibrate` stores it unless a file is named; a named
+    // file that does not exist is a mistake (nothing will be written to it), not "no calibration".
+    if (!a.wisdom_given) o.wisdom_file = ModelArgs::default_file();
+    int absent = 0;
+    if (rank == 0) absent = a.wisdom_given && ::access(o.wisdom_file.c_str(), F_OK) != 0;
+    APP_MPI(MPI_Bcast(&absent, 1, MPI_INT, 0, comm));
+    if (absent) throw InputError(o.wisdom_file + ": no such file (--mode heuristic reads the calibration from it)");
+  }
   a.settings.reuse_wisdom = a.reuse;
   for (int t : a.threads) {
     o.threads = t;
@@ -202,10 +316,13 @@ Command make_tune_command(CLI::App& parent) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* c = parent.add_subcommand(
       "tune", "Time every candidate plan for one problem, print them ranked and store the fastest in "
-              "the wisdom file");
+              "the wisdom file (--mode heuristic: the analytic model's ranking, nothing timed)");
   add_options(c, *args);
   c->footer(kFooter);
-  return {c, [args](MPI_Comm comm) { return run_tune(*args, comm); }};
+  return {c, [args, c](MPI_Comm comm) {
+            args->wisdom_given = c->count("--wisdom") > 0;
+            return run_tune(*args, comm);
+          }};
 }
 
 }  // namespace dfftapp

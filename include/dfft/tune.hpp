@@ -50,7 +50,10 @@ struct TuneCandidate {
   std::vector<double> samples, final_samples;
   /// The time the choice was made on: final_median for a finalist, else median.
   double time() const { return std::isnan(final_median) ? median : final_median; }
-  double predicted = std::numeric_limits<double>::quiet_NaN();  // analytic model, seconds
+  /// The analytic model's forward transform (the inverse walks the same path), seconds: its
+  /// stages and phases in `prediction`, the total in `predicted` (NaN where the model refuses).
+  double predicted = std::numeric_limits<double>::quiet_NaN();
+  model::Prediction prediction;
   std::string note;  // why it was rejected
 };
 std::string to_string(TuneCandidate::Status);
@@ -81,6 +84,10 @@ struct TuneReport {
   bool wisdom_written = false;  // the winner was stored in the wisdom file
   std::string wisdom_file, wisdom_key;  // key as compact JSON
   std::vector<std::string> warnings;    // ignored wisdom, budget exhausted, write failures ...
+  /// What the model predicted with (candidates were ranked or tie-broken by it): the wisdom file's
+  /// calibration for these ranks, backend and device, else the placeholder constants
+  /// (`measured` false). Default-constructed on a wisdom hit.
+  model::Calibration calibration;
   double seconds = 0;                   // wall time spent choosing (max over ranks)
   bool budget_exhausted = false;
   /// How sure the choice is (measure mode): the runner-up's time() over the winner's (NaN when

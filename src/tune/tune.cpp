@@ -64,7 +64,8 @@ void predict_all(std::vector<TuneCandidate>& cands, const model::Calibration& ca
   why.assign(cands.size(), std::string());
   for (std::size_t i = 0; i < cands.size(); ++i) {
     try {
-      cands[i].predicted = model::predict(cal, shape, cands[i].options, ranks, is_double, node).total.total();
+      cands[i].prediction = model::predict(cal, shape, cands[i].options, ranks, is_double, node);
+      cands[i].predicted = cands[i].prediction.total.total();
     } catch (const Error& e) {
       cands[i].predicted = std::numeric_limits<double>::quiet_NaN();
       why[i] = e.what();
@@ -232,8 +233,8 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
     }
     // The model ranks the heuristic candidates, and breaks the measured ties.
     std::vector<std::string> why;
-    predict_all(r.candidates, calibration_for(w, key, r.mode == Tune::heuristic ? &r.warnings : nullptr),
-                shape, ranks, is_double, topo.node, why);
+    r.calibration = calibration_for(w, key, r.mode == Tune::heuristic ? &r.warnings : nullptr);
+    predict_all(r.candidates, r.calibration, shape, ranks, is_double, topo.node, why);
     if (r.mode == Tune::heuristic) {
       for (std::size_t i = 0; i < r.candidates.size(); ++i) {
         auto& c = r.candidates[i];
@@ -321,7 +322,8 @@ std::string describe(const TuneReport& r) {
     if (r.winner >= 0) {
       const auto& w = r.candidates[static_cast<std::size_t>(r.winner)];
       const double t = r.mode == Tune::heuristic ? w.predicted : w.time();
-      s << " (" << t * 1e3 << " ms per forward+inverse" << (r.mode == Tune::heuristic ? ", predicted)" : ")");
+      // The model predicts one forward transform; the candidates are timed as forward+inverse pairs.
+      s << " (" << t * 1e3 << (r.mode == Tune::heuristic ? " ms per forward transform, predicted)" : " ms per forward+inverse)");
     }
     if (r.wisdom_written) s << "; wisdom written to " << r.wisdom_file;
     if (r.mode == Tune::measure && r.winner >= 0) s << "\n  " << detail::certainty(r);

@@ -148,10 +148,12 @@ def sizes_and_ranges(c, r):
     bad = [(("bench", "--size", "-4", "4", "4"), ">= 1"), (("bench", "--size", "0", "8", "8"), ">= 1"),
            (("bench", "--size", "8"), "at least 2"), (("bench", "--reps", "0"), ">= 1"),
            (("bench", "--warmup", "-1"), ">= 0"), (("transform", "a.npy", "b.npy", "--last-n", "0"), ">= 1"),
-           (("tune", "--size", "8x0x8"), ">= 1"), (("accuracy", "--size", "8", "-1"), ">= 1"),
+           (("tune", "--size", "8x0x8"), ">= 1"), (("bench", "--accuracy", "--size", "8", "-1"), ">= 1"),
            (("bench", "--transform", "r2r"), "r2r"), (("bench", "--bogus"), "bogus"),
            (("bench", "--grid", "0x2", "--size", "8", "8"), ">= 1"),
-           (("accuracy", "--size", "8x8x8", "--decomp", "cube"), "cube"),
+           (("bench", "--accuracy", "--size", "8x8x8", "--decomp", "cube"), "cube"),
+           (("bench", "--accuracy", "--reps", "3"), "--reps does not apply to --accuracy"),
+           (("bench", "--accuracy", "--no-validate"), "does not apply to --accuracy"),
            (("tune", "--size", "8x8x8", "--grid", "3", "--no-wisdom"), "grid")]
     for argv, phrase in bad:
         run = r.dfft(*argv, np=2, timeout=60)
@@ -166,10 +168,31 @@ def sizes_and_ranges(c, r):
                 f"{what}: it ran something: {run.stdout[:300]}")
         print(f"  {what}: {first_line(run.stderr)}", flush=True)
     # One size syntax for every subcommand.
-    run = r.dfft("accuracy", "--size", "8x8x8", np=1)
-    c.check(run.returncode == 0, f"accuracy --size 8x8x8: exit {run.returncode}: {run.stderr[-300:]}")
-    run = r.dfft("accuracy", "--help", np=1)
-    c.check("INT x 2" not in run.stdout and "NXxNYxNZ" in run.stdout, "accuracy --help shows another size syntax")
+    run = r.dfft("bench", "--accuracy", "--size", "8x8x8", np=1)
+    c.check(run.returncode == 0, f"bench --accuracy --size 8x8x8: exit {run.returncode}: {run.stderr[-300:]}")
+    for sub in ("bench", "tune"):
+        run = r.dfft(sub, "--help", np=1)
+        c.check("INT x 2" not in run.stdout and "NXxNYxNZ" in run.stdout, f"{sub} --help shows another size syntax")
+
+
+def moved_commands(c, r):
+    """A command that moved exits 2 at once, whatever its arguments, naming the spelling that does its
+    job; the help lists it no more."""
+    moved = [(("accuracy", "--size", "8", "8", "8"), "dfft bench --accuracy"), (("accuracy", "--help"), "dfft bench --accuracy"),
+             (("model", "predict", "--size", "8", "8", "8", "--top", "3"), "dfft tune --mode heuristic"),
+             (("model", "predict", "--help"), "dfft tune --mode heuristic")]
+    for argv, now in moved:
+        run = r.dfft(*argv, np=2, timeout=60)
+        what = " ".join(argv)
+        c.check(run.returncode == USAGE, f"{what}: exit {run.returncode}, expected {USAGE}: {run.stderr[-300:]}")
+        c.check(run.stderr.startswith(f"dfft {argv[0]}:") and run.stderr.count(f"`{now}`") == 1,
+                f"{what}: message without 'dfft {argv[0]}:' or `{now}` (or on every rank): {run.stderr.strip()[:300]}")
+        c.check(run.stdout.strip() == "", f"{what}: it printed {run.stdout[:300]}")
+        print(f"  {what}: {first_line(run.stderr)}", flush=True)
+    for argv, gone in ((("--help",), "accuracy"), (("model", "--help"), "predict")):
+        run = r.dfft(*argv, np=1)
+        c.check(run.returncode == 0 and not re.search(rf"^\s+{gone}\b", run.stdout, re.M),
+                f"dfft {' '.join(argv)} still lists {gone}: {run.stdout[-600:]}")
 
 
 def docs_numbers(c, r, source):
@@ -190,6 +213,7 @@ def main():
     r, c = Runner(args), Checks()
     output_targets(c, r, args.workdir)
     sizes_and_ranges(c, r)
+    moved_commands(c, r)
     docs_numbers(c, r, args.source)
     bench_output(c, r, args.workdir)
     codec_validation(c, r)

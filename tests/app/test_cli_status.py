@@ -83,7 +83,7 @@ def outputs_refused(c, r, work):
         c.check("dfft bench: 1 configuration" not in res.stdout, f"bench --json to {name}: it ran first")
     # The other writers share the refusal: one case each.
     others = [("bench --csv", SMALL_BENCH + ("--csv",), link, "symbolic link"),
-              ("bench --report --csv", ("bench", "--report", "RESULTS", "--csv"), special["a FIFO"], "not a regular file"),
+              ("bench --csv", SMALL_BENCH + ("--csv",), special["a FIFO"], "not a regular file"),
               ("model calibrate --file", ("model", "calibrate", "--reps", "1", "--fft-n", "8", "--file"), "/dev/full",
                "not a regular file")]
     records = os.path.join(work, "two-records.json")
@@ -109,12 +109,9 @@ def inputs_refused(c, r, work):
         f.write("this is not json\n{\"neither\": \"is this a record\"}\n")
     commands = [
         ("bench --cases", lambda p: ("bench", "--cases", p)),
-        ("bench --report", lambda p: ("bench", "--report", p)),
         ("model fit", lambda p: ("model", "fit", p)),
         ("model check", lambda p: ("model", "check", p)),
         ("model cluster", lambda p: ("model", "cluster", "--machine", p)),
-        ("model predict --calibration", lambda p: ("model", "predict", "--size", "8", "8", "8", "--calibration", p,
-                                                   "--no-plan-check")),
         ("model check --calibration", lambda p: ("model", "check", garbage, "--calibration", p)),
     ]
     kinds = list(special.items())
@@ -125,19 +122,19 @@ def inputs_refused(c, r, work):
         name, path = kinds[i % len(kinds)]  # every kind on two or three of the readers
         res = run(r, *argv(path), np=2)
         expect(c, res, INPUT, "directory" if name == "a directory" else "not a regular file", f"{what} with {name}")
-    for what, argv in commands[2:4]:
+    for what, argv in commands[1:3]:
         res = run(r, *argv(garbage), np=1)
         expect(c, res, INPUT, "garbage.jsonl", f"{what} with a file of no records")
 
 
 def sizes(c, r):
     """A single-shape --size given twice is refused; a size beyond 64 bits is out of range."""
-    for sub in (("tune", "--no-wisdom"), ("accuracy",), ("model", "predict", "--no-plan-check")):
+    for sub in (("tune", "--no-wisdom"), ("tune", "--mode", "heuristic", "--no-wisdom")):
         res = run(r, *sub, "--size", "8", "8", "8", "--size", "6", "6", "6", np=1)
         expect(c, res, USAGE, "more than once", f"{sub[0]} --size twice")
         c.check(res.stdout.strip() == "", f"{sub[0]} --size twice: it ran: {res.stdout[:200]}")
     huge = "99999999999999999999"
-    for sub in (("bench",), ("tune", "--no-wisdom"), ("accuracy",), ("model", "predict")):
+    for sub in (("bench",), ("tune", "--no-wisdom"), ("bench", "--accuracy"), ("tune", "--mode", "heuristic")):
         res = run(r, *sub, "--size", huge, "8", "8", np=1)
         expect(c, res, USAGE, "out of range", f"{sub[0]} --size {huge}")
         c.check("whole number" not in res.stderr, f"{sub[0]} --size {huge}: called not a whole number")
@@ -151,8 +148,8 @@ def one_prefix(c, r, work):
     np.save(src, np.random.default_rng(1).standard_normal((4, 4, 4)))
     res = run(r, "transform", src, os.path.join(work, "out.npy"), "--decomp", "pencil", "--grid", "3x3", np=2)
     expect(c, res, USAGE, "dfft transform: ", "transform with a grid the ranks cannot fill")
-    res = run(r, "accuracy", "--size", "8", "8", "8", "--method", "carrier-pigeon", np=1)
-    expect(c, res, USAGE, "carrier-pigeon", "accuracy --method carrier-pigeon")
+    res = run(r, "bench", "--accuracy", "--size", "8", "8", "8", "--method", "carrier-pigeon", np=1)
+    expect(c, res, USAGE, "carrier-pigeon", "bench --accuracy --method carrier-pigeon")
 
 
 def bench_records(r, path, limit_kib=None):

@@ -15,7 +15,7 @@ import numpy as np
 
 from dfft_runner import Checks, parse_args
 
-SUBCOMMANDS = ("bench", "tune", "transform", "accuracy", "model")
+SUBCOMMANDS = ("bench", "tune", "transform", "model")
 COMMAND = re.compile(r"^(\$ )?(mpirun\b.*?\s)?(\S*/)?dfft (" + "|".join(SUBCOMMANDS) + r")\b(?!:)")
 
 
@@ -88,7 +88,7 @@ def prepare(line, dfft, gpu):
         if w in ("-np", "-n") and i + 1 < k:
             np_ = min(int(words[i + 1]), 4)
     argv = [source_path(w) for w in small(words[k + 1:])]
-    if argv[0] == "bench" and not {"--list", "--report"} & set(argv) and "--reps" not in argv:
+    if argv[0] == "bench" and not {"--list", "--accuracy"} & set(argv) and "--reps" not in argv:
         argv += ["--reps", "2", "--warmup", "0"]
     return [dfft] + argv, np_
 
@@ -107,7 +107,7 @@ def missing_input(argv, work):
         if re.search(r"\.(npy|jsonl?)$", a) and not os.path.exists(os.path.join(work, a)):
             if argv[1] == "transform" and a == argv[2]:
                 return a
-            if argv[1] == "model" or "--report" in argv:
+            if argv[1] == "model":
                 return a
     return None
 

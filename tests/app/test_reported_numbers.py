@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The numbers `dfft accuracy` prints and `dfft bench` records: round-trip errors at the level of
+"""The numbers `dfft bench --accuracy` prints and `dfft bench` records: round-trip errors at the level of
 the working precision and wire format, records that name the wire format the plan ran (not the
 one asked for), one field set for every record writer, and statistics that tools/records.py
 computes exactly as the C++ writer does."""
@@ -20,8 +20,10 @@ U = {"none": 0.0, "fp32": 2.0 ** -24, "fp16": 2.0 ** -11, "bf16": 2.0 ** -8}
 
 def accuracy(c, r, np_):
     """Every row's round trip is near its precision: the inverse already scales by 1/N."""
-    run = r.dfft("accuracy", "--size", "16", "12", "10", np=np_)
+    run = r.dfft("bench", "--accuracy", "--size", "16", "12", "10", np=np_)
     c.check(run.returncode == 0, f"accuracy on {np_} ranks: exit {run.returncode}: {run.stderr[-300:]}")
+    c.check(re.search(r"^accuracy: size 16 12 10, %d ranks?, pencil, a2a-sync, backend cpu;" % np_, run.stdout, re.M),
+            f"accuracy on {np_} ranks: not the pencil a2a-sync table of 16x12x10:\n{run.stdout[:400]}")
     rows = re.findall(r"^\| (random|smooth) \| (\S+) \| (\S+) \| (\S+) \|$", run.stdout, re.M)
     c.check(len(rows) == 14, f"accuracy on {np_} ranks: {len(rows)} rows, expected 14:\n{run.stdout[-800:]}")
     for data, fmt, _, rt in rows:

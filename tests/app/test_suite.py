@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """`dfft bench` with a test-case file: --list, --json/--csv result files with their documented
-fields, the progress line, --report tables, errors in cases and result files, and tools/plot.py
-(when matplotlib is installed for this interpreter)."""
+fields, the progress line, errors in cases files, and tools/plot.py (when matplotlib is installed
+for this interpreter)."""
 import csv
 import glob
 import json
@@ -86,23 +86,6 @@ def suite(c, r, work, np):
     return res
 
 
-def report(c, r, work, res, np):
-    run = r.dfft("bench", "--report", res, np=1)
-    out = run.stdout
-    c.check(run.returncode == 0, f"--report: exit {run.returncode}: {run.stderr}")
-    c.check(f"### r2c forward, double, {np} rank" in out and "### c2r inverse" in out, "report group headings")
-    c.check("| configuration | 8^3 | 8x12x10 | 8^2x16 | 16x12x10 | 8x16^2 | 16^3 |" in out, f"report columns: {out[:600]}")
-    c.check("**1.00**" in out and "| best (ms) |" in out and "| single-device |" in out, "relative table rows")
-    c.check("Fastest configuration per size" in out and "99% CI" in out, "best-per-size table")
-    print(out[:1500])
-    run = r.dfft("bench", "--report", res, "--stat", "mean", "--csv", os.path.join(work, "again.csv"), np=1)
-    c.check(run.returncode == 0 and "mean time" in run.stdout, "--report --stat mean")
-    c.check(os.path.exists(os.path.join(work, "again.csv")), "--report --csv converts")
-    bad = write(os.path.join(work, "bad.jsonl"), open(res).readline() + '{"decomposition": 3}\n')
-    run = r.dfft("bench", "--report", bad, np=1)
-    c.check(run.returncode == 3 and "bad.jsonl:2" in run.stderr, f"malformed result file: {run.stderr}")
-
-
 def errors(c, r, work):
     bad = [({"tests": [{"sizes": ["8^3"], "foo": 1}]}, "tests[0].foo: unknown key"),
            ({"tests": [{"sizes": ["8^3"], "method": "fast"}]}, "unknown method 'fast'"),
@@ -157,7 +140,6 @@ def main():
     r, c = Runner(args), Checks()
     res = suite(c, r, args.workdir, args.np)
     if res:
-        report(c, r, args.workdir, res, args.np)
         plots(c, args.workdir, res, args.source)
     errors(c, r, args.workdir)
     codec_validation(c, r, args.workdir)

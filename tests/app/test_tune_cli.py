@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """`dfft tune` as a user meets it: the wisdom it writes is found by `dfft bench --tune measure`,
-a wisdom path that is not a regular file is refused at once, and progress lines appear on a pipe
-only when asked for (--progress), for tune, bench and model calibrate."""
+a wisdom path that is not a regular file is refused at once, progress lines appear on a pipe
+only when asked for (--progress), for tune, bench and model calibrate, and --mode heuristic
+prints the analytic model's ranking and stores nothing."""
 import os
 import re
 import subprocess
@@ -71,12 +72,49 @@ def progress(c, r, work):
             f"model calibrate prints progress on a pipe unasked: {run.stderr[-300:]}")
 
 
+def heuristic(c, r, work):
+    """--mode heuristic prints the model's ranking from the calibration it names, every candidate's
+    phases adding up to its total, a slab exchange of the bytes its blocks hold, and stores nothing."""
+    cal = os.path.join(work, "cal.json")
+    if not os.path.exists(cal):
+        r.dfft("model", "calibrate", "--reps", "1", "--fft-n", "8", "--file", cal, np=2)
+    before = open(cal, "rb").read()
+    run = r.dfft("tune", *SIZE, "--mode", "heuristic", "--wisdom", cal, np=2)
+    out = run.stdout
+    c.check(run.returncode == 0, f"tune --mode heuristic: exit {run.returncode}: {run.stderr[-300:]}")
+    c.check(f"calibration from {cal}:" in out and "calibration: 2 ranks, cpu" in out and "ping-pong" in out,
+            f"tune --mode heuristic does not show the calibration it used: {out[:800]}")
+    c.check(open(cal, "rb").read() == before, "tune --mode heuristic changed the wisdom file")
+    rows = re.findall(r"^\s*(\d+)  (\S.*?) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)  +[\d.]+x  (.*)$", out, re.M)
+    c.check(len(rows) >= 8, f"{len(rows)} predicted rows: {out[-1500:]}")
+    totals = [float(x[6]) for x in rows]
+    c.check(totals == sorted(totals), f"predicted rows not fastest first: {totals}")
+    for rank, label, fft, pack, comm, unpack, total, rest in rows:
+        parts = float(fft) + float(pack) + float(comm) + float(unpack)
+        c.check(abs(parts - float(total)) <= 0.003, f"{label}: phases add up to {parts:.3f}, total {total}")
+    c.check(rows and rows[0][0] == "1" and "<- chosen" in rows[0][7], f"the first row is not the chosen one: {rows[:1]}")
+    # 12x10x8 r2c on 2 slabs: each rank sends the other half of its 6x10x5 complex block, 6x5x5 x 16 B.
+    slab = [x for x in rows if x[1].startswith("slab-2d1d")]
+    c.check(slab and all(x[7].startswith("2400 B / 1 ") for x in slab),
+            f"slab-2d1d exchange is not 2400 B to 1 peer: {slab}")
+    c.check("slab vs pencil" in out and "dfft tune: heuristic:" in out and "per forward transform, predicted" in out,
+            f"tune --mode heuristic: crossover or summary missing: {out[-600:]}")
+    run = r.dfft("tune", *SIZE, "--mode", "heuristic", "--no-wisdom", np=2)
+    c.check(run.returncode == 0 and "calibration: the placeholder constants" in run.stdout,
+            f"tune --mode heuristic --no-wisdom: {run.returncode} {run.stdout[:400]}")
+    missing = os.path.join(work, "no-calibration.json")
+    run = r.dfft("tune", *SIZE, "--mode", "heuristic", "--wisdom", missing, np=2)
+    c.check(run.returncode == 3 and "no-calibration.json: no such file" in run.stderr and not os.path.exists(missing),
+            f"tune --mode heuristic with a missing --wisdom file: {run.returncode} {run.stderr[-300:]}")
+
+
 def main():
     args = parse_args()
     r, c = Runner(args), Checks()
     wisdom_shared(c, r, args.workdir)
     wisdom_not_a_file(c, r, args.workdir)
     progress(c, r, args.workdir)
+    heuristic(c, r, args.workdir)
     return c.finish("test_tune_cli")
 
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dfft/dfft.hpp"
@@ -377,7 +378,48 @@ TEST(TuneHeuristic, PicksWithoutMeasuringAndBuildsAValidPlan) {
     EXPECT_TRUE(c.status == dfft::TuneCandidate::Status::predicted ||
                 c.status == dfft::TuneCandidate::Status::rejected);
   EXPECT_TRUE(has_warning(*r, "placeholder constants"));
+  EXPECT_FALSE(r->calibration.measured);  // the report names what it predicted with
   EXPECT_LT(dfft::validate::reference_error(p, MPI_COMM_WORLD), 1e-12);
+}
+
+// The model's bytes per exchange are what the real plan sends (Plan::exchange_bytes, max over
+// ranks): the prediction walks the plan's own path. One plan per decomposition, variant and grid
+// the tuner predicts (the bytes are the path's blocks; method, chunks and slices only schedule
+// them), so that the check stays cheap on four oversubscribed ranks.
+TEST(TuneHeuristic, PredictedExchangeBytesAreThePlansOwn) {
+  dfft::Options o;
+  o.tune = dfft::Tune::heuristic;
+  o.effort = dfft::Effort::estimate;  // FFTW's planning does not move a byte
+  const auto r = dfft::tune<double>(MPI_COMM_WORLD, kShape, o);
+  int compared = 0;
+  std::vector<std::tuple<dfft::Decomposition, dfft::Variant, std::vector<int>>> seen;
+  for (const auto& c : r.candidates) {
+    if (c.status != dfft::TuneCandidate::Status::predicted) continue;
+    EXPECT_DOUBLE_EQ(c.predicted, c.prediction.total.total()) << c.label;
+    const auto path = std::make_tuple(c.options.decomposition, c.options.variant, c.prediction.grid);
+    if (std::find(seen.begin(), seen.end(), path) != seen.end()) continue;
+    seen.push_back(path);
+    std::vector<std::int64_t> predicted;
+    for (const auto& s : c.prediction.stages)
+      if (s.name.rfind("exchange", 0) == 0 || s.name == "reshape") predicted.push_back(s.bytes);
+    dfft::Options exact = c.options;  // this candidate itself, not the tuner's choice again
+    exact.tune = dfft::Tune::none;
+    std::vector<std::int64_t> mine;
+    int built = 1;
+    try {
+      mine = dfft::Plan<double>(MPI_COMM_WORLD, kShape, exact).exchange_bytes();
+    } catch (const dfft::Error&) {
+      built = 0;  // a method this build lacks: refused alike on every rank
+    }
+    ASSERT_TRUE(same_on_all_ranks(built)) << c.label;
+    if (!built) continue;
+    std::vector<std::int64_t> most(mine.size());
+    ASSERT_EQ(MPI_Allreduce(mine.data(), most.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX,
+                            MPI_COMM_WORLD), MPI_SUCCESS);
+    EXPECT_EQ(predicted, most) << c.label;
+    ++compared;
+  }
+  EXPECT_GT(compared, 0);
 }
 
 // calibrate() on emulated nodes measures each link class between a pair of ranks of that
