@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct BenchArgs {
   // Tuning (docs/tuning.md): with --tune the plan chooses decomposition, variant, methods, grid.
   std::string tune = "none", wisdom = "dfft-wisdom.json";
   double tune_budget = 0;
+  /// Plan options by field name (dfft/option_fields.hpp), as text: each value one configuration,
+  /// set after the options above (flags made from the table, cases-file keys).
+  std::map<std::string, std::vector<std::string>> option_sweeps;
 };
 
 /// One plan to build and time.

@@ -8,6 +8,7 @@
 
 #include "bench.hpp"
 #include "command.hpp"
+#include "dfft/option_fields.hpp"
 #include "dfft/types.hpp"
 
 namespace dfftapp {
@@ -144,6 +145,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--wisdom", a.wisdom, "--tune: wisdom file to reuse and update")->capture_default_str();
   c->add_option("--tune-budget", a.tune_budget, "--tune measure: seconds before no new candidate starts")
       ->check(at_least(0, "a number of seconds >= 0"));
+  add_plan_option_flags(c, a.option_sweeps);
+  for (auto* per_exchange : {m1, m2}) per_exchange->group(std::string(dfft::option_field("methods").group));
 }
 
 // Test-case files, result files and report tables (docs/cases.md, docs/results-format.md).
@@ -247,7 +250,28 @@ void finish_args(BenchArgs& a) {
   }
 }
 
+namespace {
+
+// Every combination of the plan options given by field name (one empty combination if none).
+std::vector<std::vector<std::pair<std::string, std::string>>> option_combinations(const BenchArgs& a) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> out{{}};
+  for (const auto& [name, values] : a.option_sweeps) {
+    if (values.empty()) continue;  // a flag of the table that was not given
+    std::vector<std::vector<std::pair<std::string, std::string>>> next;
+    for (const auto& combo : out)
+      for (const auto& v : values) {
+        next.push_back(combo);
+        next.back().emplace_back(name, v);
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Config> expand(const BenchArgs& a) {
+  const auto combos = option_combinations(a);
   std::vector<std::pair<dfft::Transform, bool>> transforms;  // (plan kind, inverse first)
   for (const auto& t : a.transforms) {
     auto kind = t == "c2c" ? dfft::Transform::c2c : dfft::Transform::r2c;
@@ -297,7 +321,11 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.reps = a.reps;
                 c.validate = a.validate > 0;
                 c.reference = a.reference > 0;
-                out.push_back(std::move(c));
+                for (const auto& combo : combos) {
+                  Config with = c;
+                  for (const auto& [name, value] : combo) dfft::set_option(with.opt, name, value);
+                  out.push_back(std::move(with));
+                }
               }
   }
   return out;

@@ -31,6 +31,7 @@ struct TuneArgs {
   int top = 0;
   int progress = 0;  // >0 --progress, <0 --no-progress, 0: on a terminal
   std::vector<int> threads{1};  // threads per rank; one tuning (and wisdom entry) per value
+  OptionValues options;         // the other plan options, by field name
 };
 
 const char* kFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
@@ -85,6 +86,8 @@ void add_options(CLI::App* c, TuneArgs& a) {
   c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
   c->add_flag("--progress,!--no-progress", a.progress,
               "Progress lines on stderr (default: when stderr is a terminal)");
+  // --mode and --budget are Options::tune and tune_budget_s here.
+  add_plan_option_flags(c, a.options, {"--tune", "--tune-budget"});
 }
 
 std::string ms(double s) {
@@ -187,6 +190,7 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
   o.tune = dfft::parse_tune(a.mode);
   o.tune_budget_s = a.budget;
   o.wisdom_file = a.no_wisdom ? std::string() : a.wisdom;
+  set_plan_options(o, a.options);
   a.settings.reuse_wisdom = a.reuse;
   for (int t : a.threads) {
     o.threads = t;
