@@ -30,13 +30,9 @@ struct BenchArgs {
   // Suites and result files (docs/cases.md, docs/results-format.md).
   std::string staging = "auto";        // CUDA backend: auto | host | cuda-aware
   std::vector<std::string> codecs;     // wire formats to sweep (default none)
-  double tolerance = 0;                // > 0: codec chosen by the tolerance rule
-  std::string onesided_sync = "fence"; // onesided: fence | flush
   int chunks = 4;                      // onesided, p2p-pipelined, nccl: pieces per peer block
-  int in_flight = 2;                   // p2p-pipelined: ring steps outstanding
   std::vector<int> overlaps;           // FFT/exchange overlap slices to sweep (default 1)
   std::vector<int> threads;            // threads per rank to sweep (default 1; 0: affinity mask)
-  bool adapt = false;                  // online tuning of slices, chunks, steps in flight
   std::string cases, csv;              // --cases FILE, --csv FILE
   std::vector<std::string> report;     // --report FILE...: print tables, run nothing
   std::string stat = "median";         // statistic of the report tables
