@@ -9,7 +9,8 @@
 
 A suite is a test-case file benchmarks/cases/SUITE.json (docs/cases.md); its optional "runner"
 object names the job sizes ("ranks_per_job"), the peer libraries timed beside dfft ("peers"),
-dfft bench options the case format has no key for ("bench_args", e.g. ["--codec", "none,fp32"]), how
+dfft bench options given to every job ("bench_args", e.g. ["--no-validate"]; plan options such as
+codec are keys of the case format), how
 many times every job runs, each a new process ("repeat": 5 shows how much timings vary from process
 to process), the environment of every rank ("env", passed with mpirun -x, e.g. emulated nodes), and
 the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread), or the cores

@@ -388,6 +388,43 @@ def plot_automatic(plt, records, out):
     return True
 
 
+def plot_tune(plt, records, out, top=12):
+    """`dfft tune --json` records: one row per candidate (the chosen first, then the other
+    finalists, then the fastest of the rest, at most `top`), every timed repetition as a dot
+    (first pass hollow, final rounds filled), so that ties show as overlapping clouds."""
+    cands = [r for r in records if r.get("kind") == "tune-candidate" and r.get("samples_ms")]
+    if not cands:
+        return False
+    def rank(r):
+        t = r.get("final_ms") if r.get("finalist") else r.get("median_ms")
+        return (not r.get("chosen"), not r.get("finalist"), t if t is not None else float("inf"))
+    cands = sorted(cands, key=rank)[:top]
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(cands) + 1.6))
+    for y, r in enumerate(cands):
+        colour = "tab:green" if r.get("chosen") else "tab:orange" if r.get("tied") else \
+            "tab:blue" if r.get("finalist") else "tab:gray"
+        first, final = r.get("samples_ms") or [], r.get("final_samples_ms") or []
+        jitter = [0.12 * ((i % 5) - 2) / 2 for i in range(max(len(first), len(final)))]
+        ax.scatter(first, [y - 0.15 + j for j in jitter[:len(first)]], s=14, facecolors="none",
+                   edgecolors=colour, linewidths=0.8)
+        if final:
+            ax.scatter(final, [y + 0.15 + j for j in jitter[:len(final)]], s=14, color=colour)
+    ax.set_yticks(range(len(cands)))
+    ax.set_yticklabels([r["label"] + (" (chosen)" if r.get("chosen") else " (tie)" if r.get("tied") else "")
+                        for r in cands], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("ms per forward+inverse pair (slowest rank per repetition)")
+    r0 = cands[0]
+    size = "x".join(str(n) for n in r0.get("size", []))
+    ax.set_title(f"dfft tune {size} {r0.get('precision', '')} {r0.get('transform', '')}, {r0.get('ranks')} ranks, "
+                 f"{r0.get('run', {}).get('machine') or r0.get('host', '')}: hollow first pass, filled final rounds",
+                 fontsize=9)
+    ax.grid(axis="x", linewidth=0.3)
+    fig.tight_layout()
+    save(plt, fig, out, 110)
+    return True
+
+
 def system_python_or_exit():
     """matplotlib is missing for this interpreter (often a pyenv or virtualenv python3 first on
     PATH): rerun with the system one if that has it (the Debian package), else say what to install."""
@@ -411,6 +448,9 @@ def main():
     ap.add_argument("--automatic", action="store_true",
                     help="only automatic.png: the automatic choice over the sweep's best per cell "
                          "(records of the defaults suites)")
+    ap.add_argument("--tune", action="store_true",
+                    help="only tune.png: the tuner's candidates with every timed repetition "
+                         "(records of dfft tune --json)")
     args = ap.parse_args()
     try:
         import matplotlib
@@ -424,6 +464,15 @@ def main():
         path = os.path.join(args.out, "automatic.png")
         if not plot_automatic(plt, recs, path):
             sys.exit("plot.py: no automatic-choice cells in " + ", ".join(args.files))
+        print("wrote", path)
+        return
+    if args.tune:
+        path = os.path.join(args.out, "tune.png")
+        # Tuner records are not bench records (records.check would refuse them): read as they are.
+        import json
+        tuned = [json.loads(x) for f in args.files for x in open(f) if x.strip()]
+        if not plot_tune(plt, tuned, path):
+            sys.exit("plot.py: no dfft tune --json candidate records in " + ", ".join(args.files))
         print("wrote", path)
         return
     records = dedupe(load(args.files))

@@ -77,6 +77,7 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
   r.max_message_bytes = c.opt.max_message_bytes;
   if (c.opt.backend == dfft::Backend::cuda) r.staging = dfft::to_string(c.opt.staging);
   r.test = c.test;
+  r.options = c.opt;
   return r;
 }
 
@@ -86,6 +87,7 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
 std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, const Measurement& m) {
   Record r = base_record(c, a, ranks);
   const dfft::Options& u = m.used;
+  r.options = u;
   r.decomposition = dfft::to_string(u.decomposition);
   r.variant = dfft::to_string(u.variant);
   r.methods.clear();

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,13 +30,9 @@ struct BenchArgs {
   // Suites and result files (docs/cases.md, docs/results-format.md).
   std::string staging = "auto";        // CUDA backend: auto | host | cuda-aware
   std::vector<std::string> codecs;     // wire formats to sweep (default none)
-  double tolerance = 0;                // > 0: codec chosen by the tolerance rule
-  std::string onesided_sync = "fence"; // onesided: fence | flush
   int chunks = 4;                      // onesided, p2p-pipelined, nccl: pieces per peer block
-  int in_flight = 2;                   // p2p-pipelined: ring steps outstanding
   std::vector<int> overlaps;           // FFT/exchange overlap slices to sweep (default 1)
   std::vector<int> threads;            // threads per rank to sweep (default 1; 0: affinity mask)
-  bool adapt = false;                  // online tuning of slices, chunks, steps in flight
   std::string cases, csv;              // --cases FILE, --csv FILE
   bool list = false;                   // --list: print the configurations, run nothing
   bool accuracy = false;               // --accuracy: print the wire formats' errors, time nothing
@@ -44,6 +41,9 @@ struct BenchArgs {
   // Tuning (docs/tuning.md): with --tune the plan chooses decomposition, variant, methods, grid.
   std::string tune = "none", wisdom = "dfft-wisdom.json";
   double tune_budget = 0;
+  /// Plan options by field name (dfft/option_fields.hpp), as text: each value one configuration,
+  /// set after the options above (flags made from the table, cases-file keys).
+  std::map<std::string, std::vector<std::string>> option_sweeps;
 };
 
 /// One plan to build and time.

@@ -8,6 +8,7 @@
 
 #include "bench.hpp"
 #include "command.hpp"
+#include "dfft/option_fields.hpp"
 #include "dfft/types.hpp"
 
 namespace dfftapp {
@@ -124,15 +125,7 @@ void add_options(CLI::App* c, BenchArgs& a) {
               "(FFTW-MPI's transposed output)");
   add_list(c, "--codec", a.codecs, std::vector<std::string>{"none", "fp32", "fp16", "bf16"},
            "Wire format of the exchanges (compressed communication; docs/compression.md)");
-  c->add_option("--tolerance", a.tolerance,
-                "Pick the cheapest codec whose expected relative error stays below this (fp16, fp32 or "
-                "none; bf16 only by --codec); records name the codec chosen")
-      ->check(at_least(0, "a number >= 0"));
-  c->add_option("--onesided-sync", a.onesided_sync, "onesided: fence | flush")
-      ->capture_default_str()->check(CLI::IsMember({"fence", "flush"}));
   c->add_option("--chunks", a.chunks, "onesided, p2p-pipelined, nccl: pieces per peer block (pipelining)")
-      ->capture_default_str()->check(at_least(1, "an integer >= 1"));
-  c->add_option("--in-flight", a.in_flight, "p2p-pipelined: ring steps with transfers outstanding")
       ->capture_default_str()->check(at_least(1, "an integer >= 1"));
   c->add_option("--overlap", a.overlaps, "FFT/exchange overlap: slices (list to sweep; 1 = none; "
                                          "docs/overlap.md)")
@@ -140,8 +133,6 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--threads", a.threads, "CPU backend: threads per rank (list to sweep; 1 = one; 0 = "
                                         "the CPUs of the rank's affinity mask; docs/threads.md)")
       ->delimiter(',')->check(at_least(0, "an integer >= 0"));
-  c->add_flag("--adapt", a.adapt, "Online tuning of overlap slices, chunks and steps in flight "
-                                  "(settles during the warm-up, before timing)");
   add_suite_options(c, a);
   c->add_option("--tune", a.tune, "Let the plan choose decomposition, grid, variant and methods "
                                   "(docs/tuning.md); --decomp/--variant/--method are then ignored")
@@ -149,6 +140,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--wisdom", a.wisdom, "--tune: wisdom file to reuse and update")->capture_default_str();
   c->add_option("--tune-budget", a.tune_budget, "--tune measure: seconds before no new candidate starts")
       ->check(at_least(0, "a number of seconds >= 0"));
+  add_plan_option_flags(c, a.option_sweeps);
+  for (auto* per_exchange : {m1, m2}) per_exchange->group(std::string(dfft::option_field("methods").group));
 }
 
 // Test-case files, result files and what runs instead of a sweep (docs/cases.md,
@@ -188,9 +181,8 @@ const std::vector<std::string> kOverridable{"--size", "--decomp", "--variant", "
                                             "--method1", "--method2", "--precision", "--transform",
                                             "--warmup", "--reps", "--validate", "--reference",
                                             "--effort", "--norm", "--backend", "--staging",
-                                            "--max-message-bytes", "--codec", "--tolerance",
-                                            "--onesided-sync", "--chunks", "--in-flight",
-                                            "--overlap", "--threads", "--adapt",
+                                            "--max-message-bytes", "--codec", "--chunks",
+                                            "--overlap", "--threads",
                                             "--transposed-out"};
 
 template <class E>
@@ -249,7 +241,28 @@ void finish_args(BenchArgs& a) {
   }
 }
 
+namespace {
+
+// Every combination of the plan options given by field name (one empty combination if none).
+std::vector<std::vector<std::pair<std::string, std::string>>> option_combinations(const BenchArgs& a) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> out{{}};
+  for (const auto& [name, values] : a.option_sweeps) {
+    if (values.empty()) continue;  // a flag of the table that was not given
+    std::vector<std::vector<std::pair<std::string, std::string>>> next;
+    for (const auto& combo : out)
+      for (const auto& v : values) {
+        next.push_back(combo);
+        next.back().emplace_back(name, v);
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Config> expand(const BenchArgs& a) {
+  const auto combos = option_combinations(a);
   std::vector<std::pair<dfft::Transform, bool>> transforms;  // (plan kind, inverse first)
   for (const auto& t : a.transforms) {
     auto kind = t == "c2c" ? dfft::Transform::c2c : dfft::Transform::r2c;
@@ -284,13 +297,9 @@ std::vector<Config> expand(const BenchArgs& a) {
                 if (a.max_message_bytes > 0) c.opt.max_message_bytes = a.max_message_bytes;
                 c.opt.staging = dfft::parse_staging(a.staging);
                 c.opt.codec = dfft::parse_codec(codec);
-                c.opt.tolerance = a.tolerance;
-                c.opt.onesided_sync = dfft::parse_onesided_sync(a.onesided_sync);
                 c.opt.chunks = a.chunks;
-                c.opt.in_flight = a.in_flight;
                 c.opt.overlap = slices;
                 c.opt.threads = threads;
-                c.opt.adapt = a.adapt;
                 c.opt.tune = dfft::parse_tune(a.tune);
                 // The tuner's file; a plan that is not tuned reads the machine's default one.
                 c.opt.wisdom_file = a.tune != "none" ? a.wisdom : "";
@@ -299,7 +308,11 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.reps = a.reps;
                 c.validate = a.validate > 0;
                 c.reference = a.reference > 0;
-                out.push_back(std::move(c));
+                for (const auto& combo : combos) {
+                  Config with = c;
+                  for (const auto& [name, value] : combo) dfft::set_option(with.opt, name, value);
+                  out.push_back(std::move(with));
+                }
               }
   }
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cases.hpp"
+#include "dfft/option_fields.hpp"
 #include "mpi_check.hpp"
 
 namespace dfftapp {
@@ -33,6 +34,7 @@ void apply(const CaseSettings& s, BenchArgs& a) {
     a.methods1 = s.methods1.value_or(std::vector<std::string>{});
     a.methods2 = s.methods2.value_or(std::vector<std::string>{});
   }
+  for (const auto& [name, values] : s.options) a.option_sweeps[name] = values;
   if (s.sizes) {
     a.sizes.clear();
     for (const auto& shape : *s.sizes) {
@@ -67,6 +69,7 @@ BenchArgs sweep_defaults(const BenchArgs& cli) {
   a.backend = fresh.backend;
   a.staging = fresh.staging;
   a.max_message_bytes = fresh.max_message_bytes;
+  a.option_sweeps = fresh.option_sweeps;
   a.default_sweep = false;
   return a;
 }
@@ -93,6 +96,11 @@ void apply_cli(const BenchArgs& cli, BenchArgs& a) {
   if (given("--max-message-bytes")) a.max_message_bytes = cli.max_message_bytes;
   if (given("--precision")) a.precisions = cli.precisions;
   if (given("--transform")) a.transforms = cli.transforms;
+  // A plan option the command line gives replaces the file's values of that field.
+  for (const auto& flag : cli.given)
+    if (const auto* f = dfft::option_field_by_flag(flag)) a.option_sweeps.erase(std::string(f->name));
+  for (const auto& [name, values] : cli.option_sweeps)
+    if (!values.empty()) a.option_sweeps[name] = values;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,9 @@ struct CaseSettings {
   std::optional<std::vector<std::string>> methods, methods1, methods2;
   std::optional<std::vector<std::vector<std::int64_t>>> sizes;
   std::optional<std::vector<int>> ranks;
+  /// Every other plan option, by its field name (dfft/option_fields.hpp): the values to sweep,
+  /// as text.
+  std::map<std::string, std::vector<std::string>> options;
 };
 
 struct CaseTest {

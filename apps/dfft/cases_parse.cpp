@@ -9,7 +9,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "dfft/option_fields.hpp"
 #include "dfft/types.hpp"
+#include "option_json.hpp"
 
 namespace dfftapp {
 
@@ -246,7 +248,22 @@ const std::map<std::string, Reader>& readers() {
 std::string known_keys(bool test) {
   std::string k = test ? "name, comment" : "comment";
   for (const auto& [key, reader] : readers()) k += ", " + key;
+  for (const auto& f : dfft::option_fields())
+    if (!readers().count(std::string(f.name))) k += ", " + std::string(f.name);
   return k;
+}
+
+// A plan option without a key of its own above: its values, each checked by the library.
+bool read_option(const json& v, const std::string& key, const std::string& where, CaseSettings& s) {
+  const auto& fields = dfft::option_fields();
+  const auto f = std::find_if(fields.begin(), fields.end(), [&](const auto& x) { return x.name == key; });
+  if (f == fields.end()) return false;
+  try {
+    s.options[key] = option_sweep(*f, v);
+  } catch (const std::exception& e) {
+    fail(where, e.what());
+  }
+  return true;
 }
 
 CaseSettings read_settings(const json& obj, const std::string& where, bool test,
@@ -261,11 +278,15 @@ CaseSettings read_settings(const json& obj, const std::string& where, bool test,
       continue;
     }
     auto r = readers().find(it.key());
-    if (r == readers().end()) fail(w, "unknown key; allowed: " + known_keys(test));
-    r->second(it.value(), w, s);
+    if (r != readers().end())
+      r->second(it.value(), w, s);
+    else if (!read_option(it.value(), it.key(), w, s))
+      fail(w, "unknown key; allowed: " + known_keys(test));
   }
   if (s.methods && (s.methods1 || s.methods2))
     fail(where, "\"method\" excludes \"method1\"/\"method2\"");
+  if (s.options.count("methods") && (s.methods || s.methods1 || s.methods2))
+    fail(where, "\"methods\" (one method list per configuration) excludes \"method\", \"method1\" and \"method2\"");
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "command.hpp"
+#include "dfft/option_fields.hpp"
 #include "dfft/types.hpp"
 #include "mpi_check.hpp"
 
@@ -190,6 +191,53 @@ Command make_moved_command(CLI::App& parent, const std::string& name, const std:
   return {c, [old, now](MPI_Comm) -> int {
             throw UsageError("`dfft " + old + "` is now `" + now + "` (docs/cli.md)");
           }};
+}
+
+void add_plan_option_flags(CLI::App* c, OptionValues& values, const std::vector<std::string>& own) {
+  for (const auto& f : dfft::option_fields()) {
+    if (f.flag.empty()) continue;
+    const std::string flag(f.flag), name(f.name), group(f.group);
+    if (std::find(own.begin(), own.end(), flag) != own.end()) continue;
+    if (CLI::Option* have = c->get_option_no_throw(flag)) {
+      have->group(group);
+      continue;
+    }
+    std::vector<std::string>& v = values[name];
+    const std::string help = std::string(f.doc) + (f.allowed.empty() ? "" : " (" + std::string(f.allowed) + ")") +
+                             "; default " + (f.default_text().empty() ? "(empty)" : f.default_text());
+    CLI::Option* o = nullptr;
+    if (f.type == "bool") {
+      o = c->add_flag(flag + "{true}," + "--no-" + flag.substr(2) + "{false}", v, help);
+    } else {
+      const std::string item = f.allowed.empty() ? std::string(f.element_type()) : "{" + std::string(f.allowed) + "}";
+      o = c->add_option(flag, v, help)->type_name(f.is_list() ? "list of " + item : item);
+      if (!f.is_list()) o->delimiter(',');
+    }
+    o->group(group)->check(CLI::Validator(
+        [name](std::string& text) -> std::string {
+          try {
+            dfft::Options probe;
+            dfft::set_option(probe, name, text);
+          } catch (const dfft::Error& e) {
+            return message_of(e);
+          }
+          return "";
+        },
+        ""));
+  }
+  // The options of another concern (sizes, repetitions, files) keep one section of their own.
+  for (CLI::Option* o : c->get_options())
+    if (o->get_group() == "Options") o->group("other");
+}
+
+void set_plan_options(dfft::Options& o, const OptionValues& values) {
+  for (const auto& [name, v] : values) {
+    if (v.empty()) continue;
+    if (v.size() > 1)
+      throw UsageError(std::string(dfft::option_field(name).flag) + " takes one value here (got " +
+                       std::to_string(v.size()) + ")");
+    dfft::set_option(o, name, v.front());
+  }
 }
 
 }  // namespace dfftapp

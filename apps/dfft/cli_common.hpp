@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,6 +18,10 @@ class App;
 class Option;
 class Validator;
 }  // namespace CLI
+
+namespace dfft {
+struct Options;
+}  // namespace dfft
 
 namespace dfftapp {
 
@@ -84,5 +89,20 @@ std::vector<int> parse_grid(const std::string& s);
 
 /// Accepts numbers >= `min`; the error names the range in words (e.g. "an integer >= 1").
 CLI::Validator at_least(double min, const std::string& words);
+
+/// Plan options by field name (dfft/option_fields.hpp), as text, as the command line gave them.
+using OptionValues = std::map<std::string, std::vector<std::string>>;
+
+/// The plan-option flags of the option table on subcommand `c`, in `--help` sections named after
+/// the option groups. Flags `c` already defines keep their own handling and only move into their
+/// group's section; the table's other flags are added here, each value checked by the library
+/// and collected in `values` under the field name: a list-valued field (--axes 0,1) takes one
+/// value per occurrence, the others several, comma-separated or repeated. `own` names flags of
+/// `c` that mean something else there (they stay where they are).
+void add_plan_option_flags(CLI::App* c, OptionValues& values, const std::vector<std::string>& own = {});
+
+/// Sets the fields of `values` in `o`; a field given several values is refused (UsageError)
+/// where the subcommand runs one plan.
+void set_plan_options(dfft::Options& o, const OptionValues& values);
 
 }  // namespace dfftapp

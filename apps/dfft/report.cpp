@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "report.hpp"
 
+#include "dfft/option_fields.hpp"
+#include "option_json.hpp"
 #include "results.hpp"
 #include "stats.hpp"
 
@@ -167,6 +169,13 @@ nlohmann::json to_json(const Record& r) {
   j["intra_node_bytes"] = r.traffic.intra_node_bytes;
   j["inter_node_messages"] = r.traffic.inter_node_messages;
   j["inter_node_bytes"] = r.traffic.inter_node_bytes;
+  // The plan options of the table: what the plan resolved is written above under the same
+  // names; the others where they differ from the default (a reader takes an absent one as the
+  // default, so older records mean the same).
+  for (const auto& f : dfft::option_fields()) {
+    const std::string key(f.name), value = f.get(r.options);
+    if (!j.contains(key) && value != f.default_text()) j[key] = option_json(f, value);
+  }
   return j;
 }
 

@@ -48,6 +48,9 @@ struct Record {
   int overlap = 1, chunks = 0, in_flight = 0;      // overlap slices, pipelining (docs/overlap.md)
   bool adapt = false;                              // chosen by online tuning
   bool transposed_out = false;                     // Options::transposed_out
+  /// The plan's options: each the record does not write above, and not at its default, is
+  /// written under its field name (dfft/option_fields.hpp).
+  dfft::Options options;
   const nlohmann::json* machine = nullptr;         // machine_description(), shared by all records
   // A peer library's record (fftw-mpi-bench): its name, and its planning time (ms). Empty for
   // dfft's own records, whose plan fields (codec, overlap, exchange bytes, ...) it then lacks.

@@ -27,6 +27,7 @@ struct TransformArgs {
   bool inverse = false, verbose = false, quiet = false, in_place = false;
   std::int64_t last_n = -1;
   std::vector<int> axes;  // empty: every axis
+  OptionValues options;   // the other plan options, by field name
 };
 
 // Input and output of the run as the files see them.
@@ -89,6 +90,8 @@ void add_options(CLI::App* c, TransformArgs& a) {
   c->add_flag("--in-place", a.in_place,
               "Rewrite the existing regular file OUT itself (keeps its inode, owner and links; a "
               "failure leaves it partly written) instead of replacing it by a new file");
+  // --in-place here rewrites OUT; Options::in_place (FFTW's padded r2c layout) has no use for files.
+  add_plan_option_flags(c, a.options, {"--in-place"});
 }
 
 // Options as the library wants them; unknown names throw dfft::Error listing the allowed ones.
@@ -113,6 +116,7 @@ dfft::Options plan_options(const TransformArgs& a) {
     o.methods.clear();
     for (const auto& n : names) o.methods.push_back(dfft::parse_method(n));
   }
+  set_plan_options(o, a.options);
   return o;
 }
 

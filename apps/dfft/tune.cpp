@@ -36,6 +36,7 @@ struct TuneArgs {
   int top = 0;
   int progress = 0;  // >0 --progress, <0 --no-progress, 0: on a terminal
   std::vector<int> threads{1};  // threads per rank; one tuning (and wisdom entry) per value
+  OptionValues options;         // the other plan options, by field name
 };
 
 const char* kFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
@@ -97,6 +98,8 @@ void add_options(CLI::App* c, TuneArgs& a) {
   c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
   c->add_flag("--progress,!--no-progress", a.progress,
               "Progress lines on stderr (default: when stderr is a terminal)");
+  // --mode and --budget are Options::tune and tune_budget_s here.
+  add_plan_option_flags(c, a.options, {"--tune", "--tune-budget"});
 }
 
 std::string ms(double s) {
@@ -301,6 +304,7 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
     APP_MPI(MPI_Bcast(&absent, 1, MPI_INT, 0, comm));
     if (absent) throw InputError(o.wisdom_file + ": no such file (--mode heuristic reads the calibration from it)");
   }
+  set_plan_options(o, a.options);
   a.settings.reuse_wisdom = a.reuse;
   for (int t : a.threads) {
     o.threads = t;

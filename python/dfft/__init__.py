@@ -13,6 +13,7 @@ memory order of the plan's layout (``input_order``/``output_order``: global axes
 first); with the default variant that is the natural order.
 """
 
+import inspect as _inspect
 import sys as _sys
 
 import numpy as np
@@ -140,6 +141,12 @@ class Plan:
     wisdom_file, tune_budget_s, ranks_per_node (e.g. [2] or [3, 1]) and stream (a
     cudaStream_t as int). ``plan.options`` reads them all back from the built plan.
 
+    The options also come by group, a dict per group name (docs/options.md lists the groups):
+    ``dfft.Plan(comm, shape, exchange=dict(methods=["nccl"], codec="fp16"),
+    device=dict(backend="cuda"))``. problem, exchange, tuning and memory take only a dict;
+    decomposition, overlap and device take their option's value or their group's dict. A key
+    outside its group is refused (ValueError naming the group and the key).
+
     Failures raise dfft.Error or one of its subclasses: InvalidArgument (bad argument),
     Unsupported (not possible with this build, backend or method), OutOfMemory, MpiError and
     LibraryError (FFTW, CUDA, cuFFT, NCCL).
@@ -153,7 +160,13 @@ class Plan:
                  chunks=None, in_flight=None, onesided_sync=None, max_message_bytes=None,
                  staging=None, batch=None, batches=None, in_place=None, transposed_out=None,
                  tune=None, wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None,
-                 user_workspace=None, axes=None, padding=None):
+                 user_workspace=None, axes=None, padding=None, problem=None, exchange=None,
+                 tuning=None, memory=None):
+        given = dict(locals())
+        del given["self"]
+        if any(isinstance(given[g], dict) for g in _options.GROUPS):
+            self.__init__(**_options.grouped(given, _PLAN_DEFAULTS))
+            return
         if methods is None or methods == "auto":
             methods = []
         elif isinstance(methods, str):
@@ -412,6 +425,11 @@ class Plan:
             return a, shape[0]
         raise ValueError(f"expected a local array of shape {side.shape} (or (batch,) + that), "
                          f"got {shape}")
+
+
+# dfft.Plan's keyword defaults: a group keyword's fields given flat as well must agree with them.
+_PLAN_DEFAULTS = {k: p.default for k, p in _inspect.signature(Plan.__init__).parameters.items()
+                  if p.default is not _inspect.Parameter.empty}
 
 
 def _nbytes(side):

@@ -1,47 +1,18 @@
 # SPDX-License-Identifier: MIT
-"""The keywords of dfft.Plan that map onto dfft::Options fields (include/dfft/types.hpp).
-
-OPTION_KEYWORDS names, for every C++ Options field, the dfft.Plan keyword that sets it;
-python/tests/test_options.py fails when the header gains a field this table lacks.
+"""The keywords of dfft.Plan that map onto dfft::Options fields, read from the library's option
+table (dfft._dfft.option_fields()): OPTION_KEYWORDS names, for every C++ Options field, the
+dfft.Plan keyword that sets it; grouped() turns the group keywords (exchange=dict(codec="fp16"))
+into those keywords.
 """
 
-OPTION_KEYWORDS = {
-    "decomposition": "decomposition",
-    "variant": "variant",
-    "transform": "transform",
-    "r2r": "r2r",
-    "grid": "grid",
-    "methods": "methods",
-    "effort": "effort",
-    "fftw_wisdom": "fftw_wisdom",      # True / False / a directory: both fields from one keyword
-    "fftw_wisdom_dir": "fftw_wisdom",
-    "backend": "backend",
-    "norm": "norm",
-    "codec": "codec",
-    "tolerance": "tolerance",
-    "onesided_sync": "onesided_sync",
-    "chunks": "chunks",
-    "in_flight": "in_flight",
-    "overlap": "overlap",
-    "adapt": "adapt",
-    "threads": "threads",
-    "max_message_bytes": "max_message_bytes",
-    "device": "device",
-    "staging": "staging",
-    "batch": "batch",
-    "in_place": "in_place",
-    "transposed_out": "transposed_out",
-    "tune": "tune",
-    "wisdom_file": "wisdom_file",
-    "tune_budget_s": "tune_budget_s",
-    "ranks_per_node": "ranks_per_node",
-    "memory_limit_bytes": "memory_limit_bytes",
-    "batches": "batches",
-    "stream": "stream",
-    "user_workspace": "user_workspace",
-    "axes": "axes",
-    "padding": "padding",
-}
+from . import _dfft
+
+# The rows of dfft's option table (include/dfft/option_fields.hpp; docs/options.md), by field.
+FIELDS = {f["name"]: f for f in _dfft.option_fields()}
+GROUPS = tuple(dict.fromkeys(f["group"] for f in FIELDS.values()))
+
+# Both FFTW wisdom fields come from one keyword: True / False / a directory.
+OPTION_KEYWORDS = {name: "fftw_wisdom" if name == "fftw_wisdom_dir" else name for name in FIELDS}
 
 
 def axes_list(axes):
@@ -66,18 +37,49 @@ def padding_per_axis(padding, ndim, axes):
         return [float(padding) if a in on else 1.0 for a in range(ndim)]
     return [float(f) for f in padding]
 
-_CONVERT = {
-    "codec": str, "tolerance": float, "overlap": int, "adapt": bool, "threads": int,
-    "chunks": int, "in_flight": int, "onesided_sync": str, "max_message_bytes": int,
-    "staging": str, "batch": int, "in_place": bool, "transposed_out": bool, "tune": str, "wisdom_file": str,
-    "tune_budget_s": float, "stream": int, "user_workspace": bool,
-    "batches": lambda v: [int(x) for x in v],
-    "ranks_per_node": lambda v: [int(v)] if isinstance(v, int) else [int(x) for x in v],
-    "axes": axes_list,
-    "padding": lambda v: [float(f) for f in v],  # per axis: Plan expands one factor first
-}
+_SCALAR = {"int": int, "int64": int, "pointer": int, "number": float, "bool": bool, "text": str,
+           "enum": str}
+
+
+def _convert(name, value):
+    """A keyword's value as the extension takes it, by the field's type in the table."""
+    if name == "axes":
+        return axes_list(value)
+    kind = FIELDS[name]["type"]
+    if kind.startswith("list of "):
+        one = _SCALAR[kind[len("list of "):]]
+        if isinstance(value, (str, int, float)):
+            value = [value]
+        return [one(v) for v in value]
+    return _SCALAR[kind](value)
 
 
 def extra(**given):
     """The given (not None) keywords as the extension's dict of Options fields."""
-    return {k: _CONVERT[k](v) for k, v in given.items() if v is not None}
+    return {k: _convert(k, v) for k, v in given.items() if v is not None}
+
+
+def grouped(keywords, defaults):
+    """The keywords of dfft.Plan with the group keywords (a dict per group name: problem=,
+    decomposition=, exchange=, overlap=, tuning=, device=, memory=) spread into the flat ones.
+
+    `keywords`: every keyword as given; `defaults`: dfft.Plan's defaults. A key outside its group,
+    or a field given both flat and in its group with different values, is refused."""
+    out = dict(keywords)
+    for group in GROUPS:
+        options = keywords.get(group)
+        if not isinstance(options, dict):
+            continue
+        # decomposition, overlap and device are fields as well as groups: the dict is the group.
+        out[group] = defaults.get(group)
+        for key, value in options.items():
+            if FIELDS.get(key, {}).get("group") != group:
+                members = ", ".join(n for n, f in FIELDS.items() if f["group"] == group)
+                raise ValueError(f"dfft.Plan: {group}= has no option {key!r}; the {group} options are: "
+                                 f"{members}")
+            keyword = OPTION_KEYWORDS[key]
+            flat = keywords.get(keyword, defaults.get(keyword)) if keyword != group else defaults.get(keyword)
+            if flat != defaults.get(keyword) and flat != value:
+                raise ValueError(f"dfft.Plan: {key} given twice, as {keyword}={flat!r} and in {group}=")
+            out[keyword] = value
+    return out

@@ -304,6 +304,9 @@ PYBIND11_MODULE(_dfft, m) {
   m.attr("has_cuda") = false;
 #endif
   m.def("cuda_device_count", &cuda_device_count);
+  m.def("option_fields", &dfft_python::option_fields_list,
+        "The rows of dfft's option table: name, group, type, allowed, doc, flag, wisdom_key, "
+        "c_field, c_absent, default (docs/options.md)");
   dfft_python::bind_reshape(m);
   dfft_python::bind_halo(m);
   m.def("pointer_device", &pointer_device, py::arg("ptr"));

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <mpi4py/mpi4py.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <functional>
@@ -14,14 +15,13 @@
 #include <vector>
 
 #include "dfft/halo.hpp"
+#include "dfft/option_fields.hpp"
 #include "dfft/reshape.hpp"
 
 namespace py = pybind11;
 
 namespace dfft_python {
 namespace {
-
-using Setter = std::function<void(dfft::Options&, const py::handle&)>;
 
 template <class V>
 V as(const py::handle& v, const std::string& key) {
@@ -33,66 +33,22 @@ V as(const py::handle& v, const std::string& key) {
   }
 }
 
-/// One setter per Options field that the core keywords of _Plan (module.cpp) do not set.
-const std::map<std::string, Setter>& setters() {
-  static const std::map<std::string, Setter> s = {
-      {"codec", [](dfft::Options& o, const py::handle& v) {
-         o.codec = dfft::parse_codec(as<std::string>(v, "codec"));
-       }},
-      {"tolerance", [](dfft::Options& o, const py::handle& v) { o.tolerance = as<double>(v, "tolerance"); }},
-      {"onesided_sync", [](dfft::Options& o, const py::handle& v) {
-         o.onesided_sync = dfft::parse_onesided_sync(as<std::string>(v, "onesided_sync"));
-       }},
-      {"chunks", [](dfft::Options& o, const py::handle& v) { o.chunks = as<int>(v, "chunks"); }},
-      {"in_flight", [](dfft::Options& o, const py::handle& v) { o.in_flight = as<int>(v, "in_flight"); }},
-      {"overlap", [](dfft::Options& o, const py::handle& v) { o.overlap = as<int>(v, "overlap"); }},
-      {"adapt", [](dfft::Options& o, const py::handle& v) { o.adapt = as<bool>(v, "adapt"); }},
-      {"threads", [](dfft::Options& o, const py::handle& v) { o.threads = as<int>(v, "threads"); }},
-      {"max_message_bytes", [](dfft::Options& o, const py::handle& v) {
-         o.max_message_bytes = as<std::int64_t>(v, "max_message_bytes");
-       }},
-      {"staging", [](dfft::Options& o, const py::handle& v) {
-         o.staging = dfft::parse_staging(as<std::string>(v, "staging"));
-       }},
-      {"batch", [](dfft::Options& o, const py::handle& v) { o.batch = as<int>(v, "batch"); }},
-      {"in_place", [](dfft::Options& o, const py::handle& v) { o.in_place = as<bool>(v, "in_place"); }},
-      {"transposed_out", [](dfft::Options& o, const py::handle& v) {
-         o.transposed_out = as<bool>(v, "transposed_out");
-       }},
-      {"tune", [](dfft::Options& o, const py::handle& v) {
-         o.tune = dfft::parse_tune(as<std::string>(v, "tune"));
-       }},
-      {"wisdom_file", [](dfft::Options& o, const py::handle& v) {
-         o.wisdom_file = as<std::string>(v, "wisdom_file");
-       }},
-      {"tune_budget_s", [](dfft::Options& o, const py::handle& v) {
-         o.tune_budget_s = as<double>(v, "tune_budget_s");
-       }},
-      {"ranks_per_node", [](dfft::Options& o, const py::handle& v) {
-         o.ranks_per_node = as<std::vector<int>>(v, "ranks_per_node");
-       }},
-      {"batches", [](dfft::Options& o, const py::handle& v) {
-         o.batches = as<std::vector<int>>(v, "batches");
-       }},
-      {"stream", [](dfft::Options& o, const py::handle& v) {
-         o.stream = reinterpret_cast<void*>(as<std::uintptr_t>(v, "stream"));
-       }},
-      {"user_workspace", [](dfft::Options& o, const py::handle& v) {
-         o.user_workspace = as<bool>(v, "user_workspace");
-       }},
-      {"axes", [](dfft::Options& o, const py::handle& v) { o.axes = as<std::vector<int>>(v, "axes"); }},
-      {"padding", [](dfft::Options& o, const py::handle& v) {
-         o.padding = as<std::vector<double>>(v, "padding");
-       }},
-  };
-  return s;
+// One value of a field's element type as the table's text.
+std::string item_text(std::string_view type, const py::handle& v, const std::string& key) {
+  if (type == "int" || type == "int64") return std::to_string(as<long long>(v, key));
+  if (type == "pointer") return std::to_string(as<std::uintptr_t>(v, key));
+  if (type == "bool") return as<bool>(v, key) ? "true" : "false";
+  if (type == "number") return std::string(py::repr(py::float_(as<double>(v, key))));
+  return as<std::string>(v, key);
 }
 
-template <class E>
-std::vector<std::string> names(const std::vector<E>& v) {
-  std::vector<std::string> out;
-  for (const E& e : v) out.push_back(dfft::to_string(e));
-  return out;
+// One item of the table's text as a Python value of the field's element type.
+py::object item_object(std::string_view type, const std::string& text) {
+  if (type == "int" || type == "int64") return py::int_(std::stoll(text));
+  if (type == "pointer") return py::int_(static_cast<std::uintptr_t>(std::stoull(text)));
+  if (type == "bool") return py::bool_(text == "true");
+  if (type == "number") return py::float_(std::stod(text));
+  return py::str(text);
 }
 
 }  // namespace
@@ -100,50 +56,55 @@ std::vector<std::string> names(const std::vector<E>& v) {
 void apply_options(dfft::Options& o, const py::dict& extra) {
   for (const auto& [key, value] : extra) {
     const std::string k = py::str(key);
-    const auto it = setters().find(k);
-    if (it == setters().end()) throw py::value_error("unknown plan option '" + k + "'");
-    it->second(o, value);
+    const auto& fields = dfft::option_fields();
+    const auto f = std::find_if(fields.begin(), fields.end(), [&](const auto& x) { return x.name == k; });
+    if (f == fields.end()) throw py::value_error("unknown plan option '" + k + "'");
+    std::string text;
+    if (f->is_list()) {
+      if (py::isinstance<py::str>(value) || !py::isinstance<py::iterable>(value))
+        throw py::type_error(k + ": expected a sequence of " + std::string(f->element_type()) + ", got " +
+                             std::string(py::str(py::type::of(value).attr("__name__"))));
+      for (const auto& item : value)
+        text += (text.empty() ? "" : std::string(1, f->separator)) + item_text(f->element_type(), item, k);
+    } else {
+      text = item_text(f->type, value, k);
+    }
+    dfft::set_option(o, k, text);
   }
 }
 
 py::dict options_dict(const dfft::Options& o) {
   py::dict d;
-  d["decomposition"] = dfft::to_string(o.decomposition);
-  d["variant"] = dfft::to_string(o.variant);
-  d["transform"] = dfft::to_string(o.transform);
-  d["r2r"] = names(o.r2r);
-  d["grid"] = o.grid;
-  d["methods"] = names(o.methods);
-  d["effort"] = o.effort == dfft::Effort::measure ? "measure" : "estimate";
-  d["fftw_wisdom"] = o.fftw_wisdom;
-  d["fftw_wisdom_dir"] = o.fftw_wisdom_dir;
-  d["backend"] = dfft::to_string(o.backend);
-  d["norm"] = dfft::to_string(o.norm);
-  d["codec"] = dfft::to_string(o.codec);
-  d["tolerance"] = o.tolerance;
-  d["onesided_sync"] = dfft::to_string(o.onesided_sync);
-  d["chunks"] = o.chunks;
-  d["in_flight"] = o.in_flight;
-  d["overlap"] = o.overlap;
-  d["adapt"] = o.adapt;
-  d["threads"] = o.threads;
-  d["max_message_bytes"] = o.max_message_bytes;
-  d["device"] = o.device;
-  d["staging"] = dfft::to_string(o.staging);
-  d["batch"] = o.batch;
-  d["in_place"] = o.in_place;
-  d["transposed_out"] = o.transposed_out;
-  d["tune"] = dfft::to_string(o.tune);
-  d["wisdom_file"] = o.wisdom_file;
-  d["tune_budget_s"] = o.tune_budget_s;
-  d["ranks_per_node"] = o.ranks_per_node;
-  d["memory_limit_bytes"] = o.memory_limit_bytes;
-  d["batches"] = o.batches;
-  d["stream"] = reinterpret_cast<std::uintptr_t>(o.stream);
-  d["user_workspace"] = o.user_workspace;
-  d["axes"] = o.axes;
-  d["padding"] = o.padding;
+  for (const auto& f : dfft::option_fields()) {
+    const std::string text = f.get(o);
+    if (f.is_list()) {
+      py::list items;
+      for (const auto& item : dfft::option_items(f, text)) items.append(item_object(f.element_type(), item));
+      d[py::str(std::string(f.name))] = items;
+    } else {
+      d[py::str(std::string(f.name))] = item_object(f.type, text);
+    }
+  }
   return d;
+}
+
+py::list option_fields_list() {
+  py::list rows;
+  for (const auto& f : dfft::option_fields()) {
+    py::dict r;
+    r["name"] = std::string(f.name);
+    r["group"] = std::string(f.group);
+    r["type"] = std::string(f.type);
+    r["allowed"] = std::string(f.allowed);
+    r["doc"] = std::string(f.doc);
+    r["flag"] = std::string(f.flag);
+    r["wisdom_key"] = f.wisdom_key;
+    r["c_field"] = std::string(f.c_field);
+    r["c_absent"] = std::string(f.c_absent);
+    r["default"] = f.default_text();
+    rows.append(r);
+  }
+  return rows;
 }
 
 py::dict traffic_dict(const dfft::NodeTraffic& t) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The Python binding's view of dfft::Options and of what a plan reports: every Options field
-// has a Python keyword of dfft.Plan (python/tests/test_options.py checks it against the C++
-// header), read back from the plan as a dict, and the plan's run-time choices (codec, chunks,
+// has a Python keyword of dfft.Plan (the option table's rows, dfft/option_fields.hpp), read back
+// from the plan as a dict, and the plan's run-time choices (codec, chunks,
 // overlap slices, exchange bytes, node traffic, tuner report) as another.
 #pragma once
 
@@ -22,6 +22,9 @@ void apply_options(dfft::Options& o, const pybind11::dict& extra);
 
 /// Every Options field (named as in C++) and its value, enums as their dfft names.
 pybind11::dict options_dict(const dfft::Options& o);
+
+/// dfft._dfft.option_fields(): the rows of the option table (dfft/option_fields.hpp) as dicts.
+pybind11::list option_fields_list();
 
 pybind11::dict traffic_dict(const dfft::NodeTraffic& t);
 pybind11::object tune_dict(const dfft::TuneReport* r);

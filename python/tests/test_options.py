@@ -4,7 +4,6 @@ right transform (numpy.fft on odd sizes, 1-4 ranks under mpirun)."""
 
 import inspect
 import os
-import re
 
 import numpy as np
 import pytest
@@ -14,38 +13,62 @@ import dfft
 
 COMM = MPI.COMM_WORLD
 SHAPE = (9, 6, 5)
-HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "include", "dfft", "types.hpp")
 FAST = dict(effort="estimate", fftw_wisdom=False)
 
 
-def cpp_option_fields():
-    """Field names of struct Options in the C++ header."""
-    text = open(HEADER).read()
-    body = re.search(r"struct Options \{(.*?)\n\};", text, re.S).group(1)
-    fields = []
-    for line in body.splitlines():
-        line = line.split("//")[0].strip()
-        m = re.match(r"[\w:<>,*& ]+?\s*[\s*](\w+)\s*(\{[^}]*\})?\s*(=[^;]*)?;$", line)
-        if m:
-            fields.append(m.group(1))
-    return fields
+def table_fields():
+    """Field names of dfft's option table (its C++ test checks it holds every Options field)."""
+    return [f["name"] for f in dfft._dfft.option_fields()]
 
 
-def test_every_cpp_option_has_a_python_keyword():
-    fields = cpp_option_fields()
-    assert len(fields) >= 30, fields  # the parser found the struct
-    missing = [f for f in fields if f not in dfft.OPTION_KEYWORDS]
-    assert not missing, f"C++ Options fields without a dfft.Plan keyword: {missing}"
+def test_every_option_field_has_a_python_keyword():
+    fields = table_fields()
+    assert len(fields) >= 30, fields
+    assert sorted(dfft.OPTION_KEYWORDS) == sorted(fields)
     params = inspect.signature(dfft.Plan.__init__).parameters
     unknown = [k for k in set(dfft.OPTION_KEYWORDS.values()) if k not in params]
     assert not unknown, f"OPTION_KEYWORDS names keywords dfft.Plan lacks: {unknown}"
-    stale = [k for k in dfft.OPTION_KEYWORDS if k not in fields]
-    assert not stale, f"OPTION_KEYWORDS names fields the C++ Options lack: {stale}"
+    groups = {f["group"] for f in dfft._dfft.option_fields()}
+    assert groups == {"problem", "decomposition", "exchange", "overlap", "tuning", "device", "memory"}
+    assert groups <= set(params), "every group is a keyword of dfft.Plan"
 
 
 def test_plan_options_report_every_field():
     plan = dfft.Plan(COMM, SHAPE, **FAST)
-    assert sorted(plan.options) == sorted(cpp_option_fields())
+    assert sorted(plan.options) == sorted(table_fields())
+
+
+# group keywords -> what plan.options must then hold
+GROUPED = [
+    (dict(exchange=dict(methods=["p2p-pipelined"], codec="fp32", chunks=3)),
+     dict(methods=["p2p-pipelined"], codec="fp32", chunks=3)),
+    (dict(device=dict(backend="cpu", threads=2), overlap=dict(overlap=2, adapt=False)),
+     dict(backend="cpu", threads=2, overlap=2, adapt=False)),
+    (dict(decomposition=dict(decomposition="pencil", variant="realigned")),
+     dict(decomposition="pencil", variant="realigned")),
+    (dict(problem=dict(norm="ortho", batch=2), memory=dict(memory_limit_bytes=1 << 40)),
+     dict(norm="ortho", batch=2, memory_limit_bytes=1 << 40)),
+    (dict(tuning=dict(tune="heuristic")), dict(tune="heuristic")),
+    (dict(codec="fp16", exchange=dict(chunks=2)), dict(codec="fp16", chunks=2)),  # flat and grouped
+]
+
+
+@pytest.mark.parametrize("given,want", GROUPED, ids=[",".join(g) for g, _ in GROUPED])
+def test_grouped_keywords_reach_the_plan(given, want):
+    plan = dfft.Plan(COMM, SHAPE, **FAST, **given)
+    assert {k: plan.options[k] for k in want} == want
+
+
+@pytest.mark.parametrize("given,words", [
+    (dict(exchange=dict(backend="cuda")), ["exchange", "backend"]),
+    (dict(device=dict(codec="fp16")), ["device", "codec"]),
+    (dict(problem=dict(nonsense=1)), ["problem", "nonsense"]),
+    (dict(codec="fp16", exchange=dict(codec="fp32")), ["codec", "twice"]),
+])
+def test_grouped_keywords_refuse_a_key_outside_the_group(given, words):
+    with pytest.raises(ValueError) as e:
+        dfft.Plan(COMM, SHAPE, **FAST, **given)
+    assert all(w in str(e.value) for w in words), str(e.value)
 
 
 # keyword arguments -> what plan.options must then hold

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "util/check.hpp"
+#include "util/names.hpp"
 
 namespace dfft {
 
@@ -72,6 +73,13 @@ auto parse(const T& t, const std::string& s, const char* what) {
   detail::fail("unknown ", what, " '", s, "'; allowed: ", allowed);
 }
 
+template <class T>
+std::vector<std::string> all_names(const T& t) {
+  std::vector<std::string> out;
+  for (auto& [v, n] : t) out.emplace_back(n);
+  return out;
+}
+
 }  // namespace
 
 std::string to_string(Decomposition e) { return name_of(kDecomp, e); }
@@ -100,5 +108,19 @@ Staging parse_staging(const std::string& s) { return parse(kStaging, s, "staging
 Tune parse_tune(const std::string& s) { return parse(kTune, s, "tune mode"); }
 std::string to_string(Norm e) { return name_of(kNorm, e); }
 Norm parse_norm(const std::string& s) { return parse(kNorm, s, "norm"); }
+
+namespace detail {
+template <> std::vector<std::string> names_of<Decomposition>() { return all_names(kDecomp); }
+template <> std::vector<std::string> names_of<Variant>() { return all_names(kVariant); }
+template <> std::vector<std::string> names_of<Transform>() { return all_names(kTransform); }
+template <> std::vector<std::string> names_of<Method>() { return all_names(kMethod); }
+template <> std::vector<std::string> names_of<Backend>() { return all_names(kBackend); }
+template <> std::vector<std::string> names_of<R2R>() { return all_names(kR2R); }
+template <> std::vector<std::string> names_of<Codec>() { return all_names(kCodec); }
+template <> std::vector<std::string> names_of<OneSidedSync>() { return all_names(kSync); }
+template <> std::vector<std::string> names_of<Staging>() { return all_names(kStaging); }
+template <> std::vector<std::string> names_of<Tune>() { return all_names(kTune); }
+template <> std::vector<std::string> names_of<Norm>() { return all_names(kNorm); }
+}  // namespace detail
 
 }  // namespace dfft

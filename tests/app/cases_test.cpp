@@ -3,11 +3,14 @@
 // file throws CaseError naming the place, and random corruption throws nothing else.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 
 #include "cases.hpp"
+#include "dfft/option_fields.hpp"
+#include "option_json.hpp"
 
 namespace {
 
@@ -120,12 +123,58 @@ std::string read(const std::string& path) {
 }
 
 TEST(Cases, ShippedSuitesParse) {
-  for (const char* name : {"quick-cpu.json", "thesis-cpu.json", "gpu.json", "cpu-fftw.json",
-                           "cpu-codec.json", "cpu-overlap.json", "gpu-single.json",
-                           "gpu-transports.json", "gpu-codec.json", "gpu-overlap.json"}) {
-    const std::string text = read(std::string(DFFT_SOURCE_DIR) + "/benchmarks/cases/" + name);
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(DFFT_SOURCE_DIR) + "/benchmarks/cases")) {
+    if (e.path().extension() != ".json") continue;
+    const std::string name = e.path().filename().string(), text = read(e.path().string());
     ASSERT_FALSE(text.empty()) << name;
     EXPECT_NO_THROW(parse_cases_json(text)) << name << ": " << message(text);
+    ++files;
+  }
+  EXPECT_GE(files, 20);
+}
+
+// Every plan option of the table is a key, in "global" and in a test, with the value type the
+// table gives it (the JSON a bench record writes for it).
+TEST(Cases, EveryOptionFieldIsAKey) {
+  for (const auto& f : dfft::option_fields()) {
+    const std::string key(f.name);
+    // An empty grid or method list is "auto" in a cases file (the grid key's values are grid texts).
+    const nlohmann::json value =
+        f.empty_is_auto ? nlohmann::json(f.default_text()) : dfftapp::option_json(f, f.default_text());
+    for (const char* where : {"global", "test"}) {
+      nlohmann::json doc = {{"tests", {{{"sizes", {"8^3"}}}}}};
+      if (std::string(where) == "global")
+        doc["global"][key] = value;
+      else
+        doc["tests"][0][key] = value;
+      EXPECT_EQ(message(doc.dump()), "(no error)") << key << " in " << where << ": " << doc.dump();
+    }
+  }
+}
+
+TEST(Cases, OptionKeysSweep) {
+  auto f = parse_cases_json(R"({"global": {"codec": ["none", "fp16"], "chunks": 2},
+    "tests": [{"sizes": ["8^3"], "overlap": [1, 4], "threads": 2, "axes": [[0, 1], [2]], "adapt": true,
+               "tolerance": 0.001, "methods": ["a2a-sync", "p2p-sync"]}]})");
+  using V = std::vector<std::string>;
+  EXPECT_EQ(f.global.options.at("codec"), (V{"none", "fp16"}));
+  EXPECT_EQ(f.global.options.at("chunks"), (V{"2"}));
+  const auto& t = f.tests.at(0).settings.options;
+  EXPECT_EQ(t.at("overlap"), (V{"1", "4"}));
+  EXPECT_EQ(t.at("threads"), (V{"2"}));
+  EXPECT_EQ(t.at("axes"), (V{"0,1", "2"}));
+  EXPECT_EQ(t.at("adapt"), (V{"true"}));
+  EXPECT_EQ(t.at("tolerance"), (V{"0.001"}));
+  EXPECT_EQ(t.at("methods"), (V{"a2a-sync,p2p-sync"}));
+  for (const auto& [text, expect] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"tests": [{"sizes": ["8^3"], "codec": "fp8"}]})", "tests[0].codec"},
+           {R"({"tests": [{"sizes": ["8^3"], "overlap": "many"}]})", "tests[0].overlap"},
+           {R"({"tests": [{"sizes": ["8^3"], "codec": []}]})", "empty list"},
+           {R"({"tests": [{"sizes": ["8^3"], "axes": {"a": 1}}]})", "tests[0].axes"},
+           {R"({"tests": [{"sizes": ["8^3"], "methods": ["nccl"], "method": "a2a-sync"}]})", "excludes"}}) {
+    const std::string m = message(text);
+    EXPECT_NE(m.find(expect), std::string::npos) << text << "\n  gave: " << m;
   }
 }
 

@@ -119,6 +119,44 @@ def bench_output(c, r, work):
     c.check(total == lines, f"summary counts {total} records, the file holds {lines}")
 
 
+def records_of(path):
+    return [json.loads(l) for l in open(path)] if os.path.exists(path) else []
+
+
+def option_table(c, r, work):
+    """The plan options of the library's table: --help sections per group, flags made from the
+    table, cases-file keys that sweep, records that name the options by field."""
+    groups = ("problem", "decomposition", "exchange", "overlap", "tuning", "device", "memory")
+    for sub in ("bench", "tune", "transform"):
+        run = r.dfft(sub, "--help", np=1)
+        heads = [l.rstrip(":") for l in run.stdout.splitlines() if re.fullmatch(r"[a-z]+:", l.strip())]
+        c.check(all(g in heads for g in groups), f"{sub} --help sections {heads}, expected the groups {groups}")
+    run = r.dfft("bench", "--help", np=1)
+    for flag in ("--codec", "--chunks", "--memory-limit-bytes", "--r2r", "--batch", "--no-fftw-wisdom"):
+        c.check(flag in run.stdout, f"bench --help lacks {flag}")
+    cases = os.path.join(work, "option-keys.json")
+    with open(cases, "w") as f:
+        json.dump({"global": {"codec": ["none", "fp16"], "memory_limit_bytes": 1 << 40, "reps": 1, "warmup": 0},
+                   "tests": [{"sizes": ["12x10x8"], "decomposition": "pencil", "variant": "default",
+                              "method": "a2a-sync", "onesided_sync": "flush"}]}, f)
+    out = os.path.join(work, "option-keys.jsonl")
+    run = r.dfft("bench", "--cases", cases, "--json", out, np=2)
+    recs = records_of(out)
+    c.check(run.returncode == 0 and len(recs) == 4, f"cases keys: exit {run.returncode}, {len(recs)} records: "
+                                                    f"{run.stdout[-400:]}{run.stderr[-400:]}")
+    c.check(sorted({x["codec"] for x in recs}) == ["fp16", "none"], f"codec key: {[x['codec'] for x in recs]}")
+    c.check(all(x.get("memory_limit_bytes") == 1 << 40 and x.get("onesided_sync") == "flush" for x in recs),
+            f"option keys in the records: {[(x.get('memory_limit_bytes'), x.get('onesided_sync')) for x in recs]}")
+    run = r.dfft("bench", "--cases", cases, "--codec", "bf16", "--json", out, np=2)  # the command line wins
+    c.check(sorted({x["codec"] for x in records_of(out)}) == ["bf16"], f"--codec over the file: {run.stdout[-300:]}")
+    run = r.dfft("bench", "--size", "12", "10", "8", "--decomp", "pencil", "--variant", "default", "--method",
+                 "a2a-sync", "--reps", "1", "--warmup", "0", "--batch", "1,2", "--json", out, np=2)
+    batches = sorted(x.get("batch", 1) for x in records_of(out))
+    c.check(run.returncode == 0 and batches == [1, 1, 2, 2], f"--batch 1,2 sweeps: {batches} {run.stderr[-300:]}")
+    run = r.dfft("bench", "--size", "12", "10", "8", "--batch", "two", np=1)
+    c.check(run.returncode == USAGE and "batch" in run.stderr, f"--batch two: exit {run.returncode} {run.stderr[-300:]}")
+
+
 def tune_ranking(c, r, work):
     run = r.dfft("tune", "--size", "16", "12", "10", "--no-wisdom", "--reps", "3", np=2, timeout=300)
     c.check(run.returncode == 0, f"tune: exit {run.returncode}: {run.stderr[-300:]}")
@@ -218,6 +256,7 @@ def main():
     bench_output(c, r, args.workdir)
     codec_validation(c, r)
     tune_ranking(c, r, args.workdir)
+    option_table(c, r, args.workdir)
     return c.finish("dfft command line")
 
 

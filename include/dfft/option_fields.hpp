@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// dfft::Options as data: one row per field, from which the command-line flags, the cases-file
+// keys, the bench records, the wisdom key, the Python keywords and docs/options.md are made.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dfft/types.hpp"
+
+namespace dfft {
+
+/// One field of dfft::Options. Values travel as text: enums by their dfft names (to_string /
+/// parse_*), lists separated by ',' (a process grid by 'x', as on the command line), an empty
+/// grid or method list as "auto", booleans as "true"/"false", numbers in C++'s shortest form.
+struct OptionField {
+  std::string_view name;   // the C++ field name; also the JSON key and the Python keyword
+  std::string_view group;  // problem, decomposition, exchange, overlap, tuning, device, memory
+  /// "enum", "bool", "int", "int64", "number", "text", "pointer", or "list of <that>".
+  std::string_view type;
+  std::string_view allowed;  // enums: the names allowed, '|'-separated; else empty
+  std::string_view doc;      // one line
+  std::string_view flag;     // the dfft subcommands' flag ("--chunks"); empty: none
+  /// Part of the wisdom key (docs/tuning.md): another value is another tuning problem.
+  bool wisdom_key = false;
+  /// The dfft_options member(s) of the C interface that carry it, or empty with c_absent saying why.
+  std::string_view c_field;
+  std::string_view c_absent;
+  std::string (*get)(const Options&) = nullptr;
+  /// Throws InvalidArgument naming the field and the allowed values.
+  void (*set)(Options&, const std::string&) = nullptr;
+
+  char separator = ',';       // lists: between items ('x' for the process grid)
+  bool empty_is_auto = false;  // lists: the empty list is written "auto" (grid, methods)
+
+  bool is_list() const { return type.substr(0, 8) == "list of "; }
+  /// The element type ("int" for "list of int").
+  std::string_view element_type() const { return is_list() ? type.substr(8) : type; }
+  std::string default_text() const { return get(Options{}); }
+};
+
+/// Every field of dfft::Options, grouped as option_groups() lists them.
+const std::vector<OptionField>& option_fields();
+/// The group names in their order: problem, decomposition, exchange, overlap, tuning, device, memory.
+const std::vector<std::string_view>& option_groups();
+/// The row of field `name`; throws InvalidArgument listing the field names.
+const OptionField& option_field(std::string_view name);
+/// The row whose flag is `flag` ("--chunks"), or nullptr.
+const OptionField* option_field_by_flag(std::string_view flag);
+
+/// Field `name` of `o` as text.
+std::string get_option(const Options& o, std::string_view name);
+/// Sets field `name` of `o` from text; throws InvalidArgument naming the field.
+void set_option(Options& o, std::string_view name, const std::string& text);
+/// The items of a list value: split at ',' (a grid at 'x'); "" and "auto" give none.
+std::vector<std::string> option_items(const OptionField& f, const std::string& text);
+
+}  // namespace dfft

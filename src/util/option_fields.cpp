@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+// The table of dfft::Options fields (dfft/option_fields.hpp). The text of each value type is
+// written and read in one place (Text<T> below); every row names its field once, by member
+// pointer, so a row cannot read one field and write another.
+#include "dfft/option_fields.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <system_error>
+#include <type_traits>
+
+#include "util/check.hpp"
+#include "util/names.hpp"
+
+namespace dfft {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string s;
+  for (const auto& x : v) {
+    if (!s.empty()) s += sep;
+    s += x;
+  }
+  return s;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = s.find(sep, start);
+    out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+// Effort has no name table in the public header: its two names live here.
+std::string effort_name(Effort e) { return e == Effort::measure ? "measure" : "estimate"; }
+Effort parse_effort(const std::string& s) {
+  if (s == "measure") return Effort::measure;
+  if (s == "estimate") return Effort::estimate;
+  detail::fail("unknown effort '", s, "'; allowed: estimate, measure");
+}
+
+template <class N>
+N parse_number(const std::string& s, const char* words) {
+  N v{};
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    detail::fail("'", s, "' is not ", words);
+  return v;
+}
+
+// The text of one value of type T: type name, allowed names, out (to text) and in (from text).
+template <class T, class = void>
+struct Text;
+
+template <>
+struct Text<int> {
+  static constexpr std::string_view type = "int";
+  static std::string out(int v) { return std::to_string(v); }
+  static int in(const std::string& s) { return parse_number<int>(s, "an integer"); }
+};
+template <>
+struct Text<std::int64_t> {
+  static constexpr std::string_view type = "int64";
+  static std::string out(std::int64_t v) { return std::to_string(v); }
+  static std::int64_t in(const std::string& s) { return parse_number<std::int64_t>(s, "an integer"); }
+};
+template <>
+struct Text<double> {
+  static constexpr std::string_view type = "number";
+  static std::string out(double v) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+  }
+  static double in(const std::string& s) { return parse_number<double>(s, "a number"); }
+};
+template <>
+struct Text<bool> {
+  static constexpr std::string_view type = "bool";
+  static std::string out(bool v) { return v ? "true" : "false"; }
+  static bool in(const std::string& s) {
+    if (s == "true" || s == "1") return true;
+    if (s == "false" || s == "0") return false;
+    detail::fail("'", s, "' is not a boolean; allowed: true, false, 1, 0");
+  }
+};
+template <>
+struct Text<std::string> {
+  static constexpr std::string_view type = "text";
+  static std::string out(const std::string& v) { return v; }
+  static std::string in(const std::string& s) { return s; }
+};
+// A cudaStream_t as its address in decimal (what Python's int and the C pointer carry).
+template <>
+struct Text<void*> {
+  static constexpr std::string_view type = "pointer";
+  static std::string out(void* v) { return std::to_string(reinterpret_cast<std::uintptr_t>(v)); }
+  static void* in(const std::string& s) {
+    return reinterpret_cast<void*>(parse_number<std::uintptr_t>(s, "an address (a whole number >= 0)"));
+  }
+};
+template <>
+struct Text<Effort> {
+  static constexpr std::string_view type = "enum";
+  static std::vector<std::string> names() { return {"estimate", "measure"}; }
+  static std::string out(Effort v) { return effort_name(v); }
+  static Effort in(const std::string& s) { return parse_effort(s); }
+};
+
+template <class E, E (*Parse)(const std::string&)>
+struct EnumText {
+  static constexpr std::string_view type = "enum";
+  static std::vector<std::string> names() { return detail::names_of<E>(); }
+  static std::string out(E v) { return to_string(v); }
+  static E in(const std::string& s) { return Parse(s); }
+};
+template <> struct Text<Decomposition> : EnumText<Decomposition, parse_decomposition> {};
+template <> struct Text<Variant> : EnumText<Variant, parse_variant> {};
+template <> struct Text<Transform> : EnumText<Transform, parse_transform> {};
+template <> struct Text<Method> : EnumText<Method, parse_method> {};
+template <> struct Text<Backend> : EnumText<Backend, parse_backend> {};
+template <> struct Text<R2R> : EnumText<R2R, parse_r2r> {};
+template <> struct Text<Codec> : EnumText<Codec, parse_codec> {};
+template <> struct Text<OneSidedSync> : EnumText<OneSidedSync, parse_onesided_sync> {};
+template <> struct Text<Staging> : EnumText<Staging, parse_staging> {};
+template <> struct Text<Tune> : EnumText<Tune, parse_tune> {};
+template <> struct Text<Norm> : EnumText<Norm, parse_norm> {};
+
+template <class T>
+struct ListType {
+  static inline const std::string name = "list of " + std::string(Text<T>::type);
+};
+
+// A list, items separated by `Sep`; with `Auto` an empty list reads and writes as "auto" (the
+// automatic process grid and methods, as the command line spells them).
+template <class T, char Sep, bool Auto>
+struct ListText {
+  static std::string out(const std::vector<T>& v) {
+    if (v.empty()) return Auto ? "auto" : "";
+    std::vector<std::string> items;
+    for (const auto& x : v) items.push_back(Text<T>::out(x));
+    return join(items, std::string(1, Sep));
+  }
+  static std::vector<T> in(const std::string& s) {
+    std::vector<T> v;
+    if (s.empty() || (Auto && s == "auto")) return v;
+    for (const auto& item : split(s, Sep)) v.push_back(Text<T>::in(item));
+    return v;
+  }
+};
+
+template <class T>
+struct MemberType;
+template <class C, class T>
+struct MemberType<T C::*> {
+  using type = T;
+};
+
+template <class T>
+struct IsVector : std::false_type {
+  using element = T;
+};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {
+  using element = T;
+};
+
+// Get and set of the field that member pointer P names; lists as ListText<.., Sep, Auto>.
+template <auto P, char Sep = ',', bool Auto = false>
+struct Field {
+  static constexpr char separator = Sep;
+  static constexpr bool empty_is_auto = Auto;
+  using T = typename MemberType<decltype(P)>::type;
+  static std::string get(const Options& o) {
+    if constexpr (IsVector<T>::value)
+      return ListText<typename IsVector<T>::element, Sep, Auto>::out(o.*P);
+    else
+      return Text<T>::out(o.*P);
+  }
+  static void set(Options& o, const std::string& s) {
+    if constexpr (IsVector<T>::value)
+      o.*P = ListText<typename IsVector<T>::element, Sep, Auto>::in(s);
+    else
+      o.*P = Text<T>::in(s);
+  }
+  static std::string_view type() {
+    if constexpr (IsVector<T>::value)
+      return ListType<typename IsVector<T>::element>::name;
+    else
+      return Text<T>::type;
+  }
+  static std::string_view allowed() {
+    using E = typename IsVector<T>::element;
+    if constexpr (std::is_enum_v<E>) {
+      static const std::string names = join(Text<E>::names(), "|");
+      return names;
+    } else {
+      return {};
+    }
+  }
+};
+
+struct Row {
+  std::string_view name, group, doc, flag;
+  bool wisdom_key;
+  std::string_view c_field, c_absent;
+};
+
+template <class F>
+OptionField row(const Row& r) {
+  OptionField f;
+  f.name = r.name;
+  f.group = r.group;
+  f.type = F::type();
+  f.allowed = F::allowed();
+  f.doc = r.doc;
+  f.flag = r.flag;
+  f.wisdom_key = r.wisdom_key;
+  f.c_field = r.c_field;
+  f.c_absent = r.c_absent;
+  f.separator = F::separator;
+  f.empty_is_auto = F::empty_is_auto;
+  f.get = &F::get;
+  f.set = &F::set;
+  return f;
+}
+
+std::vector<OptionField> make_table() {
+  using O = Options;
+  // name, group, doc, flag, wisdom key, C field(s), why not from C.
+  return {
+      row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
+                                 "--transform", true, "transform", ""}),
+      row<Field<&O::r2r>>({"r2r", "problem", "per axis, the DCT/DST kind the forward transform applies (none: periodic)",
+                           "--r2r", true, "r2r", ""}),
+      row<Field<&O::axes>>({"axes", "problem", "axes to transform, in order (empty: every axis; negative: from the end)",
+                            "--axes", false, "n_axes, axes", ""}),
+      row<Field<&O::padding>>({"padding", "problem", "dealiasing factor per axis (1: not padded; 1.5: the 3/2 rule)",
+                               "--padding", false, "padding", ""}),
+      row<Field<&O::norm>>({"norm", "problem", "scaling as numpy.fft: backward, ortho or forward", "--norm", false,
+                            "norm", ""}),
+      row<Field<&O::batch>>({"batch", "problem", "independent arrays transformed together", "--batch", true, "batch",
+                             ""}),
+      row<Field<&O::batches>>({"batches", "problem", "batch sizes whose batched plans the constructor makes as well",
+                               "--batches", false, "",
+                               "dfft_plan_prepare_batch makes a batched plan for any count"}),
+      row<Field<&O::in_place>>({"in_place", "problem", "r2c on one buffer (FFTW's padded real layout)", "--in-place",
+                                true, "in_place", ""}),
+      row<Field<&O::decomposition>>({"decomposition", "decomposition", "slab-2d1d, slab-1d2d, pencil or auto",
+                                     "--decomp", false, "decomposition", ""}),
+      row<Field<&O::grid, 'x', true>>({"grid", "decomposition", "process grid P1xP2 (pencil) or P (slab); auto: chosen",
+                                 "--grid", true, "grid_dims, grid", ""}),
+      row<Field<&O::variant>>({"variant", "decomposition", "default, realigned or auto", "--variant", false,
+                               "variant", ""}),
+      row<Field<&O::transposed_out>>({"transposed_out", "decomposition",
+                                      "the spectrum in the last stage's memory order (FFTW-MPI's transposed output)",
+                                      "--transposed-out", true, "transposed_out", ""}),
+      row<Field<&O::ranks_per_node>>({"ranks_per_node", "decomposition",
+                                      "node layout: k ranks per node, or one count per node (empty: from MPI)",
+                                      "--ranks-per-node", false, "",
+                                      "the environment variable DFFT_RANKS_PER_NODE gives the same layout"}),
+      row<Field<&O::methods, ',', true>>({"methods", "exchange",
+                                          "redistribution method, one for all exchanges or one per exchange (auto: chosen)",
+                                          "--method", false, "n_methods, methods", ""}),
+      row<Field<&O::codec>>({"codec", "exchange", "wire format of the exchanges (compressed communication)",
+                             "--codec", true, "codec", ""}),
+      row<Field<&O::tolerance>>({"tolerance", "exchange",
+                                 "> 0: the cheapest codec whose expected relative error stays below this",
+                                 "--tolerance", false, "tolerance", ""}),
+      row<Field<&O::onesided_sync>>({"onesided_sync", "exchange", "onesided: complete epochs by fence or flush",
+                                     "--onesided-sync", false, "onesided_sync", ""}),
+      row<Field<&O::staging>>({"staging", "exchange", "CUDA backend, MPI methods: auto, host or cuda-aware",
+                               "--staging", false, "staging", ""}),
+      row<Field<&O::chunks>>({"chunks", "exchange", "pipelining pieces per peer block (0: automatic)", "--chunks",
+                              false, "chunks", ""}),
+      row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
+                                 "--in-flight", false, "in_flight", ""}),
+      row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
+                                         "--max-message-bytes", false, "max_message_bytes", ""}),
+      row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
+                               "--overlap", false, "overlap", ""}),
+      row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
+                             "--adapt", false, "adapt", ""}),
+      row<Field<&O::tune>>({"tune", "tuning", "none, heuristic (model) or measure (time candidates)", "--tune", false,
+                            "tune", ""}),
+      row<Field<&O::wisdom_file>>({"wisdom_file", "tuning", "JSON wisdom file of the tuner (empty: none)", "--wisdom",
+                                   false, "wisdom_file", ""}),
+      row<Field<&O::tune_budget_s>>({"tune_budget_s", "tuning", "measure: seconds before no new candidate starts",
+                                     "--tune-budget", false, "tune_budget_s", ""}),
+      row<Field<&O::effort>>({"effort", "tuning", "FFTW planning: estimate or measure", "--effort", false, "effort",
+                              ""}),
+      row<Field<&O::fftw_wisdom>>({"fftw_wisdom", "tuning", "measure: keep FFTW wisdom on disk", "--fftw-wisdom",
+                                   false, "fftw_wisdom", ""}),
+      row<Field<&O::fftw_wisdom_dir>>({"fftw_wisdom_dir", "tuning", "directory of the FFTW wisdom files (empty: default)",
+                                       "--fftw-wisdom-dir", false, "fftw_wisdom_dir", ""}),
+      row<Field<&O::backend>>({"backend", "device", "cpu or cuda", "--backend", true, "backend", ""}),
+      row<Field<&O::device>>({"device", "device", "CUDA: the GPU (-1: local rank modulo visible GPUs); the key holds its model",
+                              "--device", true, "device", ""}),
+      row<Field<&O::stream>>({"stream", "device", "CUDA: the cudaStream_t (as an address) all device work is queued on",
+                              "", false, "stream", ""}),
+      row<Field<&O::user_workspace>>({"user_workspace", "device", "every execution brings the plan's work buffers",
+                                      "--user-workspace", false, "user_workspace", ""}),
+      row<Field<&O::threads>>({"threads", "device", "CPU: threads per rank (0: the rank's CPU affinity)", "--threads",
+                               true, "threads", ""}),
+      row<Field<&O::memory_limit_bytes>>({"memory_limit_bytes", "memory",
+                                          "most bytes the plan may hold per rank (0: the memory available)",
+                                          "--memory-limit-bytes", false, "memory_limit_bytes", ""}),
+  };
+}
+
+}  // namespace
+
+const std::vector<OptionField>& option_fields() {
+  static const std::vector<OptionField> table = make_table();
+  return table;
+}
+
+const std::vector<std::string_view>& option_groups() {
+  static const std::vector<std::string_view> groups{"problem", "decomposition", "exchange", "overlap",
+                                                    "tuning",  "device",        "memory"};
+  return groups;
+}
+
+const OptionField& option_field(std::string_view name) {
+  for (const auto& f : option_fields())
+    if (f.name == name) return f;
+  std::string names;
+  for (const auto& f : option_fields()) names += (names.empty() ? "" : ", ") + std::string(f.name);
+  detail::fail("unknown option '", std::string(name), "'; the options are: ", names);
+}
+
+const OptionField* option_field_by_flag(std::string_view flag) {
+  for (const auto& f : option_fields())
+    if (!f.flag.empty() && f.flag == flag) return &f;
+  return nullptr;
+}
+
+std::string get_option(const Options& o, std::string_view name) { return option_field(name).get(o); }
+
+void set_option(Options& o, std::string_view name, const std::string& text) {
+  const OptionField& f = option_field(name);
+  try {
+    f.set(o, text);
+  } catch (const InvalidArgument& e) {
+    std::string what = e.what();
+    if (what.rfind("dfft: ", 0) == 0) what.erase(0, 6);
+    detail::fail("option ", std::string(name), " (", std::string(f.type), "): ", what);
+  }
+}
+
+std::vector<std::string> option_items(const OptionField& f, const std::string& text) {
+  if (text.empty() || (f.empty_is_auto && text == "auto")) return {};
+  return split(text, f.separator);
+}
+
+}  // namespace dfft

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// The table of Options fields (dfft/option_fields.hpp) against the struct itself, the C
+// interface's dfft_options and docs/options.md.
+#include "dfft/option_fields.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "dfft/tune.hpp"
+#include "support/option_values.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+
+namespace {
+
+// Converts to any field type but to no aggregate, so that `Options{AnyField{}, ...}` fills the
+// fields one by one, through the group structs by brace elision where Options derives from
+// them: the largest count that compiles is the number of fields, counted by the compiler.
+struct AnyField {
+  template <class T, class = std::enable_if_t<!std::is_aggregate_v<T>>>
+  operator T() const;
+};
+
+template <class T, std::size_t... I>
+constexpr bool initializable(std::index_sequence<I...>) {
+  return requires { T{(void(I), AnyField{})...}; };
+}
+
+template <class T, std::size_t N = 0>
+constexpr std::size_t field_count() {
+  if constexpr (N > 256 || !initializable<T>(std::make_index_sequence<N + 1>{}))
+    return N;
+  else
+    return field_count<T, N + 1>();
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(OptionFields, OneRowPerOptionsField) {
+  constexpr std::size_t fields = field_count<dfft::Options>();
+  static_assert(fields >= 30, "the field count found the fields of Options");
+  EXPECT_EQ(dfft::option_fields().size(), fields)
+      << "dfft::Options has " << fields << " fields; the table in src/util/option_fields.cpp has "
+      << dfft::option_fields().size() << " rows";
+  std::set<std::string_view> names;
+  for (const auto& f : dfft::option_fields()) EXPECT_TRUE(names.insert(f.name).second) << f.name;
+}
+
+TEST(OptionFields, EveryRowSetsItsOwnFieldAndNoOther) {
+  const auto& table = dfft::option_fields();
+  for (const auto& f : table) {
+    SCOPED_TRACE(std::string(f.name));
+    const std::string v = dfft_test::other_value(f);
+    ASSERT_NE(v, f.default_text());
+    dfft::Options o;
+    dfft::set_option(o, f.name, v);
+    EXPECT_EQ(dfft::get_option(o, f.name), v);
+    for (const auto& g : table) {
+      if (g.name != f.name) {
+        EXPECT_EQ(g.get(o), g.default_text()) << "set " << f.name << " changed " << g.name;
+      }
+    }
+  }
+}
+
+TEST(OptionFields, GroupsAndKindsAreKnown) {
+  const auto& groups = dfft::option_groups();
+  std::size_t last = 0;
+  for (const auto& f : dfft::option_fields()) {
+    SCOPED_TRACE(std::string(f.name));
+    const auto g = std::find(groups.begin(), groups.end(), f.group);
+    ASSERT_NE(g, groups.end());
+    const auto at = static_cast<std::size_t>(g - groups.begin());
+    EXPECT_GE(at, last) << "rows are ordered by group";
+    last = at;
+    EXPECT_FALSE(f.doc.empty());
+    EXPECT_TRUE(f.flag.empty() || f.flag.substr(0, 2) == "--");
+  }
+}
+
+TEST(OptionFields, BadTextIsRefusedNamingTheField) {
+  dfft::Options o;
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"chunks", "four"}, {"codec", "fp8"}, {"grid", "2x"}, {"adapt", "yes"},
+           {"methods", "nccl,smoke"}, {"tolerance", "1e-3x"}, {"threads", ""}}) {
+    try {
+      dfft::set_option(o, name, text);
+      ADD_FAILURE() << name << "=" << text << " was accepted";
+    } catch (const dfft::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("option " + name), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(dfft::set_option(o, "no_such_field", "1"), dfft::InvalidArgument);
+  EXPECT_EQ(dfft::get_option(o, "grid"), "auto");
+  dfft::set_option(o, "grid", "2x3");
+  EXPECT_EQ(o.grid, (std::vector<int>{2, 3}));
+  dfft::set_option(o, "methods", "a2a-sync,nccl");
+  EXPECT_EQ(o.methods, (std::vector<dfft::Method>{dfft::Method::a2a_sync, dfft::Method::nccl}));
+  dfft::set_option(o, "tolerance", "0.001");
+  EXPECT_EQ(o.tolerance, 0.001);
+  EXPECT_EQ(dfft::get_option(o, "tolerance"), "0.001");
+}
+
+// Every field reaches C through dfft_options, or the table says why not; every member of
+// dfft_options (but its size and version) carries a field.
+TEST(OptionFields, CInterfaceMapping) {
+  const std::string h = read(DFFT_SOURCE_DIR "/include/dfft/dfft.h");
+  const std::smatch body = [&] {
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(h, m, std::regex(R"(typedef struct dfft_options \{([\s\S]*?)\} dfft_options;)")));
+    return m;
+  }();
+  std::string text = std::regex_replace(body[1].str(), std::regex(R"(/\*[\s\S]*?\*/)"), "");
+  std::set<std::string> members;
+  const std::regex member(R"((\w+)\s*(\[[^\]]*\])?\s*;)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), member); it != std::sregex_iterator(); ++it)
+    members.insert((*it)[1].str());
+  ASSERT_GE(members.size(), 25u);
+  std::set<std::string> mapped{"size", "version"};
+  for (const auto& f : dfft::option_fields()) {
+    SCOPED_TRACE(std::string(f.name));
+    EXPECT_NE(f.c_field.empty(), f.c_absent.empty()) << "a C field or the reason there is none";
+    std::stringstream names{std::string(f.c_field)};
+    std::string n;
+    while (std::getline(names, n, ',')) {
+      n.erase(0, n.find_first_not_of(' '));
+      EXPECT_TRUE(members.count(n)) << "dfft_options has no member " << n;
+      mapped.insert(n);
+    }
+  }
+  for (const auto& m : members) EXPECT_TRUE(mapped.count(m)) << "dfft_options." << m << " carries no table field";
+}
+
+// The wisdom key holds the problem (shape, ranks, precision) and exactly the option fields the
+// table marks as part of it (the device as its model's name).
+TEST(OptionFields, WisdomKeyHoldsTheMarkedFields) {
+  const auto key = nlohmann::json::parse(dfft::to_json(dfft::WisdomKey{}));
+  std::set<std::string> in_key, marked;
+  for (auto it = key.begin(); it != key.end(); ++it)
+    if (it.key() != "shape" && it.key() != "ranks" && it.key() != "precision") in_key.insert(it.key());
+  for (const auto& f : dfft::option_fields())
+    if (f.wisdom_key) marked.insert(std::string(f.name));
+  EXPECT_EQ(in_key, marked);
+}
+
+std::string markdown_table() {
+  std::string s;
+  for (const auto& g : dfft::option_groups()) {
+    s += "\n### " + std::string(g) + "\n\n";
+    s += "| field | type | default | flag | wisdom key | C (dfft_options) | meaning |\n";
+    s += "|---|---|---|---|---|---|---|\n";
+    for (const auto& f : dfft::option_fields()) {
+      if (f.group != g) continue;
+      std::string type(f.type);
+      if (!f.allowed.empty()) type += ": " + std::regex_replace(std::string(f.allowed), std::regex("\\|"), ", ");
+      const std::string def = f.default_text();
+      s += "| `" + std::string(f.name) + "` | " + type + " | " + (def.empty() ? "(empty)" : "`" + def + "`") +
+           " | " + (f.flag.empty() ? "-" : "`" + std::string(f.flag) + "`") + " | " +
+           (f.wisdom_key ? "yes" : "-") + " | " +
+           (f.c_field.empty() ? "- (" + std::string(f.c_absent) + ")" : "`" + std::string(f.c_field) + "`") +
+           " | " + std::string(f.doc) + " |\n";
+    }
+  }
+  return s;
+}
+
+// docs/options.md holds the table between its two markers; DFFT_WRITE_OPTIONS_DOC=1 rewrites it.
+TEST(OptionFields, DocsPageListsTheTable) {
+  const std::string path = DFFT_SOURCE_DIR "/docs/options.md";
+  const std::string doc = read(path);
+  const std::string begin = "<!-- option table: begin (tests/unit/option_fields_test.cpp writes it) -->\n";
+  const std::string end = "<!-- option table: end -->";
+  const auto b = doc.find(begin), e = doc.find(end);
+  ASSERT_NE(b, std::string::npos) << path;
+  ASSERT_NE(e, std::string::npos) << path;
+  const std::string want = markdown_table();
+  const std::string have = doc.substr(b + begin.size(), e - b - begin.size());
+  if (have != want && std::getenv("DFFT_WRITE_OPTIONS_DOC")) {
+    std::ofstream(path) << doc.substr(0, b + begin.size()) << want << doc.substr(e);
+    return;
+  }
+  EXPECT_EQ(have, want) << path << " is not the table; rerun with DFFT_WRITE_OPTIONS_DOC=1 to rewrite it";
+}
+
+}  // namespace
