@@ -121,7 +121,7 @@ for s in $STEERINGS; do
   echo "=== steering: $s ($dir)"
   for np in $RANKS; do
     line="$(DFFT_WISDOM_DIR="$dir" "${MPIRUN[@]}" -np "$np" "$DFFT" bench --size 32x30x28 --decomp auto \
-              --variant auto --method auto --warmup 0 --reps 1 --verbose 2>&1 | grep -m1 "automatic choice:" || true)"
+              --variant auto --method auto --warmup 0 --reps 1 --verbose 2>&1 </dev/null | grep -m1 "automatic choice:" || true)"
     echo "  $np ranks: ${line:-no automatic choice printed}"
     # Each steering is named after what it makes win on 4 ranks, spelled as the choice line does.
     if [ "$np" = 4 ] && [[ "$line" != *" $s "* ]]; then

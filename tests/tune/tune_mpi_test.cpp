@@ -362,9 +362,6 @@ TEST(TuneMeasure, AWisdomPathThatIsNotARegularFileIsRefused) {
 TEST(TuneHeuristic, PicksWithoutMeasuringAndBuildsAValidPlan) {
   dfft::Options o;
   o.tune = dfft::Tune::heuristic;
-  // A wisdom file of its own, without calibrations: the machine's default file may hold one for
-  // these ranks, and the placeholder constants checked below would then not be used.
-  o.wisdom_file = temp_wisdom("no-calibration.json");
   dfft::Plan<double> p(MPI_COMM_WORLD, kShape, o);
   const auto* r = p.tune_report();
   ASSERT_NE(r, nullptr);
