@@ -51,14 +51,18 @@ double periodic_part(double y, double z) { return std::exp(std::sin(y) + std::co
 
 double u_exact(double x, double y, double z) { return std::sin(kPi * x) * periodic_part(y, z); }
 
-// laplace(u): -pi^2 u from x, and g (cos^2 y - sin y + sin^2 z - cos z) from g = exp(sin y + cos z).
+// laplace(u): -pi^2 u from x, and g (cos^2 y - sin y + sin^2 z - cos z) from g = exp(sin y + cos
+// z).
 double forcing(double x, double y, double z) {
   const double g = periodic_part(y, z), cy = std::cos(y), sz = std::sin(z);
   return std::sin(kPi * x) * g * (-kPi * kPi + cy * cy - std::sin(y) + sz * sz - std::cos(z));
 }
 
-// Wavenumber of index i on a periodic axis of n points (the upper half of the indices are negative k).
-double wavenumber(std::int64_t i, std::int64_t n) { return static_cast<double>(i <= n / 2 ? i : i - n); }
+// Wavenumber of index i on a periodic axis of n points (the upper half of the indices are negative
+// k).
+double wavenumber(std::int64_t i, std::int64_t n) {
+  return static_cast<double>(i <= n / 2 ? i : i - n);
+}
 
 // Calls fn(i, j, k, offset) for every point of this rank's box in a layout of any memory order.
 template <class Fn>
@@ -77,11 +81,12 @@ std::vector<double> tau_matrix(int n, double k2) {
   auto at = [&](int r, int c) -> double& { return A[static_cast<std::size_t>(r) * n + c]; };
   for (int m = 0; m <= M - 2; ++m) {
     const double c = m == 0 ? 2.0 : 1.0;
-    for (int p = m + 2; p <= M; p += 2) at(m, p) = p * (static_cast<double>(p) * p - static_cast<double>(m) * m) / c;
+    for (int p = m + 2; p <= M; p += 2)
+      at(m, p) = p * (static_cast<double>(p) * p - static_cast<double>(m) * m) / c;
     at(m, m) -= k2;
   }
   for (int p = 0; p <= M; ++p) {
-    at(M - 1, p) = 1.0;               // u(1)
+    at(M - 1, p) = 1.0;                  // u(1)
     at(M, p) = p % 2 == 0 ? 1.0 : -1.0;  // u(-1)
   }
   return A;
@@ -120,7 +125,9 @@ double solve(std::int64_t n, dfft::Options opt, MPI_Comm comm) {
   dfft::Plan<double> plan(comm, {n, n, n}, opt);
   const double h = 2 * kPi / static_cast<double>(n);
   const auto M = n - 1;
-  auto x_of = [&](std::int64_t i) { return std::cos(kPi * static_cast<double>(i) / static_cast<double>(M)); };
+  auto x_of = [&](std::int64_t i) {
+    return std::cos(kPi * static_cast<double>(i) / static_cast<double>(M));
+  };
   std::vector<double> f(static_cast<std::size_t>(plan.input_count()));
   std::vector<cplx> f_hat(static_cast<std::size_t>(plan.output_count()));
   for_each_point(plan.input_layout(), [&](auto i, auto j, auto k, auto at) {
@@ -133,20 +140,27 @@ double solve(std::int64_t n, dfft::Options opt, MPI_Comm comm) {
   // others waiting in the inverse transform).
   int whole = out.box.count() == 0 || (out.box.lo[0] == 0 && out.box.hi[0] == n), all_whole = 0;
   MPI_Allreduce(&whole, &all_whole, 1, MPI_INT, MPI_MIN, comm);
-  if (!all_whole) throw std::runtime_error("the spectral array does not hold whole x lines on every rank");
+  if (!all_whole)
+    throw std::runtime_error("the spectral array does not hold whole x lines on every rank");
   const auto s = out.strides();
-  const int lines = static_cast<int>(n);
-  std::vector<cplx> b(static_cast<std::size_t>(lines));
+  // DCT-I output m of a line is M c_m times the Chebyshev coefficient a_m.
+  auto scale = [&](std::int64_t m) {
+    return static_cast<double>(M) * (m == 0 || m == M ? 2.0 : 1.0);
+  };
+  const int coefficients = static_cast<int>(n);
+  std::vector<cplx> b(static_cast<std::size_t>(n));
   for (std::int64_t j = out.box.lo[1]; j < out.box.hi[1]; ++j)
     for (std::int64_t k = out.box.lo[2]; k < out.box.hi[2]; ++k) {
       const double ky = wavenumber(j, n), kz = static_cast<double>(k);  // r2c: kz >= 0
       const std::int64_t base = (j - out.box.lo[1]) * s[1] + (k - out.box.lo[2]) * s[2];
-      auto elem = [&](std::int64_t m) -> cplx& { return f_hat[static_cast<std::size_t>(base + m * s[0])]; };
-      auto scale = [&](std::int64_t m) { return static_cast<double>(M) * (m == 0 || m == M ? 2.0 : 1.0); };
+      auto elem = [&](std::int64_t m) -> cplx& {
+        return f_hat[static_cast<std::size_t>(base + m * s[0])];
+      };
       // Right-hand side: f's Chebyshev coefficients in rows 0..M-2, the boundary values 0.
-      for (std::int64_t m = 0; m < n; ++m) b[static_cast<std::size_t>(m)] = m <= M - 2 ? elem(m) / scale(m) : 0.0;
-      auto A = tau_matrix(lines, ky * ky + kz * kz);
-      solve_dense(lines, A, b);
+      for (std::int64_t m = 0; m < n; ++m)
+        b[static_cast<std::size_t>(m)] = m <= M - 2 ? elem(m) / scale(m) : 0.0;
+      auto A = tau_matrix(coefficients, ky * ky + kz * kz);
+      solve_dense(coefficients, A, b);
       for (std::int64_t m = 0; m < n; ++m) elem(m) = b[static_cast<std::size_t>(m)] * scale(m);
     }
   std::vector<double>& u = f;  // the inverse writes the solution over the forcing
@@ -176,9 +190,11 @@ int main(int argc, char** argv) {
     if (argc > 1) sizes = {std::stoll(argv[1])};
     if (argc > 2) opt.decomposition = dfft::parse_decomposition(argv[2]);
     if (rank == 0)
-      std::printf("Chebyshev-Fourier-Fourier Poisson, u = sin(pi x) exp(sin y + cos z), Dirichlet in x, %d rank%s\n"
-                  "%6s  %s\n",
-                  ranks, ranks == 1 ? "" : "s", "n", "max error / max |u|");
+      std::printf(
+          "Chebyshev-Fourier-Fourier Poisson, u = sin(pi x) exp(sin y + cos z), Dirichlet in x, %d "
+          "rank%s\n"
+          "%6s  %s\n",
+          ranks, ranks == 1 ? "" : "s", "n", "max error / max |u|");
     double err = 0;
     for (auto n : sizes) {
       err = solve(n, opt, MPI_COMM_WORLD);
