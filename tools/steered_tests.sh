@@ -8,7 +8,7 @@
 #   tools/steered_tests.sh [-B BUILD] [-s "STEERINGS"] [-n "RANKS"] [-j JOBS] [CTEST_REGEX]
 #
 # For each steering (default: all of pencil slab-1d2d realigned onesided) it writes a wisdom file
-# with calibrations for 2, 3 and 4 ranks of this host (dfft-wisdom-<host>.json, backend cpu,
+# with calibrations for 2, 3, 4 and 8 ranks of this host (dfft-wisdom-<host>.json, backend cpu,
 # measured) into a folder of its own, prints the automatic choice `dfft bench --verbose` makes
 # with it on each rank count of -n (default "2 3 4"), and runs the CTest tests that match
 # CTEST_REGEX (default: the suites that make plans with automatic fields) on those rank counts
@@ -43,7 +43,7 @@ while getopts "B:s:n:j:h" opt; do
   esac
 done
 shift $((OPTIND - 1))
-REGEX="${1:-^(mpi_np._other|api_np|workspace_np|pipelined_np|overlap_np|features_np|halo_np|codec_np|npy_io_np|tune_np|capi|hardening_.*_np|python_np|python_injected|python_example|example_)}"
+REGEX="${1:-^(mpi_np._other|api_np|workspace_np|pipelined_np|overlap_np|features_np|halo_np|codec_np|npy_io_np|tune_np|nodes_np|capi|hardening_.*_np|python_np|python_injected|python_example|example_)}"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
@@ -106,7 +106,7 @@ def calibration(ranks, fft=(4e9, 4e9, 4e9), full=UNIFORM, sub=None, methods=None
 if steering not in SETTINGS:
     sys.exit(f"unknown steering '{steering}' (known: {' '.join(SETTINGS)})")
 doc = {"dfft_wisdom": 1, "entries": [],
-       "calibrations": [calibration(r, **SETTINGS[steering]) for r in (2, 3, 4)]}
+       "calibrations": [calibration(r, **SETTINGS[steering]) for r in (2, 3, 4, 8)]}
 os.makedirs(folder, exist_ok=True)
 with open(os.path.join(folder, f"dfft-wisdom-{host}.json"), "w") as f:
     json.dump(doc, f, indent=1)
