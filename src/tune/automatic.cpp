@@ -169,8 +169,13 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
   r.chosen = r.ranked.front().options;
   // A pencil grid the caller left open that is an ordering of the planner's own factors goes back
   // to the planner, which orders the factors by the nodes (node_aware_grid): the model's
-  // prediction does not tell the orderings apart well enough to overrule it.
-  if (opt.grid.empty() && r.chosen.decomposition == Decomposition::pencil) {
+  // prediction does not tell the orderings apart well enough to overrule it. Not a grid of one
+  // exchange (every factor but one is 1): its ordering decides which axes the input and that
+  // exchange split (P x 1 and 1 x P are different paths, which the model does tell apart), and
+  // the nodes have no say, as the exchange spans every rank either way.
+  const bool one_exchange =
+      std::count_if(r.chosen.grid.begin(), r.chosen.grid.end(), [](int g) { return g > 1; }) <= 1;
+  if (opt.grid.empty() && r.chosen.decomposition == Decomposition::pencil && !one_exchange) {
     auto mine = r.chosen.grid;
     auto planner = choose_grid(Decomposition::pencil, {}, facts.ranks, static_cast<int>(shape.size()));
     std::sort(mine.begin(), mine.end());

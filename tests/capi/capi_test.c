@@ -522,6 +522,9 @@ static void statuses(MPI_Comm comm) {
     int order[3] = {-1, -1, -1};
     dfft_options_init(&opt);
     opt.effort = DFFT_ESTIMATE;
+    /* Named: left automatic, another decomposition or the realigned variant has another order. */
+    opt.decomposition = DFFT_SLAB_2D1D;
+    opt.variant = DFFT_DEFAULT;
     opt.transposed_out = 1;
     check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS &&
               dfft_plan_output_box(p, lo, hi, order, NULL) == DFFT_SUCCESS && order[0] == 1 && order[1] == 0 &&

@@ -17,6 +17,7 @@ struct OverlapCase {
   dfft::Transform tr;
   bool dbl;
   dfft::Method method;
+  std::vector<int> grid = {};  // empty: the plan's choice
 };
 
 inline std::string overlap_name(const OverlapCase& c) {
@@ -38,6 +39,7 @@ inline dfft::Options overlap_options(const OverlapCase& c, int slices) {
   o.variant = c.var;
   o.transform = c.tr;
   o.methods = {c.method};
+  o.grid = c.grid;
   o.overlap = slices;
   return o;
 }

@@ -155,6 +155,28 @@ TEST(Automatic, ExplicitFieldsWin) {
   EXPECT_EQ(r.chosen.methods, std::vector<Method>{Method::cuda_ipc});
 }
 
+// A one-exchange pencil grid is built as the model ranked it: 1 x 3 splits other axes than 3 x 1
+// (the planner's ordering), so handing it back to the planner would build a candidate the model
+// predicted slower. Constants (not a machine's) under which 1 x 3 wins on 3 ranks: FFTs of the
+// contiguous axis slow (a slab's 2-D block pays them twice), all-to-alls of 3 ranks slow.
+TEST(Automatic, OneExchangePencilKeepsTheRankedGrid) {
+  dfft::model::Calibration cal;
+  cal.ranks = 3;
+  cal.measured = true;
+  cal.pingpong = {2, 1e-6, 1e8};
+  cal.alltoall = {{3, 1e-6, 1e8}, {2, 1e-7, 1e12}};
+  cal.fft_contiguous[0] = 1e8;
+  cal.fft_middle[0] = cal.fft_strided[0] = 4e9;
+  cal.fft_contiguous[1] = 2e8;
+  cal.fft_middle[1] = cal.fft_strided[1] = 8e9;
+  cal.pack_rate = 1.2e10;
+  const auto r = choose_automatic(cpus(3), {32, 30, 28}, Options{}, true, cal);
+  ASSERT_FALSE(r.ranked.empty());
+  EXPECT_EQ(r.chosen.decomposition, Decomposition::pencil) << r.describe();
+  EXPECT_EQ(r.chosen.grid, (std::vector<int>{1, 3})) << r.describe();
+  EXPECT_EQ(r.chosen.grid, r.ranked.front().options.grid) << r.describe();
+}
+
 TEST(Automatic, DescribeNamesTheTopThree) {
   const auto r = choose(gpus(2, false, true, true, false), 256);
   const auto text = r.describe();
