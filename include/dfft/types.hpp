@@ -307,7 +307,8 @@ struct Options {
   /// boxes only, never a halo cell. An array dfft::Halo exchanges with the same widths is such
   /// an array. The same on every rank. Not with in_place, nor with the box constructor (its
   /// layouts carry their own offset and padding).
-  HaloWidths input_halo, output_halo;
+  HaloWidths input_halo;
+  HaloWidths output_halo;
   /// FFT/exchange overlap (docs/overlap.md): the FFTs next to each exchange run in this many
   /// slices along an axis the exchange does not cut, so slice i is exchanged while slice i+1
   /// is transformed. 1: no overlap. Needs MPI_THREAD_SERIALIZED or higher. 0: automatic.

@@ -41,6 +41,8 @@ OPTION_KEYWORDS = {
     "user_workspace": "user_workspace",
     "axes": "axes",
     "padding": "padding",
+    "input_halo": "input_halo",
+    "output_halo": "output_halo",
 }
 
 
@@ -66,6 +68,19 @@ def padding_per_axis(padding, ndim, axes):
         return [float(padding) if a in on else 1.0 for a in range(ndim)]
     return [float(f) for f in padding]
 
+def halo_per_axis(halo, ndim):
+    """None: a dense array; one int: that width below and above the box on every axis; one int
+    per axis: those widths below and above; a pair of sequences: (below, above) per axis."""
+    if halo is None:
+        return None
+    if isinstance(halo, int):
+        return ([int(halo)] * ndim, [int(halo)] * ndim)
+    halo = list(halo)
+    if len(halo) == 2 and not isinstance(halo[0], int):
+        return ([int(w) for w in halo[0]], [int(w) for w in halo[1]])
+    return ([int(w) for w in halo], [int(w) for w in halo])
+
+
 _CONVERT = {
     "codec": str, "tolerance": float, "overlap": int, "adapt": bool, "threads": int,
     "chunks": int, "in_flight": int, "onesided_sync": str, "max_message_bytes": int,
@@ -75,6 +90,8 @@ _CONVERT = {
     "ranks_per_node": lambda v: [int(v)] if isinstance(v, int) else [int(x) for x in v],
     "axes": axes_list,
     "padding": lambda v: [float(f) for f in v],  # per axis: Plan expands one factor first
+    "input_halo": tuple,  # (below, above) per axis: Plan expands the other forms first
+    "output_halo": tuple,
 }
 
 

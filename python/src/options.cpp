@@ -84,6 +84,14 @@ const std::map<std::string, Setter>& setters() {
       {"padding", [](dfft::Options& o, const py::handle& v) {
          o.padding = as<std::vector<double>>(v, "padding");
        }},
+      {"input_halo", [](dfft::Options& o, const py::handle& v) {
+         auto [lo, hi] = as<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>(v, "input_halo");
+         o.input_halo = {lo, hi};
+       }},
+      {"output_halo", [](dfft::Options& o, const py::handle& v) {
+         auto [lo, hi] = as<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>(v, "output_halo");
+         o.output_halo = {lo, hi};
+       }},
   };
   return s;
 }
@@ -133,6 +141,9 @@ py::dict options_dict(const dfft::Options& o) {
   d["batch"] = o.batch;
   d["in_place"] = o.in_place;
   d["transposed_out"] = o.transposed_out;
+  // (below, above) per axis, hi spelled out; ((), ()) for a dense array.
+  for (auto [key, w] : {std::pair{"input_halo", &o.input_halo}, std::pair{"output_halo", &o.output_halo}})
+    d[key] = py::make_tuple(w->lo, w->hi.empty() ? w->lo : w->hi);
   d["tune"] = dfft::to_string(o.tune);
   d["wisdom_file"] = o.wisdom_file;
   d["tune_budget_s"] = o.tune_budget_s;

@@ -106,10 +106,12 @@ struct StridedCase {
   Decomposition dec;
   Transform tr;
   bool dbl;
+  int overlap = 1;  // > 1: the FFTs next to the exchanges run in slices (strided views)
 };
 
 std::string case_name(const ::testing::TestParamInfo<StridedCase>& i) {
-  std::string s = to_string(i.param.dec) + "_" + to_string(i.param.tr) + (i.param.dbl ? "_double" : "_float");
+  std::string s = to_string(i.param.dec) + "_" + to_string(i.param.tr) + (i.param.dbl ? "_double" : "_float") +
+                  (i.param.overlap > 1 ? "_overlap" + std::to_string(i.param.overlap) : "");
   for (auto& ch : s)
     if (ch == '-') ch = '_';
   return s;
@@ -129,6 +131,7 @@ void run_case(const StridedCase& c) {
   o.decomposition = c.dec;
   o.transform = c.tr;
   o.effort = dfft::Effort::estimate;
+  o.overlap = c.overlap;
   auto halo_opt = o;
   halo_opt.input_halo = widths(kIn);
   halo_opt.output_halo = widths(kOut);
@@ -204,6 +207,8 @@ std::vector<StridedCase> cases() {
   for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
     for (auto tr : {Transform::r2c, Transform::c2c})
       for (bool dbl : {true, false}) v.push_back({dec, tr, dbl});
+  v.push_back({Decomposition::pencil, Transform::c2c, true, 2});
+  v.push_back({Decomposition::slab_2d1d, Transform::r2c, false, 2});
   return v;
 }
 
