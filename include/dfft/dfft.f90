@@ -23,7 +23,7 @@ module dfft
 
   integer(c_int), parameter :: DFFT_MAX_DIMS = 8
   integer(c_int), parameter :: DFFT_MAX_EXCHANGES = DFFT_MAX_DIMS - 1
-  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 5
+  integer(c_int), parameter :: DFFT_OPTIONS_VERSION = 6
   ! Statuses (dfft_status in dfft.h).
   integer(c_int), parameter :: DFFT_SUCCESS = 0, DFFT_ERROR_INVALID_ARGUMENT = 1, DFFT_ERROR_MPI = 2, &
                                DFFT_ERROR_LIBRARY = 3, DFFT_ERROR_OUT_OF_MEMORY = 4, &
@@ -76,6 +76,10 @@ module dfft
     real(c_double) :: padding(DFFT_MAX_DIMS)
     integer(c_int) :: axes(DFFT_MAX_DIMS)
     integer(c_int) :: transposed_out  ! version 5: 1 = the spectrum in the last stage's order
+    ! Version 6: halo (ghost cells) or padding around the box in the input and output arrays,
+    ! per axis in C order (axis 0 slowest): _lo cells below the box, _hi above (0: dense).
+    integer(c_int64_t) :: input_halo_lo(DFFT_MAX_DIMS), input_halo_hi(DFFT_MAX_DIMS)
+    integer(c_int64_t) :: output_halo_lo(DFFT_MAX_DIMS), output_halo_hi(DFFT_MAX_DIMS)
   end type dfft_options
 
   type, bind(c) :: dfft_timings
@@ -167,6 +171,17 @@ module dfft
     end function
 
     integer(c_int64_t) function dfft_plan_output_count(plan) bind(c, name="dfft_plan_output_count")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+    end function
+
+    ! Elements before the box's first element in the local array (0 without a halo).
+    integer(c_int64_t) function dfft_plan_input_start(plan) bind(c, name="dfft_plan_input_start")
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: plan
+    end function
+
+    integer(c_int64_t) function dfft_plan_output_start(plan) bind(c, name="dfft_plan_output_start")
       import :: c_int64_t, c_ptr
       type(c_ptr), value :: plan
     end function

@@ -80,7 +80,7 @@ enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
 
 /* Layout version of dfft_options: a library refuses (DFFT_ERROR_OPTIONS_VERSION) a struct whose
  * `size` or `version` it does not know, instead of reading fields that are not there. */
-#define DFFT_OPTIONS_VERSION 5
+#define DFFT_OPTIONS_VERSION 6
 /* Most exchanges a plan has (a pencil grid of DFFT_MAX_DIMS - 1 dimensions). */
 #define DFFT_MAX_EXCHANGES (DFFT_MAX_DIMS - 1)
 
@@ -137,6 +137,16 @@ typedef struct dfft_options {
   /* Version 5. */
   int transposed_out;         /* 0; 1: the spectrum in the last stage's order, e.g. (y, x, z) for
                                  slab-2d1d and pencil (FFTW_MPI_TRANSPOSED_OUT) */
+  /* Version 6. Halo (ghost cells) or padding around this rank's box in the input (real-space)
+   * and output (spectral) arrays, per axis, for the first ndims axes: _lo cells below the box,
+   * _hi cells above it (all 0: a dense array; docs/boxes.md). dfft_plan_input_count counts the
+   * halo'd array, dfft_plan_input_start says where its box starts; forward and inverse never
+   * read or write a halo cell. The same on every rank; DFFT_CPU only; not with the _boxes
+   * constructors or in_place. */
+  int64_t input_halo_lo[DFFT_MAX_DIMS];
+  int64_t input_halo_hi[DFFT_MAX_DIMS];
+  int64_t output_halo_lo[DFFT_MAX_DIMS];
+  int64_t output_halo_hi[DFFT_MAX_DIMS];
 } dfft_options;
 
 typedef struct dfft_plan_s* dfft_plan;
@@ -194,11 +204,16 @@ int64_t dfft_workspace_bytes(dfft_plan plan);
 int dfft_plan_ndims(dfft_plan plan);
 int64_t dfft_plan_input_count(dfft_plan plan);   /* elements this rank holds (input side) */
 int64_t dfft_plan_output_count(dfft_plan plan);  /* elements this rank holds (output side) */
+/* Elements before the box's first element in the local array (options input_halo_lo and
+ * output_halo_lo; 0 without a halo, for an empty box and for a NULL plan). */
+int64_t dfft_plan_input_start(dfft_plan plan);
+int64_t dfft_plan_output_start(dfft_plan plan);
 int dfft_plan_spectral_shape(dfft_plan plan, int64_t* shape);
 /* Global shape of the real-space side: the plan's shape with options->padding applied. */
 int dfft_plan_physical_shape(dfft_plan plan, int64_t* shape);
 /* This rank's box [lo, hi), memory order (may be NULL) and element strides per global axis
- * (may be NULL): global element idx lives at sum_a (idx[a] - lo[a]) * strides[a]. */
+ * (may be NULL): global element idx lives at start + sum_a (idx[a] - lo[a]) * strides[a], start
+ * being dfft_plan_input_start (dfft_plan_output_start): 0 without a halo. */
 int dfft_plan_input_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, int64_t* strides);
 int dfft_plan_output_box(dfft_plan plan, int64_t* lo, int64_t* hi, int* order, int64_t* strides);
 /* The process grid; returns its number of dimensions (the entries go to grid, >= ndims - 1). */

@@ -67,10 +67,12 @@ class Halo {
   Halo(MPI_Comm comm, const std::vector<Layout>& all, const HaloSpec& spec,
        Method method = Method::p2p_type, Backend backend = Backend::cpu, int device = -1);
   /// The input (real-space) or output (spectral) layout of a plan, on the plan's communicator,
-  /// backend and device: p2p_type on the CPU, p2p_sync (device arrays) on CUDA.
+  /// backend and device: p2p_type on the CPU, p2p_sync (device arrays) on CUDA. A plan made
+  /// with Options::input_halo (output_halo) of the same widths as `spec` reads (writes) this
+  /// halo's array in place: forward(u.data(), ...) after exchange(u) copies nothing out.
   template <class P>
   Halo(const Plan<P>& plan, Side side, const HaloSpec& spec)
-      : Halo(plan.comm(), side == Side::input ? plan.input_layout() : plan.output_layout(), spec,
+      : Halo(plan.comm(), box_of(side == Side::input ? plan.input_layout() : plan.output_layout()), spec,
              plan.options().backend == Backend::cuda ? Method::p2p_sync : Method::p2p_type,
              plan.options().backend, plan.device()) {}
   ~Halo();
@@ -103,6 +105,8 @@ class Halo {
   const StageTiming& timing() const;
 
  private:
+  // A plan's layout with a halo of its own (Options::input_halo) as the box it surrounds.
+  static Layout box_of(const Layout& l) { return l.offset.empty() ? l : Layout{l.box, l.order, {}, {}}; }
   std::unique_ptr<HaloImpl> impl_;
 };
 

@@ -115,19 +115,37 @@ Box intersect(const Box& a, const Box& b);
 struct Layout {
   Box box;
   std::vector<int> order;
-  /// Allocated extent per global axis, >= the box extent (padding, e.g. FFTW's in-place r2c
-  /// real layout); empty: no padding.
+  /// Allocated extent per global axis, >= offset + box extent (padding, a halo above the box,
+  /// FFTW's in-place r2c real layout); empty: offset + box extent.
   std::vector<std::int64_t> padded;
+  /// Cells before the box per global axis (a halo below it, dfft::HaloSpec's `lo`): the local
+  /// array starts at global index box.lo - offset; empty: 0 on every axis (docs/boxes.md).
+  /// (Its initializer lets the brace initialisations of the first three fields leave it out.)
+  std::vector<std::int64_t> offset{};
   std::int64_t alloc_extent(int axis) const {
-    return padded.empty() ? box.extent(axis) : padded[axis];
+    return padded.empty() ? box.extent(axis) + offset_on(axis) : padded[axis];
   }
-  /// Elements of the local array, padding included.
+  std::int64_t offset_on(int axis) const { return offset.empty() ? 0 : offset[axis]; }
+  /// Elements of the local array, halo and padding included (0 for an empty box).
   std::int64_t alloc_count() const;
   /// Element strides per global axis (not per memory position).
   std::vector<std::int64_t> strides() const;
   /// Offset (elements) of global index `idx` inside the local array.
   std::int64_t offset_of(const std::vector<std::int64_t>& idx) const;
 };
+
+/// Halo (ghost cell) widths around every rank's box in the caller's local array, per global
+/// axis: `lo[a]` cells below the box, `hi[a]` above it (padding is a halo nothing fills), as
+/// dfft::HaloSpec spells them; `hi` empty: the same as `lo`. Both empty: a dense array.
+struct HaloWidths {
+  std::vector<std::int64_t> lo, hi;
+  bool empty() const { return lo.empty() && hi.empty(); }
+};
+
+/// `l` with the widths of `w` around its box: offset lo, allocated extent lo + box + hi
+/// (l's own padding and offset are replaced). Throws InvalidArgument naming the axis for a
+/// negative width or lists that are not one entry per axis.
+Layout with_halo(const Layout& l, const HaloWidths& w);
 
 /// `automatic`: chosen when the plan is made (Options, "Automatic choices" below).
 enum class Decomposition { slab_2d1d, slab_1d2d, pencil, automatic };
@@ -282,6 +300,15 @@ struct Options {
   int chunks = 0;
   /// `p2p_pipelined`: ring steps (peers) with transfers outstanding at once (>= 1).
   int in_flight = 2;
+  /// Halo (ghost cells) or padding around this rank's box in the caller's input (real-space)
+  /// and output (spectral) arrays (docs/boxes.md): input_layout() and output_layout() are the
+  /// decomposition's with these widths (Layout::offset, padded), input_count() and
+  /// output_count() count the halo'd arrays, and forward() and inverse() read and write the
+  /// boxes only, never a halo cell. An array dfft::Halo exchanges with the same widths is such
+  /// an array. The same on every rank. Not with in_place, nor with the box constructor (its
+  /// layouts carry their own offset and padding).
+  HaloWidths input_halo;
+  HaloWidths output_halo;
   /// FFT/exchange overlap (docs/overlap.md): the FFTs next to each exchange run in this many
   /// slices along an axis the exchange does not cut, so slice i is exchanged while slice i+1
   /// is transformed. 1: no overlap. Needs MPI_THREAD_SERIALIZED or higher. 0: automatic.

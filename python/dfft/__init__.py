@@ -82,6 +82,9 @@ class _Side:
         empty = any(h <= l for l, h in zip(self.lo, self.hi))
         extent = [h - l for l, h in zip(self.lo, self.hi)] if empty else info["alloc"]
         self.shape = tuple(extent[a] for a in self.order)
+        # The box inside the local array (a halo below it: offset), in memory order.
+        offset = [0] * len(self.lo) if empty else info["offset"]
+        self.interior = tuple(slice(offset[a], offset[a] + self.hi[a] - self.lo[a]) for a in self.order)
         self.dtype = dtype
 
 
@@ -128,7 +131,12 @@ class Plan:
     spectral grid, the physical grid (physical_shape) has floor(n * factor) points on a padded
     axis; forward truncates the padded grid's spectrum to numpy's frequencies of an n-point FFT,
     inverse zero-pads (an even n's Nyquist mode split in halves between +n/2 and -n/2); norm
-    counts the padded sizes (docs/axes.md).
+    counts the padded sizes (docs/axes.md). input_halo and output_halo: ghost cells or padding
+    around this rank's box in the local input and output arrays (docs/boxes.md): one width for
+    every axis and side, one per axis, or (below, above) per axis; input_shape and output_shape
+    are then the halo'd arrays' shapes, input_interior and output_interior index the box in them,
+    and forward and inverse never touch a halo cell (cpu backend; an array of plan.halo(...)
+    with the same widths is such an array).
 
     The other keywords are the C++ Options fields of the same name (docs/python.md lists them;
     None keeps dfft's default): codec ('none', 'fp32', 'fp16', 'bf16') or tolerance (pick the
@@ -160,7 +168,8 @@ class Plan:
                  chunks=None, in_flight=None, onesided_sync=None, max_message_bytes=None,
                  staging=None, batch=None, batches=None, in_place=None, transposed_out=None,
                  tune=None, wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None,
-                 user_workspace=None, axes=None, padding=None, problem=None, exchange=None,
+                 user_workspace=None, axes=None, padding=None, input_halo=None, output_halo=None,
+                 problem=None, exchange=None,
                  tuning=None, memory=None):
         given = dict(locals())
         del given["self"]
@@ -191,7 +200,9 @@ class Plan:
                                           ranks_per_node=ranks_per_node, stream=stream,
                                           user_workspace=user_workspace, axes=axes,
                                           padding=_options.padding_per_axis(padding, len(shape),
-                                                                            axes)))
+                                                                            axes),
+                                          input_halo=_options.halo_per_axis(input_halo, len(shape)),
+                                          output_halo=_options.halo_per_axis(output_halo, len(shape))))
         self._batch = self._impl.options()["batch"]
         self._comm = comm
         self.transform = transform
@@ -262,6 +273,17 @@ class Plan:
     @property
     def output_order(self):
         return self._out.order
+
+    @property
+    def input_interior(self):
+        """Index of this rank's input box in the local input array: u[plan.input_interior] is
+        the block (all of u without input_halo)."""
+        return self._in.interior
+
+    @property
+    def output_interior(self):
+        """Index of this rank's output box in the local output array (output_halo)."""
+        return self._out.interior
 
     @property
     def input_shape(self):

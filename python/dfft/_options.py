@@ -37,8 +37,21 @@ def padding_per_axis(padding, ndim, axes):
         return [float(padding) if a in on else 1.0 for a in range(ndim)]
     return [float(f) for f in padding]
 
+def halo_per_axis(halo, ndim):
+    """None: a dense array; one int: that width below and above the box on every axis; one int
+    per axis: those widths below and above; a pair of sequences: (below, above) per axis."""
+    if halo is None:
+        return None
+    if isinstance(halo, int):
+        return ([int(halo)] * ndim, [int(halo)] * ndim)
+    halo = list(halo)
+    if len(halo) == 2 and not isinstance(halo[0], int):
+        return ([int(w) for w in halo[0]], [int(w) for w in halo[1]])
+    return ([int(w) for w in halo], [int(w) for w in halo])
+
+
 _SCALAR = {"int": int, "int64": int, "pointer": int, "number": float, "bool": bool, "text": str,
-           "enum": str}
+           "enum": str, "halo": tuple}
 
 
 def _convert(name, value):

@@ -55,6 +55,14 @@ class _Target:
             self.dtype = target.input_dtype if side == "input" else target.output_dtype
             self.lo, self.hi, self.order = tuple(info["lo"]), tuple(info["hi"]), tuple(info["order"])
             self.padded = tuple(info["alloc"])
+            # A halo'd array (input_halo): the box starts `start` elements in, where the native
+            # calls, which know only the padded extents, are pointed.
+            stride, self.start = 1, 0
+            for a in reversed(self.order):
+                self.start += info["offset"][a] * stride
+                stride *= self.padded[a]
+            if self.empty:
+                self.start = 0
         else:
             if box is None:
                 raise ValueError("with a communicator, give box=(lo, hi) (this rank's global indices)")
@@ -64,6 +72,7 @@ class _Target:
             self.lo, self.hi = (tuple(int(v) for v in x) for x in box)
             self.order = tuple(range(len(self.lo))) if order is None else tuple(int(a) for a in order)
             self.padded = ()
+            self.start = 0
         self.handle = _fortran_handle(self.comm)
 
     @property
@@ -132,7 +141,7 @@ def write_npy(target, path, local, side="input", *, shape=None, box=None, order=
             problem = (TypeError, f"write_npy: dtype {local.dtype} (dfft writes {', '.join(_DTYPES)})")
     t.agree(problem)
     _dfft._npy_write(t.handle, str(path), list(t.shape), _dtype_name(local.dtype), list(t.lo), list(t.hi),
-                     list(t.order), list(t.padded), local.ctypes.data, bool(atomic))
+                     list(t.order), list(t.padded), local.ctypes.data + t.start * local.itemsize, bool(atomic))
 
 
 def read_npy(target, path, side="input", *, box=None, order=None, out=None):
@@ -154,7 +163,7 @@ def read_npy(target, path, side="input", *, box=None, order=None, out=None):
     elif out is not None:
         problem = _check_array(out, local_shape, t.dtype, "read_npy: out")
     t.agree(problem)
-    data = out.ctypes.data if out is not None else 0
+    data = out.ctypes.data + t.start * out.itemsize if out is not None else 0
     _dfft._npy_read(t.handle, str(path), list(t.shape), _dtype_name(t.dtype), list(t.lo), list(t.hi),
                     list(t.order), list(t.padded), data)
     return out

@@ -58,6 +58,9 @@ py::dict describe_layout(const dfft::Layout& l) {
   d["hi"] = l.box.hi;
   d["order"] = l.order;
   d["alloc"] = alloc;
+  Shape offset;  // cells before the box per global axis (Options::input_halo)
+  for (int a = 0; a < l.box.dims(); ++a) offset.push_back(l.offset_on(a));
+  d["offset"] = offset;
   return d;
 }
 

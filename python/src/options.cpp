@@ -39,6 +39,15 @@ std::string item_text(std::string_view type, const py::handle& v, const std::str
   if (type == "pointer") return std::to_string(as<std::uintptr_t>(v, key));
   if (type == "bool") return as<bool>(v, key) ? "true" : "false";
   if (type == "number") return std::string(py::repr(py::float_(as<double>(v, key))));
+  if (type == "halo") {
+    // (below, above) per axis, as the table's text "lo,lo,lo/hi,hi,hi".
+    const auto [lo, hi] = as<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>(v, key);
+    std::string t;
+    for (std::size_t i = 0; i < lo.size(); ++i) t += (i ? "," : "") + std::to_string(lo[i]);
+    t += "/";
+    for (std::size_t i = 0; i < hi.size(); ++i) t += (i ? "," : "") + std::to_string(hi[i]);
+    return t;
+  }
   return as<std::string>(v, key);
 }
 
@@ -48,6 +57,21 @@ py::object item_object(std::string_view type, const std::string& text) {
   if (type == "pointer") return py::int_(static_cast<std::uintptr_t>(std::stoull(text)));
   if (type == "bool") return py::bool_(text == "true");
   if (type == "number") return py::float_(std::stod(text));
+  if (type == "halo") {
+    // (below, above) per axis; ((), ()) for a dense array.
+    const std::size_t slash = text.find('/');
+    py::list sides[2];
+    for (int side = 0; side < 2; ++side) {
+      const std::string part = slash == std::string::npos ? text : side ? text.substr(slash + 1) : text.substr(0, slash);
+      std::size_t start = 0;
+      while (start < part.size()) {
+        const std::size_t end = std::min(part.find(',', start), part.size());
+        sides[side].append(py::int_(std::stoll(part.substr(start, end - start))));
+        start = end + 1;
+      }
+    }
+    return py::make_tuple(sides[0], sides[1]);
+  }
   return py::str(text);
 }
 

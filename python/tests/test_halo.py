@@ -133,3 +133,39 @@ def test_refusals_on_every_rank():
         plan.halo([1, 1])
     with pytest.raises(dfft.InvalidArgument, match="p2p-type or p2p-sync"):
         plan.halo(1, method="a2a-sync")
+
+
+@pytest.mark.parametrize("transform", ["r2c", "c2c"])
+def test_plan_transforms_the_halo_array_in_place(transform):
+    """A plan with input_halo/output_halo reads the interior of an array plan.halo exchanges and
+    writes the interior of its output: the dense plan's results (np.fft is its reference in
+    test_dfft.py), every halo cell left as it was."""
+    w_in, w_out = ([1, 2, 0], [0, 1, 2]), ([2, 0, 1], [1, 1, 0])
+    dense = dfft.Plan(COMM, SHAPE, decomposition="pencil", transform=transform, **FAST)
+    plan = dfft.Plan(COMM, SHAPE, decomposition="pencil", transform=transform, input_halo=w_in,
+                     output_halo=w_out, **FAST)
+    assert plan.options["input_halo"] == w_in and plan.options["output_halo"] == w_out
+    halo = plan.halo(w_in[0], w_in[1])
+    assert halo.shape == plan.input_shape
+    rng = np.random.default_rng(COMM.rank)
+    x = rng.standard_normal(dense.input_shape)
+    if transform == "c2c":
+        x = x + 1j * rng.standard_normal(dense.input_shape)
+    u = np.full(plan.input_shape, FILL, plan.input_dtype)
+    u[plan.input_interior] = x
+    halo.exchange(u)
+    before = u.copy()
+    y = dense.forward(x)
+    uk = np.full(plan.output_shape, FILL, plan.output_dtype)
+    plan.forward(u, out=uk)
+    assert all_ranks(np.allclose(uk[plan.output_interior], y, rtol=1e-12, atol=1e-12 * np.abs(y).max(initial=1)))
+    assert all_ranks(np.array_equal(u, before))
+    outside = np.ones(plan.output_shape, bool)
+    outside[plan.output_interior] = False
+    assert all_ranks(np.all(uk[outside] == FILL))
+    v = np.full(plan.input_shape, FILL, plan.input_dtype)
+    plan.inverse(uk, out=v)
+    assert all_ranks(np.allclose(v[plan.input_interior], x, atol=1e-12))
+    outside = np.ones(plan.input_shape, bool)
+    outside[plan.input_interior] = False
+    assert all_ranks(np.all(v[outside] == FILL))

@@ -61,6 +61,25 @@ def test_plan_sides_write_what_numpy_loads(work, decomposition, variant):
     assert got is out and all_ranks(np.array_equal(out, plan.local_output(spec)))
 
 
+def test_plan_with_halo_writes_and_reads_the_interior(work):
+    """A plan with input_halo: the files hold the boxes only, and reading leaves the halo alone."""
+    real, _ = shared(global_arrays)
+    plan = dfft.Plan(COMM, SHAPE, decomposition="pencil", input_halo=([1, 2, 0], [0, 1, 2]),
+                     effort="estimate", fftw_wisdom=False)
+    u = np.full(plan.input_shape, -7.5)
+    u[plan.input_interior] = plan.local_input(real)
+    a = os.path.join(work, "halo_in.npy")
+    dfft.io.write_npy(plan, a, u)
+    COMM.Barrier()
+    ok = True
+    if COMM.rank == 0:
+        ok = np.array_equal(np.load(a), real)
+    assert all_ranks(COMM.bcast(ok))
+    v = np.full(plan.input_shape, -7.5)
+    dfft.io.read_npy(plan, a, out=v)
+    assert all_ranks(np.array_equal(v, u))
+
+
 def test_numpy_files_read_into_boxes(work):
     real, spec = shared(global_arrays)
     c_file, f_file = os.path.join(work, "np_c.npy"), os.path.join(work, "np_f.npy")

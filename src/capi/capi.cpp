@@ -39,7 +39,12 @@ constexpr OlderOptions kOlderOptions[] = {
     {2, offsetof(dfft_options, user_workspace), offsetof(dfft_options, user_workspace)},
     {3, offsetof(dfft_options, padding), offsetof(dfft_options, n_axes)},
     {4, offsetof(dfft_options, transposed_out), offsetof(dfft_options, transposed_out)},
+    {5, offsetof(dfft_options, input_halo_lo), offsetof(dfft_options, transposed_out) + sizeof(int)},
 };
+// A version-5 struct ends with transposed_out and 4 bytes of tail padding, where input_halo_lo
+// starts.
+static_assert(offsetof(dfft_options, input_halo_lo) == offsetof(dfft_options, transposed_out) + 2 * sizeof(int),
+              "a version-5 dfft_options no longer ends where input_halo_lo starts");
 
 // A version-4 struct ends with axes, on the struct's alignment (an even DFFT_MAX_DIMS of ints).
 static_assert(offsetof(dfft_options, transposed_out) % alignof(dfft_options) == 0,
@@ -180,6 +185,19 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.batch = 1;
   r.in_place = o->in_place != 0;
   r.transposed_out = o->transposed_out != 0;
+  // Widths all 0: a dense array (no halo). Otherwise the first ndims entries, checked by the plan.
+  auto halo = [&](const int64_t* lo, const int64_t* hi) {
+    dfft::HaloWidths w;
+    bool any = false;
+    for (int a = 0; a < ndims && a < DFFT_MAX_DIMS; ++a) any |= lo[a] != 0 || hi[a] != 0;
+    if (any) {
+      w.lo.assign(lo, lo + std::min(ndims, DFFT_MAX_DIMS));
+      w.hi.assign(hi, hi + std::min(ndims, DFFT_MAX_DIMS));
+    }
+    return w;
+  };
+  r.input_halo = halo(o->input_halo_lo, o->input_halo_hi);
+  r.output_halo = halo(o->output_halo_lo, o->output_halo_hi);
   r.threads = o->threads;
   r.max_message_bytes = o->max_message_bytes;
   if (o->memory_limit_bytes < 0) bad("memory_limit_bytes must be >= 0 (0: the available memory)");
@@ -636,6 +654,19 @@ int64_t dfft_plan_output_count(dfft_plan plan) {
   if (plan) guarded([&] { n = with_plan(plan, [](auto& p) { return p.output_count(); }); });
   return n;
 }
+static int64_t box_start(dfft_plan plan, bool input) {
+  int64_t n = 0;
+  if (plan)
+    guarded([&] {
+      n = with_plan(plan, [&](auto& p) {
+        const dfft::Layout& l = input ? p.input_layout() : p.output_layout();
+        return l.box.empty() ? 0 : l.offset_of(l.box.lo);
+      });
+    });
+  return n;
+}
+int64_t dfft_plan_input_start(dfft_plan plan) { return box_start(plan, true); }
+int64_t dfft_plan_output_start(dfft_plan plan) { return box_start(plan, false); }
 
 static int plan_shape(dfft_plan plan, int64_t* shape, bool spectral) {
   if (!plan || !shape) return fail(DFFT_ERROR_INVALID_ARGUMENT, "dfft C API: plan or shape is NULL");

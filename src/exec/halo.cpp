@@ -13,6 +13,7 @@
 
 #include "backend/device.hpp"
 #include "exec/gather.hpp"
+#include "plan/geometry.hpp"
 #include "transport/box_types.hpp"
 #include "transport/pack_common.hpp"
 #include "util/check.hpp"
@@ -77,6 +78,8 @@ Shape flatten(const std::vector<Layout>& ls) {
     v.insert(v.end(), l.order.begin(), l.order.end());
     v.push_back(static_cast<std::int64_t>(l.padded.size()));
     v.insert(v.end(), l.padded.begin(), l.padded.end());
+    v.push_back(static_cast<std::int64_t>(l.offset.size()));
+    v.insert(v.end(), l.offset.begin(), l.offset.end());
   }
   return v;
 }
@@ -287,12 +290,16 @@ class HaloImpl {
       ls = *all;
     }
     shape_ = tiled_shape(ls, "halo");
-    for (std::size_t r = 0; r < ls.size(); ++r)
+    for (std::size_t r = 0; r < ls.size(); ++r) {
+      if (has_offset(ls[r]))
+        fail("halo: the layout of rank ", r, " has an offset; the halo'd array starts at the box's lo minus "
+             "the widths (give the layout without offset)");
       for (int a = 0; a < d && !ls[r].padded.empty(); ++a)
         if (ls[r].padded[a] != ls[r].box.extent(a))
           fail("halo: the layout of rank ", r, " is padded on axis ", a,
                "; the halo'd array's extent is the box extent plus the widths (give the layout "
                "without padding)");
+    }
     lo_ = spec.lo;
     hi_ = spec.hi;
 

@@ -137,6 +137,11 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   for (int a : opt_.axes) mine.push_back(a);
   mine.push_back(static_cast<std::int64_t>(opt_.padding.size()));
   for (double f : opt_.padding) mine.push_back(static_cast<std::int64_t>(std::llround(f * 1e9)));
+  // The halo widths decide whether the first and last steps read the caller's arrays or reshape.
+  for (const auto* w : {&opt_.input_halo.lo, &opt_.input_halo.hi, &opt_.output_halo.lo, &opt_.output_halo.hi}) {
+    mine.push_back(static_cast<std::int64_t>(w->size()));
+    mine.insert(mine.end(), w->begin(), w->end());
+  }
   mine.push_back(static_cast<std::int64_t>(opt_.r2r.size()));
   for (auto k : opt_.r2r) mine.push_back(static_cast<int>(k));
   lo.resize(mine.size());
@@ -153,7 +158,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
     s << "ranks disagree on the plan parameters: shape";
     for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? "x" : " ") << shape[i];
     s << " on rank " << rank_ << " but other ranks differ (size, decomposition, variant, transform, "
-      << "backend, grid, methods, normalization, precision or a DFFT_ environment switch); make the plan with the same "
+      << "backend, grid, methods, normalization, precision, halo widths or a DFFT_ environment switch); make the plan with the same "
       << "arguments on every rank";
     fail(s.str());
   }
@@ -570,18 +575,55 @@ void PlanImpl::inverse(const void* in, void* out, void* work, std::int64_t work_
   transform(true, in, out, work, work_bytes);
 }
 
+namespace {
+
+// Multiplies the box of `l` in `data` by `factor`, one run of its fastest axis at a time where
+// the array has a halo or padding (those cells are the caller's: never written). `whole`: the
+// padding is the transform's own (in-place r2c), scaled with the rest in one pass.
+void scale_box(Device& dev, void* data, const Layout& l, bool whole, bool complex, double factor, bool is_double) {
+  const std::int64_t m = complex ? 2 : 1;
+  if (whole || l.alloc_count() == l.box.count()) {
+    dev.scale(data, l.alloc_count() * m, factor, is_double);
+    return;
+  }
+  if (l.box.empty()) return;
+  const std::int64_t real_bytes = is_double ? 8 : 4;
+  const int fast = l.order.back();
+  auto idx = l.box.lo;
+  for (;;) {
+    dev.scale(static_cast<char*>(data) + l.offset_of(idx) * m * real_bytes, l.box.extent(fast) * m, factor, is_double);
+    // Next run: count up the other axes, fastest of them first.
+    int k = static_cast<int>(l.order.size()) - 2;
+    for (; k >= 0; --k) {
+      const int a = l.order[static_cast<std::size_t>(k)];
+      if (++idx[a] < l.box.hi[a]) break;
+      idx[a] = l.box.lo[a];
+    }
+    if (k < 0) return;
+  }
+}
+
+}  // namespace
+
 void PlanImpl::transform(bool inverse, const void* in, void* out, void* work, std::int64_t work_bytes) {
   use_workspace(work, work_bytes);
   adapt_before();
   const double t0 = MPI_Wtime();
   const double f = norm_factor(opt_, shape_, inverse);
-  const bool scaled = run(inverse, in, out, f);
+  // The steps see the caller's arrays from their boxes' first elements (Layout::offset).
+  const Layout& from = inverse ? path_.output : path_.input;
+  const Layout& to = inverse ? path_.input : path_.output;
+  const std::int64_t cplx = is_double_ ? 16 : 8;
+  const bool real_space_complex = opt_.transform == Transform::c2c, spectral_complex = opt_.transform != Transform::r2r;
+  const bool from_complex = inverse ? spectral_complex : real_space_complex;
+  const bool complex = inverse ? real_space_complex : spectral_complex;
+  const auto* run_in = static_cast<const char*>(in) + box_start(from) * (from_complex ? cplx : cplx / 2);
+  auto* run_out = static_cast<char*>(out) + box_start(to) * (complex ? cplx : cplx / 2);
+  const bool scaled = run(inverse, run_in, run_out, f);
   if (f != 1 && !scaled) {
     // The scaling is part of the last stage's FFT time.
-    const Layout& l = inverse ? path_.input : path_.output;
-    const bool complex = inverse ? opt_.transform == Transform::c2c : opt_.transform != Transform::r2r;
     const double t1 = MPI_Wtime();
-    dev_->scale(out, l.alloc_count() * (complex ? 2 : 1), f, is_double_);
+    scale_box(*dev_, out, to, opt_.in_place, complex, f, is_double_);
     dev_->synchronize();
     timings_.back().fft += MPI_Wtime() - t1;
   }
@@ -615,6 +657,22 @@ std::string PlanImpl::describe() const {
   s << "per transform, all ranks: intra-node " << traffic_.intra_node_messages << " messages "
     << traffic_.intra_node_bytes << " bytes, inter-node " << traffic_.inter_node_messages << " messages "
     << traffic_.inter_node_bytes << " bytes\n";
+  // The caller's arrays with a halo or padding: read and written strided, or through a reshape.
+  for (bool output : {false, true}) {
+    const Layout& l = output ? path_.output : path_.input;
+    if (opt_.in_place || (l.alloc_count() == l.box.count() && !has_offset(l))) continue;
+    const Step& end = output ? path_.steps.back() : path_.steps.front();
+    s << (output ? "output" : "input") << " array: offset (";
+    for (int a = 0; a < l.box.dims(); ++a) s << (a ? "," : "") << l.offset_on(a);
+    s << ") allocated (";
+    for (int a = 0; a < l.box.dims(); ++a) s << (a ? "," : "") << l.alloc_extent(a);
+    s << "): ";
+    if (end.kind == Step::Kind::fft)
+      s << (output ? "the last forward FFT writes it, the first inverse FFT reads it" : "the first forward FFT reads it, the last inverse FFT writes it")
+        << ", strided (no copy)\n";
+    else
+      s << "copied by the reshape " << (output ? "to" : "from") << " the decomposition's blocks (and back)\n";
+  }
   for (const StepExec& e : exec_)
     if (e.inv_keep) s << "inverse from the caller's array: " << e.inv_keep->name() << "\n";
   for (bool inverse : {false, true}) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "exec/gather.hpp"
+#include "plan/geometry.hpp"
 #include "plan/path.hpp"
 #include "transport/transport.hpp"
 #include "util/check.hpp"
@@ -27,6 +28,17 @@ class ReshapeImpl {
       DFFT_MPI(MPI_Comm_rank(comm_, &s.me));
       const auto shape = tiled_shape(s.src, "reshape input");
       check_tiling(s.dst, shape, "reshape output");
+      bool offsets = false;
+      for (const auto* side : {&s.src, &s.dst})
+        for (const Layout& l : *side) offsets |= has_offset(l);
+      if (offsets && backend == Backend::cuda)
+        unsupported("reshape: layouts with an offset (a halo below the box) are a CPU backend option; the CUDA "
+                    "backend reads and writes dense or padded arrays only");
+      // The transport sees each array from its box's first element; execute() moves the pointers.
+      in_start_ = box_start(in) * static_cast<std::int64_t>(elem);
+      out_start_ = box_start(out) * static_cast<std::int64_t>(elem);
+      for (auto* side : {&s.src, &s.dst})
+        for (Layout& l : *side) l = from_box_start(l);
       s.elem = elem;
       s.max_message_bytes = limit;
       t_.name = "reshape[" + to_string(m) + "]";
@@ -47,7 +59,7 @@ class ReshapeImpl {
   }
   void execute(const void* in, void* out) {
     t_ = StageTiming{t_.name};
-    x_->execute(in, out, t_);
+    x_->execute(static_cast<const char*>(in) + in_start_, static_cast<char*>(out) + out_start_, t_);
     dev_->synchronize();  // GPU: the result is complete when execute() returns
   }
   const StageTiming& timing() const { return t_; }
@@ -57,6 +69,7 @@ class ReshapeImpl {
   std::unique_ptr<Device> dev_;
   std::unique_ptr<Transport> x_;
   StageTiming t_;
+  std::int64_t in_start_ = 0, out_start_ = 0;  // bytes from the arrays to their boxes' first elements
 };
 
 template <class T>

@@ -46,8 +46,42 @@ std::int64_t Layout::alloc_count() const {
 std::int64_t Layout::offset_of(const std::vector<std::int64_t>& idx) const {
   auto s = strides();
   std::int64_t off = 0;
-  for (std::size_t a = 0; a < s.size(); ++a) off += (idx[a] - box.lo[a]) * s[a];
+  for (std::size_t a = 0; a < s.size(); ++a) off += (idx[a] - box.lo[a] + offset_on(static_cast<int>(a))) * s[a];
   return off;
+}
+
+namespace detail {
+
+Layout from_box_start(const Layout& l) {
+  if (l.offset.empty()) return l;
+  Layout r{l.box, l.order, {}, {}};
+  for (int a = 0; a < l.box.dims(); ++a) r.padded.push_back(l.alloc_extent(a));
+  return r;
+}
+
+std::int64_t box_start(const Layout& l) { return l.box.empty() ? 0 : l.offset_of(l.box.lo); }
+
+bool has_offset(const Layout& l) {
+  for (auto o : l.offset)
+    if (o != 0) return true;
+  return false;
+}
+
+}  // namespace detail
+
+Layout with_halo(const Layout& l, const HaloWidths& w) {
+  const int d = l.box.dims();
+  const auto& hi = w.hi.empty() ? w.lo : w.hi;
+  if (static_cast<int>(w.lo.size()) != d || static_cast<int>(hi.size()) != d)
+    detail::fail("halo widths: give ", d, " entries in lo (and in hi, if given), one per axis; got ",
+                 w.lo.size(), " and ", w.hi.size());
+  Layout r{l.box, l.order, {}, w.lo};
+  for (int a = 0; a < d; ++a) {
+    if (w.lo[a] < 0 || hi[a] < 0)
+      detail::fail("halo widths: axis ", a, " has a negative width (lo ", w.lo[a], ", hi ", hi[a], ")");
+    r.padded.push_back(w.lo[a] + l.box.extent(a) + hi[a]);
+  }
+  return r;
 }
 
 namespace detail {

@@ -41,6 +41,14 @@ Box box_of(const std::vector<std::int64_t>& shape, const Distribution& dist,
 
 std::vector<int> natural_order(int dims);
 
+/// `l` as seen from its box's first element, which sits box_start(l) elements into the array:
+/// the same strides, no offset. Plans and Reshape run on such layouts and move the caller's
+/// pointer by box_start (0 for an empty box, whose array is never read).
+Layout from_box_start(const Layout& l);
+std::int64_t box_start(const Layout& l);
+/// True when any axis of `l` has a nonzero offset.
+bool has_offset(const Layout& l);
+
 /// True when `sub` (inside layout.box) occupies one contiguous run of layout's memory.
 bool is_contiguous(const Box& sub, const Layout& layout);
 

@@ -180,6 +180,21 @@ Layout with_batch(const Layout& l, std::int64_t b) {
     r.padded = l.padded;
     r.padded.insert(r.padded.begin(), b);
   }
+  if (!l.offset.empty()) {
+    r.offset = l.offset;
+    r.offset.insert(r.offset.begin(), 0);
+  }
+  return r;
+}
+
+// The layout without its batch axis (the first).
+Layout without_batch(const Layout& l) {
+  Layout r;
+  r.box.lo.assign(l.box.lo.begin() + 1, l.box.lo.end());
+  r.box.hi.assign(l.box.hi.begin() + 1, l.box.hi.end());
+  for (int a : l.order)
+    if (a > 0) r.order.push_back(a - 1);
+  if (!l.padded.empty()) r.padded.assign(l.padded.begin() + 1, l.padded.end());
   return r;
 }
 
@@ -244,8 +259,13 @@ void check_tiling(const std::vector<Layout>& ls, const std::vector<std::int64_t>
       if (l.box.lo[a] < 0 || l.box.hi[a] > shape[a] || l.box.lo[a] > l.box.hi[a])
         fail(what, " box of rank ", r, " leaves the global array on axis ", a, " ([", l.box.lo[a],
              ", ", l.box.hi[a], ") not inside [0, ", shape[a], "))");
-      if (!l.padded.empty() && (static_cast<int>(l.padded.size()) != d || l.padded[a] < l.box.extent(a)))
-        fail(what, " layout of rank ", r, ": padded extents must be >= the box extents");
+      if (!l.offset.empty() && (static_cast<int>(l.offset.size()) != d || l.offset[a] < 0))
+        fail(what, " layout of rank ", r, ": offset needs ", d, " entries >= 0 (axis ", a, ")");
+      if (!l.padded.empty() && static_cast<int>(l.padded.size()) != d)
+        fail(what, " layout of rank ", r, ": padded needs ", d, " entries");
+      if (!l.padded.empty() && l.padded[a] < l.box.extent(a) + l.offset_on(a))
+        fail(what, " layout of rank ", r, ": the allocated extent (padded) of axis ", a, " is ", l.padded[a],
+             ", less than the offset ", l.offset_on(a), " plus the box extent ", l.box.extent(a));
     }
     sum += static_cast<double>(l.box.count());
     for (std::size_t q = 0; q < r; ++q)
@@ -335,9 +355,13 @@ void add_stages(Path& p, const Recipe& rec, const std::vector<std::vector<std::i
 }
 
 // Reshapes from/to the user's boxes, over the whole communicator, only where they differ.
+// `direct`: a user layout that differs from the decomposition's only in its halo or padding
+// (every rank's box and memory order the same) is read by the first FFT, or written by the last,
+// in place of a reshape: FFTW's guru plans take any strides.
 void add_user_reshapes(Path& p, const UserLayouts& user, const std::vector<Layout>& pin,
                        const std::vector<Layout>& pout, const std::vector<std::int64_t>& phys,
-                       const std::vector<std::int64_t>& spec, int batch, int rank, bool real_in, bool reals) {
+                       const std::vector<std::int64_t>& spec, int batch, int rank, bool real_in, bool reals,
+                       bool direct) {
   const auto nranks = pin.size();
   auto reshape = [&](const std::vector<Layout>& from, const std::vector<Layout>& to, bool real_elems) {
     Step e{Step::Kind::exchange, {}, {}};
@@ -353,19 +377,38 @@ void add_user_reshapes(Path& p, const UserLayouts& user, const std::vector<Layou
       if (!same_layout(a[r], b[r])) return true;
     return false;
   };
+  auto strides_differ_only = [](const std::vector<Layout>& a, const std::vector<Layout>& b) {
+    for (std::size_t r = 0; r < a.size(); ++r)
+      if (!(a[r].box.empty() && b[r].box.empty()) && (!(a[r].box == b[r].box) || a[r].order != b[r].order))
+        return false;
+    return true;
+  };
   if (user.in.size() != nranks || user.out.size() != nranks)
     fail("give an input and an output layout for every one of the ", nranks, " ranks");
   check_tiling(user.in, phys, "input");
   check_tiling(user.out, spec, "output");
-  std::vector<Layout> uin, uout;
+  std::vector<Layout> uin, uout, sin, sout;
   for (std::size_t r = 0; r < nranks; ++r) {
     uin.push_back(batch > 1 ? with_batch(user.in[r], batch) : user.in[r]);
     uout.push_back(batch > 1 ? with_batch(user.out[r], batch) : user.out[r]);
+    // The steps see the caller's arrays from the box's first element (PlanImpl moves the pointers).
+    sin.push_back(from_box_start(uin.back()));
+    sout.push_back(from_box_start(uout.back()));
   }
-  if (differs(uin, pin)) p.steps.insert(p.steps.begin(), reshape(uin, pin, real_in));
-  if (differs(pout, uout)) p.steps.push_back(reshape(pout, uout, reals));
-  p.input = uin[rank];
-  p.output = uout[rank];
+  // (A step that truncates or zero-pads the spectrum, Options::padding, reads and writes its
+  // own buffer layouts: a reshape stays there.)
+  FftStep& last = p.steps.back().fft;
+  if (differs(pout, sout)) {
+    if (direct && last.wide.box.dims() == 0 && strides_differ_only(pout, sout)) last.out = sout[static_cast<std::size_t>(rank)];
+    else p.steps.push_back(reshape(pout, sout, reals));
+  }
+  FftStep& first = p.steps.front().fft;
+  if (differs(sin, pin)) {
+    if (direct && first.wide.box.dims() == 0 && strides_differ_only(sin, pin)) first.in = sin[static_cast<std::size_t>(rank)];
+    else p.steps.insert(p.steps.begin(), reshape(sin, pin, real_in));
+  }
+  p.input = uin[static_cast<std::size_t>(rank)];
+  p.output = uout[static_cast<std::size_t>(rank)];
 }
 
 }  // namespace
@@ -448,7 +491,19 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
   add_wide(p, full);
   p.input = p.steps.front().fft.in;
   p.output = p.steps.back().fft.out;
-  if (!user.in.empty() || !user.out.empty()) {
+  const bool halo = !opt.input_halo.empty() || !opt.output_halo.empty();
+  if (halo && opt.in_place)
+    fail("input_halo and output_halo are not with in_place (the halo'd input and output are two arrays)");
+  if (halo && !user.in.empty())
+    fail("input_halo and output_halo are for plans without user boxes: give the box constructor's layouts "
+         "their offset and padded extents (dfft::with_halo)");
+  bool offsets = false;
+  for (const auto* side : {&user.in, &user.out})
+    for (const Layout& l : *side) offsets |= has_offset(l);
+  if ((halo || offsets) && opt.backend == Backend::cuda)
+    unsupported(halo ? "input_halo and output_halo" : "layouts with an offset (a halo below the box)",
+                " are CPU backend options: the CUDA backend reads and writes dense or padded arrays only");
+  if (!user.in.empty() || !user.out.empty() || halo) {
     int nranks = 1;
     for (int g : grid) nranks *= g;
     std::vector<Layout> pin, pout;
@@ -456,8 +511,16 @@ Path make_path(const std::vector<std::int64_t>& shape, const Options& opt,
       pin.push_back(input_of(grid_coords(grid, r)));
       pout.push_back(output_of(grid_coords(grid, r)));
     }
-    add_user_reshapes(p, user, pin, pout, ax.physical, spectral_shape(shape, opt), opt.batch, rank,
-                      r2c || opt.transform == Transform::r2r, opt.transform == Transform::r2r);
+    UserLayouts u = user;
+    if (halo)
+      for (int r = 0; r < nranks; ++r) {
+        const Layout in = o ? without_batch(pin[r]) : pin[r], out = o ? without_batch(pout[r]) : pout[r];
+        u.in.push_back(opt.input_halo.empty() ? in : with_halo(in, opt.input_halo));
+        u.out.push_back(opt.output_halo.empty() ? out : with_halo(out, opt.output_halo));
+      }
+    add_user_reshapes(p, u, pin, pout, ax.physical, spectral_shape(shape, opt), opt.batch, rank,
+                      r2c || opt.transform == Transform::r2r, opt.transform == Transform::r2r,
+                      opt.backend == Backend::cpu && !opt.in_place);
   }
   return p;
 }

@@ -105,6 +105,31 @@ struct Text<void*> {
     return reinterpret_cast<void*>(parse_number<std::uintptr_t>(s, "an address (a whole number >= 0)"));
   }
 };
+// Halo widths as "lo,lo,lo/hi,hi,hi" (one list: the same widths below and above); empty: a
+// dense array. The widths above are written out even when they equal those below.
+template <>
+struct Text<HaloWidths> {
+  static constexpr std::string_view type = "halo";
+  static std::string out(const HaloWidths& w) {
+    if (w.empty()) return "";
+    auto list = [](const std::vector<std::int64_t>& v) {
+      std::vector<std::string> items;
+      for (auto x : v) items.push_back(std::to_string(x));
+      return join(items, ",");
+    };
+    return list(w.lo) + "/" + list(w.hi.empty() ? w.lo : w.hi);
+  }
+  static HaloWidths in(const std::string& s) {
+    HaloWidths w;
+    if (s.empty()) return w;
+    const auto sides = split(s, '/');
+    if (sides.size() > 2) detail::fail("'", s, "' is not halo widths (lo,lo,lo or lo,lo,lo/hi,hi,hi)");
+    for (std::size_t k = 0; k < sides.size(); ++k)
+      for (const auto& item : split(sides[k], ','))
+        (k ? w.hi : w.lo).push_back(parse_number<std::int64_t>(item, "a halo width"));
+    return w;
+  }
+};
 template <>
 struct Text<Effort> {
   static constexpr std::string_view type = "enum";
@@ -243,6 +268,12 @@ std::vector<OptionField> make_table() {
                             "--axes", false, "n_axes, axes", ""}),
       row<Field<&O::padding>>({"padding", "problem", "dealiasing factor per axis (1: not padded; 1.5: the 3/2 rule)",
                                "--padding", false, "padding", ""}),
+      row<Field<&O::input_halo>>({"input_halo", "problem",
+                                  "ghost cells below/above the box in the input array (lo/hi per axis; empty: dense)",
+                                  "", false, "input_halo_lo, input_halo_hi", ""}),
+      row<Field<&O::output_halo>>({"output_halo", "problem",
+                                   "ghost cells below/above the box in the output array (lo/hi per axis; empty: dense)",
+                                   "", false, "output_halo_lo, output_halo_hi", ""}),
       row<Field<&O::norm>>({"norm", "problem", "scaling as numpy.fft: backward, ortho or forward", "--norm", false,
                             "norm", ""}),
       row<Field<&O::batch>>({"batch", "problem", "independent arrays transformed together", "--batch", true, "batch",

@@ -2,7 +2,7 @@
 /* The C interface (include/dfft/dfft.h), compiled as C11: every decomposition x variant x
  * method x precision x transform (r2c, c2c) on 17x12x10 through dfft_plan_create, checked
  * against a separable naive DFT written here (no FFTW, no dfft) and by the round trip; user
- * boxes with another memory order (dfft_plan_create_boxes); batches; options refused with
+ * boxes with another memory order (dfft_plan_create_boxes); arrays with a halo; batches; options refused with
  * DFFT_ERROR_INPUT and a message; each other status provoked; and a negative control showing that the check detects one
  * corrupted value. Run on 1-4 ranks (tests/capi/CMakeLists.txt). Prints one line per failure
  * and exits non-zero on any. */
@@ -293,6 +293,89 @@ static void boxes(MPI_Comm comm, int size) {
   check(bad > 1e-9, "a corrupted value is detected", "boxes");
   release(p, &b, "boxes");
   dfft_plan_destroy(&p);
+}
+
+/* Input and output arrays with a halo (options version 6): the reference results in the boxes,
+ * which start dfft_plan_input_start / output_start elements in, and every halo cell untouched.
+ * DFFT_CUDA refuses the option. A version-5 struct (without the widths) gives dense arrays. */
+static long count_value(const double* a, long n, double v) {
+  long c = 0;
+  for (long i = 0; i < n; ++i) c += a[i] == v;
+  return c;
+}
+
+static void halo_arrays(MPI_Comm comm) {
+  const int64_t shape[3] = {N0, N1, N2};
+  const int64_t ilo[3] = {1, 2, 0}, ihi[3] = {0, 1, 2}, olo[3] = {2, 0, 1}, ohi[3] = {1, 1, 0};
+  const double sentinel = -12345.5;
+  dfft_options opt;
+  dfft_options_init(&opt);
+  opt.backend = backend_;
+  opt.decomposition = DFFT_PENCIL;
+  opt.effort = DFFT_ESTIMATE;
+  for (int a = 0; a < 3; ++a) {
+    opt.input_halo_lo[a] = ilo[a];
+    opt.input_halo_hi[a] = ihi[a];
+    opt.output_halo_lo[a] = olo[a];
+    opt.output_halo_hi[a] = ohi[a];
+  }
+  dfft_plan p = NULL;
+  const int made = dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p);
+  if (backend_ == DFFT_CUDA) {
+    check(made == DFFT_ERROR_UNSUPPORTED && p == NULL, "halo widths refused on DFFT_CUDA", "halo");
+    return;
+  }
+  if (made != DFFT_SUCCESS) {
+    check(0, "dfft_plan_create with halo widths", "halo");
+    return;
+  }
+  int64_t lo[3], hi[3], ist[3], ost[3], olo_box[3], ohi_box[3];
+  dfft_plan_input_box(p, lo, hi, NULL, ist);
+  dfft_plan_output_box(p, olo_box, ohi_box, NULL, ost);
+  long n_in = 1, n_out = 1, box_in = 1, box_out = 1;
+  for (int a = 0; a < 3; ++a) {
+    n_in *= (long)(hi[a] - lo[a] + ilo[a] + ihi[a]);
+    n_out *= (long)(ohi_box[a] - olo_box[a] + olo[a] + ohi[a]);
+    box_in *= (long)(hi[a] - lo[a]);
+    box_out *= (long)(ohi_box[a] - olo_box[a]);
+  }
+  if (box_in == 0) n_in = 0;
+  if (box_out == 0) n_out = 0;
+  const long in_start = box_in ? (long)(ilo[0] * ist[0] + ilo[1] * ist[1] + ilo[2] * ist[2]) : 0;
+  const long out_start = box_out ? (long)(olo[0] * ost[0] + olo[1] * ost[1] + olo[2] * ost[2]) : 0;
+  check(dfft_plan_input_count(p) == n_in && dfft_plan_output_count(p) == n_out,
+        "counts include the halos", "halo");
+  check(dfft_plan_input_start(p) == in_start && dfft_plan_output_start(p) == out_start,
+        "the boxes start after the lower halos", "halo");
+  double* in = malloc(sizeof(double) * (size_t)(n_in + 1));
+  double* out = malloc(2 * sizeof(double) * (size_t)(n_out + 1));
+  for (long i = 0; i < n_in; ++i) in[i] = sentinel;
+  for (long i = 0; i < 2 * n_out; ++i) out[i] = sentinel;
+  fill_input(p, 1, 0, in + in_start, 1.0);
+  check(dfft_forward(p, in, out) == DFFT_SUCCESS, "forward", "halo");
+  const double e = output_error(p, comm, 1, 1, out + 2 * out_start, 1.0);
+  check(e <= 1e-12, "forward into the halo'd output matches the reference", "halo");
+  check(count_value(out, 2 * n_out, sentinel) == 2 * (n_out - box_out), "forward left the output halo alone", "halo");
+  for (long i = 0; i < n_in; ++i) in[i] = sentinel;
+  check(dfft_inverse(p, out, in) == DFFT_SUCCESS, "inverse", "halo");
+  check(roundtrip_error(p, comm, 1, 0, in + in_start) <= 1e-12, "inverse into the halo'd input: round trip", "halo");
+  check(count_value(in, n_in, sentinel) == n_in - box_in, "inverse left the input halo alone", "halo");
+  free(in);
+  free(out);
+  dfft_plan_destroy(&p);
+  /* A version-5 struct ends before the widths: whatever lies past its end is not read. */
+  opt.size = (int64_t)offsetof(dfft_options, input_halo_lo);
+  opt.version = 5;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS && dfft_plan_input_count(p) == box_in &&
+            dfft_plan_input_start(p) == 0,
+        "a version-5 options struct gives dense arrays", "halo");
+  dfft_plan_destroy(&p);
+  /* A negative width is refused, naming the axis. */
+  dfft_options_init(&opt);
+  opt.input_halo_lo[1] = -1;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INVALID_ARGUMENT && p == NULL &&
+            strstr(dfft_error_message(), "axis 1") != NULL,
+        "a negative halo width refused", "halo");
 }
 
 /* Two arrays in one call: the second is twice the first. */
@@ -675,6 +758,7 @@ int main(int argc, char** argv) {
   make_references();
   sweep(MPI_COMM_WORLD);
   boxes(MPI_COMM_WORLD, size);
+  halo_arrays(MPI_COMM_WORLD);
   batch(MPI_COMM_WORLD);
   r2r(MPI_COMM_WORLD, DFFT_DCT2);
   r2r(MPI_COMM_WORLD, DFFT_DCT4);
