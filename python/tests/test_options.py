@@ -19,9 +19,13 @@ FAST = dict(effort="estimate", fftw_wisdom=False)
 
 
 def cpp_option_fields():
-    """Field names of struct Options in the C++ header."""
+    """Field names of struct Options in the C++ header: the fields of the option groups it
+    derives from (struct Options : ProblemOptions, ... { ... })."""
     text = open(HEADER).read()
-    body = re.search(r"struct Options \{(.*?)\n\};", text, re.S).group(1)
+    bases = re.search(r"struct Options\s*:([^{]*)\{", text).group(1)
+    body = ""
+    for group in re.findall(r"\w+", bases):
+        body += re.search(r"struct " + group + r" \{(.*?)\n\};", text, re.S).group(1)
     fields = []
     for line in body.splitlines():
         line = line.split("//")[0].strip()
