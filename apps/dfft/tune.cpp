@@ -42,8 +42,8 @@ struct TuneArgs {
 const char* kFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
 rank count, both variants, every method of the backend for each exchange, and chunks 1 and 4
 for onesided. Each candidate runs --warmup untimed and --reps timed forward+inverse pairs
-(all ranks start each repetition together after a barrier); its "median ms" is the maximum over
-ranks of each rank's median. A candidate whose first repetition takes more than --cut times the
+(all ranks start each repetition together after a barrier); its "median ms" is the median over
+the repetitions of the slowest rank's time, as dfft bench times. A candidate whose first repetition takes more than --cut times the
 best median so far is stopped (cut). The --finalists best are then timed again in rounds (a
 block of --reps each, alternating order) until one leads two rounds in a row by more than the
 noise or each had --final-reps more repetitions; "final ms" is their median over the final
@@ -246,7 +246,7 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
                 size == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s", a.backend.c_str(), a.mode.c_str(), a.settings.warmup, a.settings.reps,
                 a.settings.cut_factor, a.settings.finalists, a.settings.final_reps,
                 a.budget > 0 ? (", budget " + std::to_string(a.budget) + " s").c_str() : "");
-    std::printf("times in ms per forward+inverse pair: max over ranks of each rank's median\n");
+    std::printf("times in ms per forward+inverse pair: median over repetitions of the slowest rank's time\n");
   }
   dfft::TuneReport r;
   dfft::TuneSettings settings = a.settings;

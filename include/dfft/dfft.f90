@@ -53,7 +53,16 @@ module dfft
                                DFFT_STAGING_CUDA_AWARE = 2
   integer(c_int), parameter :: DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2
 
-  ! Same fields, order and types as struct dfft_options in dfft.h.
+  ! Same fields, order and types as struct dfft_options in dfft.h: flat, fields only ever
+  ! appended (docs/design.md, "Options groups"). The groups of dfft::Options (docs/options.md):
+  !   problem:       transform, r2r, n_axes + axes, padding, norm, batch, in_place
+  !   decomposition: decomposition, grid_dims + grid, variant, transposed_out
+  !   exchange:      n_methods + methods, codec, tolerance, onesided_sync, staging, chunks,
+  !                  in_flight, max_message_bytes
+  !   overlap:       overlap, adapt
+  !   tuning:        tune, wisdom_file, tune_budget_s, effort, fftw_wisdom, fftw_wisdom_dir
+  !   device:        backend, device, stream, user_workspace, threads
+  !   memory:        memory_limit_bytes
   type, bind(c) :: dfft_options
     integer(c_int64_t) :: size
     integer(c_int) :: version

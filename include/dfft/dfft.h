@@ -86,58 +86,80 @@ enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
 
 /* Plan options: the fields of dfft::Options (dfft/types.hpp documents each). Always start from
  * dfft_options_init(), which also sets `size` and `version`. Only int, int64_t, double and
- * pointer fields, so that Fortran's bind(C) type dfft_options (dfft.f90) has the same layout. */
+ * pointer fields, so that Fortran's bind(C) type dfft_options (dfft.f90) has the same layout.
+ * The struct stays flat and fields are only appended (docs/design.md, "Options groups"); each
+ * field's comment names, in brackets, the group of dfft::Options it belongs to (docs/options.md):
+ *   problem:       transform, r2r, n_axes + axes, padding, norm, batch, in_place
+ *   decomposition: decomposition, grid_dims + grid, variant, transposed_out
+ *   exchange:      n_methods + methods, codec, tolerance, onesided_sync, staging, chunks,
+ *                  in_flight, max_message_bytes
+ *   overlap:       overlap, adapt
+ *   tuning:        tune, wisdom_file, tune_budget_s, effort, fftw_wisdom, fftw_wisdom_dir
+ *   device:        backend, device, stream, user_workspace, threads
+ *   memory:        memory_limit_bytes
+ * Not here: batches (dfft_plan_prepare_batch makes batched plans) and ranks_per_node (the
+ * DFFT_RANKS_PER_NODE environment variable). */
 typedef struct dfft_options {
   int64_t size;               /* sizeof(dfft_options) of the caller's dfft.h */
   int version;                /* DFFT_OPTIONS_VERSION of the caller's dfft.h */
-  int decomposition;          /* DFFT_DECOMP_AUTO */
-  int variant;                /* DFFT_VARIANT_AUTO */
-  int transform;              /* DFFT_R2C */
-  int backend;                /* DFFT_CPU */
-  int effort;                 /* DFFT_MEASURE */
-  int norm;                   /* DFFT_NORM_BACKWARD: inverse scaled by 1/N (numpy's norms) */
-  int codec;                  /* DFFT_CODEC_NONE */
-  int onesided_sync;          /* DFFT_FENCE */
-  int staging;                /* DFFT_STAGING_AUTO */
-  int tune;                   /* DFFT_TUNE_NONE */
-  int n_methods;              /* 0: chosen automatically; 1: methods[0] for every exchange; else one
-                                 per exchange, in path order (up to DFFT_MAX_EXCHANGES) */
-  int methods[DFFT_MAX_EXCHANGES];
-  int grid_dims;              /* 0: grid chosen automatically; else grid[0..grid_dims) */
-  int grid[DFFT_MAX_DIMS - 1];
-  int r2r[DFFT_MAX_DIMS];     /* per axis, DFFT_R2R_NONE = periodic; read for the first ndims axes
-                                 when any is set (r2r; c2c or r2c with some DCT/DST axes, r2c
-                                 with the last axis periodic) */
-  int chunks;                 /* 0: automatic (4 where a method cuts blocks) */
-  int in_flight;              /* 2 */
-  int overlap;                /* 0: automatic (no overlap); 1: none; K: K slices */
-  int adapt;                  /* 0 */
-  int device;                 /* -1: local rank modulo visible GPUs */
-  int batch;                  /* must be 1: dfft_forward_batch / dfft_inverse_batch take the count */
-  int in_place;               /* 0 */
-  int fftw_wisdom;            /* 1: FFTW wisdom kept on disk (DFFT_MEASURE) */
-  int threads;                /* DFFT_CPU: threads per rank (1; 0: the rank's CPU affinity) */
-  int64_t max_message_bytes;  /* 2^31 - 4096 */
-  int64_t memory_limit_bytes; /* 0: the available memory; else refuse plans needing more */
-  double tolerance;           /* 0: codec as given */
-  double tune_budget_s;       /* 0: no limit */
-  const char* wisdom_file;    /* NULL: none */
-  const char* fftw_wisdom_dir; /* NULL: the default directory */
-  void* stream;               /* DFFT_CUDA: the cudaStream_t all device work is queued on; NULL: the plan's own */
+  int decomposition;          /* [decomposition] DFFT_DECOMP_AUTO */
+  int variant;                /* [decomposition] DFFT_VARIANT_AUTO */
+  int transform;              /* [problem] DFFT_R2C */
+  int backend;                /* [device] DFFT_CPU */
+  int effort;                 /* [tuning] DFFT_MEASURE */
+  int norm;                   /* [problem] DFFT_NORM_BACKWARD: inverse scaled by 1/N (numpy's
+                                 norms) */
+  int codec;                  /* [exchange] DFFT_CODEC_NONE */
+  int onesided_sync;          /* [exchange] DFFT_FENCE */
+  int staging;                /* [exchange] DFFT_STAGING_AUTO */
+  int tune;                   /* [tuning] DFFT_TUNE_NONE */
+  int n_methods;              /* [exchange] 0: chosen automatically; 1: methods[0] for every
+                                 exchange; else one per exchange, in path order (up to
+                                 DFFT_MAX_EXCHANGES) */
+  int methods[DFFT_MAX_EXCHANGES]; /* [exchange] */
+  int grid_dims;              /* [decomposition] 0: grid chosen automatically; else
+                                 grid[0..grid_dims) */
+  int grid[DFFT_MAX_DIMS - 1]; /* [decomposition] */
+  int r2r[DFFT_MAX_DIMS];     /* [problem] per axis, DFFT_R2R_NONE = periodic; read for the first
+                                 ndims axes when any is set (r2r; c2c or r2c with some DCT/DST
+                                 axes, r2c with the last axis periodic) */
+  int chunks;                 /* [exchange] 0: automatic (4 where a method cuts blocks) */
+  int in_flight;              /* [exchange] 2 */
+  int overlap;                /* [overlap] 0: automatic (no overlap); 1: none; K: K slices */
+  int adapt;                  /* [overlap] 0 */
+  int device;                 /* [device] -1: local rank modulo visible GPUs */
+  int batch;                  /* [problem] must be 1: dfft_forward_batch / dfft_inverse_batch
+                                 take the count */
+  int in_place;               /* [problem] 0 */
+  int fftw_wisdom;            /* [tuning] 1: FFTW wisdom kept on disk (DFFT_MEASURE) */
+  int threads;                /* [device] DFFT_CPU: threads per rank (1; 0: the rank's CPU
+                                 affinity) */
+  int64_t max_message_bytes;  /* [exchange] 2^31 - 4096 */
+  int64_t memory_limit_bytes; /* [memory] 0: the available memory; else refuse plans needing
+                                 more */
+  double tolerance;           /* [exchange] 0: codec as given */
+  double tune_budget_s;       /* [tuning] 0: no limit */
+  const char* wisdom_file;    /* [tuning] NULL: none */
+  const char* fftw_wisdom_dir; /* [tuning] NULL: the default directory */
+  void* stream;               /* [device] DFFT_CUDA: the cudaStream_t all device work is queued
+                                 on; NULL: the plan's own */
   /* Fields are only ever added here, at the end: a struct of an older version (its size and
    * version) is still read, with the fields it lacks at their defaults. */
   /* Version 3. */
-  int user_workspace;         /* 0; 1: every execution brings its workspace (dfft_forward_work) */
+  int user_workspace;         /* [device] 0; 1: every execution brings its workspace
+                                 (dfft_forward_work) */
   /* Version 4. */
-  int n_axes;                 /* 0: every axis; else axes[0..n_axes) are transformed in that order,
-                                 the last one halved for r2c */
-  double padding[DFFT_MAX_DIMS]; /* per axis, 1.0: not padded; e.g. 1.5 (the 3/2 rule) on transformed
-                                    axes: the physical grid has floor(n * factor) points */
-  int axes[DFFT_MAX_DIMS];
+  int n_axes;                 /* [problem] 0: every axis; else axes[0..n_axes) are transformed in
+                                 that order, the last one halved for r2c */
+  double padding[DFFT_MAX_DIMS]; /* [problem] per axis, 1.0: not padded; e.g. 1.5 (the 3/2 rule)
+                                    on transformed axes: the physical grid has floor(n * factor)
+                                    points */
+  int axes[DFFT_MAX_DIMS];    /* [problem] */
   /* Version 5. */
-  int transposed_out;         /* 0; 1: the spectrum in the last stage's order, e.g. (y, x, z) for
-                                 slab-2d1d and pencil (FFTW_MPI_TRANSPOSED_OUT) */
-  /* Version 6. Halo (ghost cells) or padding around this rank's box in the input (real-space)
+  int transposed_out;         /* [decomposition] 0; 1: the spectrum in the last stage's order,
+                                 e.g. (y, x, z) for slab-2d1d and pencil
+                                 (FFTW_MPI_TRANSPOSED_OUT) */
+  /* Version 6. [problem] Halo (ghost cells) or padding around this rank's box in the input (real-space)
    * and output (spectral) arrays, per axis, for the first ndims axes: _lo cells below the box,
    * _hi cells above it (all 0: a dense array; docs/boxes.md). dfft_plan_input_count counts the
    * halo'd array, dfft_plan_input_start says where its box starts; forward and inverse never

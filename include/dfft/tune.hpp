@@ -33,15 +33,16 @@ struct TuneCandidate {
   Options options;
   std::string label;  // tune_label(options)
   Status status = Status::not_run;
-  /// Seconds per forward+inverse pair. median: max over ranks of each rank's median over its own
-  /// repetitions (the first pass, where every candidate is timed alike); first: max over ranks of
-  /// the first repetition; final_median: the same statistic over the repetitions of the final
-  /// rounds alone (finalists only, else NaN), where the finalists are timed interleaved.
+  /// Seconds per forward+inverse pair. median: the median over the repetitions of the first pass
+  /// (where every candidate is timed alike) of each repetition's slowest rank (`samples`), as
+  /// dfft bench times; first: max over ranks of the first repetition; final_median: the same
+  /// statistic over the repetitions of the final rounds alone (`final_samples`; finalists only,
+  /// else NaN), where the finalists are timed interleaved.
   double median = std::numeric_limits<double>::quiet_NaN();
   double first = std::numeric_limits<double>::quiet_NaN();
   double final_median = std::numeric_limits<double>::quiet_NaN();
-  /// Relative interquartile range (Q3 - Q1) / median of the repetitions time() is taken from,
-  /// max over ranks: how far apart the samples of one candidate are.
+  /// Relative interquartile range (Q3 - Q1) / median of the repetitions time() is taken from
+  /// (each the slowest rank's): how far apart the samples of one candidate are.
   double spread = std::numeric_limits<double>::quiet_NaN();
   int reps = 0;  // timed repetitions, first pass and final rounds together
   /// Seconds of each timed repetition, max over ranks (all ranks start a repetition together):

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -242,27 +243,21 @@ Staging parse_staging(const std::string&);
 Tune parse_tune(const std::string&);  // "none", "heuristic", "measure"
 Norm parse_norm(const std::string&);  // "backward", "ortho", "forward"
 
-/// Automatic choices (docs/defaults.md): decomposition, grid, variant, methods, chunks and
-/// overlap left at their automatic values are chosen when the plan is made, without timed runs,
-/// from what the plan can know (backend, nodes, GPUs shared or peer-connected, CUDA-aware MPI,
-/// NCCL, sizes, transform, precision, ranks) and the analytic model with this machine's
-/// calibration (a wisdom file's, else built-in constants for the device class). Every field the
-/// caller sets is kept; describe() says what was chosen and the runners-up.
-struct Options {
-  Decomposition decomposition = Decomposition::automatic;
-  Variant variant = Variant::automatic;
+/// Options group "problem": what is transformed (transform kind, axes, padding, normalisation,
+/// batches, in place).
+struct ProblemOptions {
   Transform transform = Transform::r2c;
   /// Per axis (empty: all periodic): the DCT/DST kind the forward transform applies along that
   /// axis (the inverse applies r2r_inverse of it); R2R::none keeps the axis periodic. With
   /// Transform::r2r every axis needs a kind (real data); with Transform::c2c the periodic axes
   /// are complex DFTs; with Transform::r2c the last axis must be periodic (it is the halved
   /// one), the others any kind (real input, complex output).
-  std::vector<R2R> r2r;
+  std::vector<R2R> r2r{};
   /// Axes to transform, in order (as numpy.fft.fftn's `axes`; docs/axes.md). Empty: every axis. A negative entry counts from the end (-1 is the last axis).
   /// With r2c the last listed axis is the halved one (n/2+1 complex values), as numpy.fft.rfftn.
   /// The other axes are not transformed; they may stay distributed throughout. Repeated or
   /// out-of-range axes are refused at plan time.
-  std::vector<int> axes;
+  std::vector<int> axes{};
   /// Padding for dealiasing (the 3/2 rule; docs/axes.md). Empty: none;
   /// else one factor per axis (>= 1; 1: not padded; only transformed axes may be padded). The
   /// plan's shape is the spectral (unpadded) grid n; the physical grid has floor(n * factor)
@@ -271,21 +266,53 @@ struct Options {
   /// spectrum (an even n's Nyquist mode split in halves between +n/2 and -n/2) and returns the
   /// padded physical grid. Norm counts the padded sizes. Not with overlap, adapt, user_workspace,
   /// in_place or DCT/DST axes.
-  std::vector<double> padding;
+  std::vector<double> padding{};
+  Norm norm = Norm::backward;
+  /// Number of independent arrays transformed together (stored one after another); the batch
+  /// travels in the same messages. Plan::forward(batch, ...) runs a batched plan made for you
+  /// (Options::batches, Plan::prepare_batch()).
+  int batch = 1;
+  /// Batch sizes whose batched plans the constructor makes as well (for forward(batch, ...));
+  /// others need Plan::prepare_batch() first.
+  std::vector<int> batches{};
+  /// r2c in place: the real input uses FFTW's padded layout (last axis allocated as
+  /// 2*(n/2+1) reals) so that forward(p, p) and inverse(p, p) work on one buffer of
+  /// max(input, output) bytes. c2c plans work in place without it.
+  bool in_place = false;
+  /// Halo (ghost cells) or padding around this rank's box in the caller's input (real-space)
+  /// and output (spectral) arrays (docs/boxes.md): input_layout() and output_layout() are the
+  /// decomposition's with these widths (Layout::offset, padded), input_count() and
+  /// output_count() count the halo'd arrays, and forward() and inverse() read and write the
+  /// boxes only, never a halo cell. An array dfft::Halo exchanges with the same widths is such
+  /// an array. The same on every rank. Not with in_place, nor with the box constructor (its
+  /// layouts carry their own offset and padding).
+  HaloWidths input_halo{};
+  HaloWidths output_halo{};
+};
+/// Options group "decomposition": how the array is cut over the ranks and where the nodes are.
+struct DecompositionOptions {
+  Decomposition decomposition = Decomposition::automatic;
   /// Process grid: {} picks one automatically; {P} for slabs; {P1, P2} for pencils
   /// (any length up to d-1 for a d-dimensional pencil decomposition).
-  std::vector<int> grid;
+  std::vector<int> grid{};
+  Variant variant = Variant::automatic;
+  /// The spectrum in the memory order of the last FFT stage's speed (FFTW-MPI's
+  /// FFTW_MPI_TRANSPOSED_OUT): the axes that stage transforms next to the innermost axis, the
+  /// others slowest. slab-2d1d and pencil of a 3-D array give (y, x, z), where the default is
+  /// (x, y, z); output_layout() reports it, and inverse() reads that order. Orders that are
+  /// already so (slab-1d2d, 2-D slabs) do not change.
+  bool transposed_out = false;
+  /// Nodes (docs/nodes.md). Empty: the ranks MPI reports as sharing memory form a node, unless
+  /// the environment variable DFFT_RANKS_PER_NODE gives a layout in the same form ("4" or
+  /// "3,1"). {k}: nodes of k consecutive ranks (k divides the rank count); {a, b, ...}: nodes
+  /// of a, b, ... consecutive ranks (summing to the rank count). Emulates several nodes on one.
+  std::vector<int> ranks_per_node{};
+};
+/// Options group "exchange": how blocks travel between ranks (methods, wire format, staging,
+/// pipelining, message size).
+struct ExchangeOptions {
   /// One method for every exchange, or one per exchange in path order. Empty: automatic.
-  std::vector<Method> methods;
-  Effort effort = Effort::measure;
-  /// Effort::measure: import FFTW wisdom from, and export new wisdom to, one file per machine
-  /// and precision, fftw-<hostname>.wisdom (fftwf- for float) in `fftw_wisdom_dir`; empty dir:
-  /// $DFFT_WISDOM_DIR, else $XDG_CACHE_HOME/dfft, else ~/.cache/dfft. Ranks of one node write
-  /// it one at a time; an unreadable or foreign file is ignored. Off: no file read or written.
-  bool fftw_wisdom = true;
-  std::string fftw_wisdom_dir;
-  Backend backend = Backend::cpu;
-  Norm norm = Norm::backward;
+  std::vector<Method> methods{};
   /// Wire format of the exchanges (not of reshapes to/from user boxes). `none` is exact.
   Codec codec = Codec::none;
   /// If > 0 and codec is none: pick the cheapest codec whose expected relative error stays
@@ -294,21 +321,19 @@ struct Options {
   double tolerance = 0;
   /// `onesided` method: complete epochs by MPI_Win_fence or by passive-target flush.
   OneSidedSync onesided_sync = OneSidedSync::fence;
+  /// CUDA backend: host staging or CUDA-aware MPI for the MPI methods.
+  Staging staging = Staging::automatic;
   /// Pipelining chunks per peer block for `onesided`, `p2p_pipelined` and `nccl` (encode/copy
   /// of chunk k+1 overlaps the transfer of chunk k; nccl cuts only blocks that need packing or
   /// unpacking, into chunks of at least 1 MiB: docs/pipelined.md). 0: automatic.
   int chunks = 0;
   /// `p2p_pipelined`: ring steps (peers) with transfers outstanding at once (>= 1).
   int in_flight = 2;
-  /// Halo (ghost cells) or padding around this rank's box in the caller's input (real-space)
-  /// and output (spectral) arrays (docs/boxes.md): input_layout() and output_layout() are the
-  /// decomposition's with these widths (Layout::offset, padded), input_count() and
-  /// output_count() count the halo'd arrays, and forward() and inverse() read and write the
-  /// boxes only, never a halo cell. An array dfft::Halo exchanges with the same widths is such
-  /// an array. The same on every rank. Not with in_place, nor with the box constructor (its
-  /// layouts carry their own offset and padding).
-  HaloWidths input_halo;
-  HaloWidths output_halo;
+  /// Largest MPI message in bytes; larger blocks are split (tests set it small).
+  std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
+};
+/// Options group "overlap": FFT/exchange overlap and its online tuning.
+struct OverlapOptions {
   /// FFT/exchange overlap (docs/overlap.md): the FFTs next to each exchange run in this many
   /// slices along an axis the exchange does not cut, so slice i is exchanged while slice i+1
   /// is transformed. 1: no overlap. Needs MPI_THREAD_SERIALIZED or higher. 0: automatic.
@@ -316,53 +341,32 @@ struct Options {
   /// Online tuning (docs/overlap.md): the first executions of the plan try overlap slices,
   /// chunks and steps in flight; later executions use the fastest (max over ranks).
   bool adapt = false;
-  /// CPU backend: threads per rank (hybrid MPI + threads; docs/threads.md). FFTW's threaded
-  /// plans run the local FFTs, a team of as many threads packs, unpacks and codes the blocks.
-  /// 1: one thread (no team). 0: the CPUs of this rank's affinity mask (shared among the node's
-  /// ranks when they are not bound). Every rank of a plan must pass the same value.
-  int threads = 1;
-  /// Largest MPI message in bytes; larger blocks are split (tests set it small).
-  std::int64_t max_message_bytes = (std::int64_t{1} << 31) - 4096;
-  /// CUDA backend: device to use; -1 = local rank modulo visible devices.
-  int device = -1;
-  /// CUDA backend: host staging or CUDA-aware MPI for the MPI methods.
-  Staging staging = Staging::automatic;
-  /// Number of independent arrays transformed together (stored one after another); the batch
-  /// travels in the same messages. Plan::forward(batch, ...) runs a batched plan made for you
-  /// (Options::batches, Plan::prepare_batch()).
-  int batch = 1;
-  /// r2c in place: the real input uses FFTW's padded layout (last axis allocated as
-  /// 2*(n/2+1) reals) so that forward(p, p) and inverse(p, p) work on one buffer of
-  /// max(input, output) bytes. c2c plans work in place without it.
-  bool in_place = false;
-  /// The spectrum in the memory order of the last FFT stage's speed (FFTW-MPI's
-  /// FFTW_MPI_TRANSPOSED_OUT): the axes that stage transforms next to the innermost axis, the
-  /// others slowest. slab-2d1d and pencil of a 3-D array give (y, x, z), where the default is
-  /// (x, y, z); output_layout() reports it, and inverse() reads that order. Orders that are
-  /// already so (slab-1d2d, 2-D slabs) do not change.
-  bool transposed_out = false;
+};
+/// Options group "tuning": plan tuning and FFTW planning effort, with the files they keep.
+struct TuningOptions {
   /// Choose decomposition, grid (unless `grid` is given), variant, methods and chunks by
   /// measurement or model instead of taking them from these options (docs/tuning.md).
   Tune tune = Tune::none;
   /// JSON wisdom file: `measure` reuses and updates its entries; `heuristic` reads its model
   /// calibration. Empty: no file. Malformed or foreign entries are ignored (with a warning in
   /// the tune report), never trusted.
-  std::string wisdom_file;
+  std::string wisdom_file{};
   /// `measure`: stop timing further candidates after this many seconds (0: no limit).
   double tune_budget_s = 0;
-  /// Nodes (docs/nodes.md). Empty: the ranks MPI reports as sharing memory form a node, unless
-  /// the environment variable DFFT_RANKS_PER_NODE gives a layout in the same form ("4" or
-  /// "3,1"). {k}: nodes of k consecutive ranks (k divides the rank count); {a, b, ...}: nodes
-  /// of a, b, ... consecutive ranks (summing to the rank count). Emulates several nodes on one.
-  std::vector<int> ranks_per_node;
-  /// Most bytes of host memory, and of GPU memory, the plan may hold on a rank (Plan::memory());
-  /// a plan needing more is refused with OutOfMemory on every rank before anything is
-  /// allocated. 0: the memory available when the plan is made, for all ranks drawing on it (host:
-  /// MemAvailable, the memory cgroup's limit; GPU: cudaMemGetInfo's free bytes; docs/design.md).
-  std::int64_t memory_limit_bytes = 0;
-  /// Batch sizes whose batched plans the constructor makes as well (for forward(batch, ...));
-  /// others need Plan::prepare_batch() first.
-  std::vector<int> batches;
+  Effort effort = Effort::measure;
+  /// Effort::measure: import FFTW wisdom from, and export new wisdom to, one file per machine
+  /// and precision, fftw-<hostname>.wisdom (fftwf- for float) in `fftw_wisdom_dir`; empty dir:
+  /// $DFFT_WISDOM_DIR, else $XDG_CACHE_HOME/dfft, else ~/.cache/dfft. Ranks of one node write
+  /// it one at a time; an unreadable or foreign file is ignored. Off: no file read or written.
+  bool fftw_wisdom = true;
+  std::string fftw_wisdom_dir{};
+};
+/// Options group "device": where and with what the plan runs (backend, GPU, stream, work
+/// buffers, threads per rank).
+struct DeviceOptions {
+  Backend backend = Backend::cpu;
+  /// CUDA backend: device to use; -1 = local rank modulo visible devices.
+  int device = -1;
   /// CUDA backend: a cudaStream_t (as void*) of the plan's GPU on which the plan queues all its
   /// device work, ordered after what the caller queued there before; forward() and inverse()
   /// return after synchronising this stream (never the whole device). nullptr: a stream of the
@@ -372,7 +376,87 @@ struct Options {
   /// forward(in, out, work)): the plan does not hold them, so memory() is smaller by
   /// workspace_bytes(), and an execution without a workspace is refused. Not with adapt.
   bool user_workspace = false;
+  /// CPU backend: threads per rank (hybrid MPI + threads; docs/threads.md). FFTW's threaded
+  /// plans run the local FFTs, a team of as many threads packs, unpacks and codes the blocks.
+  /// 1: one thread (no team). 0: the CPUs of this rank's affinity mask (shared among the node's
+  /// ranks when they are not bound). Every rank of a plan must pass the same value.
+  int threads = 1;
 };
+/// Options group "memory": how much memory the plan may hold.
+struct MemoryOptions {
+  /// Most bytes of host memory, and of GPU memory, the plan may hold on a rank (Plan::memory());
+  /// a plan needing more is refused with OutOfMemory on every rank before anything is
+  /// allocated. 0: the memory available when the plan is made, for all ranks drawing on it (host:
+  /// MemAvailable, the memory cgroup's limit; GPU: cudaMemGetInfo's free bytes; docs/design.md).
+  std::int64_t memory_limit_bytes = 0;
+};
+
+namespace detail {
+template <class G>
+inline constexpr bool is_option_group =
+    std::is_same_v<G, ProblemOptions> || std::is_same_v<G, DecompositionOptions> ||
+    std::is_same_v<G, ExchangeOptions> || std::is_same_v<G, OverlapOptions> ||
+    std::is_same_v<G, TuningOptions> || std::is_same_v<G, DeviceOptions> ||
+    std::is_same_v<G, MemoryOptions>;
+// True when no type appears twice among G.
+template <class... G>
+struct distinct_types : std::true_type {};
+template <class H, class... T>
+struct distinct_types<H, T...>
+    : std::bool_constant<(!std::is_same_v<H, T> && ...) && distinct_types<T...>::value> {};
+}  // namespace detail
+
+/// Plan options, grouped by concern (docs/options.md). Each group is an aggregate with defaults, so
+/// one concern is set in one line: `o.group<ExchangeOptions>() = {.codec = Codec::fp16};` or
+/// `make_options(DeviceOptions{.backend = Backend::cuda})`. Options derives from the seven groups,
+/// so every field is also a field of Options (`o.methods`), as in the flat struct it replaces; it
+/// declares no field of its own. Every group field has a default member initializer (`{}` where
+/// the type's own default is meant), so that a designated initializer may leave any field out
+/// without a -Wmissing-field-initializers warning.
+///
+/// Automatic choices (docs/defaults.md): decomposition, grid, variant, methods, chunks and
+/// overlap left at their automatic values are chosen when the plan is made, without timed runs,
+/// from what the plan can know (backend, nodes, GPUs shared or peer-connected, CUDA-aware MPI,
+/// NCCL, sizes, transform, precision, ranks) and the analytic model with this machine's
+/// calibration (a wisdom file's, else built-in constants for the device class). Every field the
+/// caller sets is kept; describe() says what was chosen and the runners-up.
+struct Options : ProblemOptions,
+                 DecompositionOptions,
+                 ExchangeOptions,
+                 OverlapOptions,
+                 TuningOptions,
+                 DeviceOptions,
+                 MemoryOptions {
+  /// One group of this plan's options (a group type named above), e.g.
+  /// `o.group<ExchangeOptions>() = {.methods = {Method::nccl}, .chunks = 4};`, which leaves the
+  /// group's other fields at their defaults. (Fields named decomposition, overlap and device rule
+  /// out members named after the groups.)
+  template <class G>
+  G& group() {
+    static_assert(detail::is_option_group<G>,
+                  "Options::group<G>(): G must be one of the seven option groups");
+    return *this;
+  }
+  template <class G>
+  const G& group() const {
+    static_assert(detail::is_option_group<G>,
+                  "Options::group<G>(): G must be one of the seven option groups");
+    return *this;
+  }
+};
+
+/// Options made of the groups given (each at most once), the other groups at their defaults:
+/// `Plan<double> p(comm, {n, n, n}, make_options(DeviceOptions{.backend = Backend::cuda},
+///                                               ExchangeOptions{.codec = Codec::fp16}));`
+template <class... G>
+Options make_options(const G&... groups) {
+  static_assert((detail::is_option_group<G> && ...),
+                "make_options(): every argument must be an option group");
+  static_assert(detail::distinct_types<G...>::value, "make_options(): a group given twice");
+  Options o;
+  ((o.group<G>() = groups), ...);
+  return o;
+}
 
 /// Memory a plan holds on this rank, by kind (Plan::memory()). FFTW's own work areas are not
 /// known to dfft and not counted; cuFFT's are.

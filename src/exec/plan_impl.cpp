@@ -445,19 +445,7 @@ void PlanImpl::build_transports() {
 }
 
 void PlanImpl::choose_automatically() {
-  MachineFacts f;
-  f.backend = opt_.backend;
-  f.ranks = size_;
-  f.node = topo_.node;
-  f.emulated_nodes = topo_.emulated;
-  if (opt_.backend == Backend::cuda) {
-    const GpuLinks g = gpu_links(comm_, dev_->ordinal());
-    f.shared_gpu = g.shared;
-    f.ipc_in_node = g.peer_access && g.ipc_events;
-    f.ipc = f.ipc_in_node && g.one_node && topo_.nodes() == 1;
-    f.nccl = g.nccl && !g.shared;
-    f.cuda_aware = opt_.staging == Staging::cuda_aware || (opt_.staging == Staging::automatic && mpi_is_cuda_aware());
-  }
+  const MachineFacts f = machine_facts(comm_, opt_, topo_, dev_->ordinal());
   std::vector<std::string> warnings;
   std::string source;
   // One rank exchanges nothing: no prediction is made, so no calibration is looked for.

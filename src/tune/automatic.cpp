@@ -6,10 +6,12 @@
 #include <sstream>
 
 #include "backend/cpu/fftw_wisdom.hpp"
+#include "backend/device.hpp"
 #include "dfft/tune.hpp"
 #include "model/machine.hpp"
 #include "plan/path.hpp"
 #include "transport/methods.hpp"
+#include "transport/stage.hpp"
 #include "tune/tuner.hpp"
 #include "util/check.hpp"
 
@@ -60,6 +62,23 @@ int MachineFacts::nodes() const {
   int n = 0;
   for (int v : node) n = std::max(n, v + 1);
   return std::max(n, 1);
+}
+
+MachineFacts machine_facts(MPI_Comm comm, const Options& opt, const Topology& topo, int gpu_ordinal) {
+  MachineFacts f;
+  DFFT_MPI(MPI_Comm_size(comm, &f.ranks));
+  f.backend = opt.backend;
+  f.node = topo.node;
+  f.emulated_nodes = topo.emulated;
+  if (opt.backend == Backend::cuda) {
+    const GpuLinks g = gpu_links(comm, gpu_ordinal);
+    f.shared_gpu = g.shared;
+    f.ipc_in_node = g.peer_access && g.ipc_events;
+    f.ipc = f.ipc_in_node && g.one_node && topo.nodes() == 1;
+    f.nccl = g.nccl && !g.shared;
+    f.cuda_aware = opt.staging == Staging::cuda_aware || (opt.staging == Staging::automatic && mpi_is_cuda_aware());
+  }
+  return f;
 }
 
 bool has_automatic(const Options& o) {

@@ -13,6 +13,7 @@
 
 #include "dfft/model.hpp"
 #include "dfft/types.hpp"
+#include "transport/topology.hpp"
 
 namespace dfft::detail {
 
@@ -30,6 +31,11 @@ struct MachineFacts {
   bool cuda_aware = false;    // the MPI methods would hand device memory to MPI
   int nodes() const;
 };
+
+/// The facts of the ranks of comm and their GPUs (collective): backend and ranks from `opt`, the
+/// nodes from `topo`; on the CUDA backend each rank's GPU `gpu_ordinal` must be active. The plan's
+/// automatic choice and the tuner gather them here alike.
+MachineFacts machine_facts(MPI_Comm comm, const Options& opt, const Topology& topo, int gpu_ordinal);
 
 /// One ranked candidate of the choice.
 struct AutoCandidate {

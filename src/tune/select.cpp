@@ -33,12 +33,6 @@ double max_over_ranks(double v, MPI_Comm comm) {
   return r;
 }
 
-// Per repetition, the slowest rank's time: the same repetition on every rank (equal counts).
-std::vector<double> max_over_ranks(std::vector<double> v, MPI_Comm comm) {
-  DFFT_MPI(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, comm));
-  return v;
-}
-
 double timed_run(CandidateTimer& t, std::size_t i, MPI_Comm comm) {
   DFFT_MPI(MPI_Barrier(comm));  // every repetition starts together
   return t.run(i);
@@ -63,9 +57,9 @@ void measure_one(CandidateTimer& t, std::size_t i, TuneCandidate& c, const TuneS
   }
   while (static_cast<int>(mine.size()) < s.reps) mine.push_back(timed_run(t, i, comm));
   c.reps = static_cast<int>(mine.size());
-  c.median = max_over_ranks(median_of(mine), comm);
-  c.spread = max_over_ranks(relative_iqr(mine), comm);
-  c.samples = max_over_ranks(mine, comm);
+  c.samples = slowest_per_repetition(mine, comm);
+  c.median = median_of(c.samples);
+  c.spread = relative_iqr(c.samples);
   c.status = TuneCandidate::Status::measured;
 }
 
@@ -139,9 +133,9 @@ void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vec
         samples[i].push_back(v);
         fresh[i].push_back(v);
       }
-      cands[i].final_median = max_over_ranks(median_of(fresh[i]), comm);
-      cands[i].spread = max_over_ranks(relative_iqr(fresh[i]), comm);
-      cands[i].final_samples = max_over_ranks(fresh[i], comm);
+      cands[i].final_samples = slowest_per_repetition(fresh[i], comm);
+      cands[i].final_median = median_of(cands[i].final_samples);
+      cands[i].spread = relative_iqr(cands[i].final_samples);
       cands[i].reps = static_cast<int>(samples[i].size());
       tally.add(s.reps + 1, "final round " + std::to_string(round + 1) + " of at most " +
                                 std::to_string(max_rounds) + ": " + cands[i].label);
@@ -192,6 +186,12 @@ double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::vector<double> slowest_per_repetition(const std::vector<double>& mine, MPI_Comm comm) {
+  std::vector<double> slowest(mine.size());
+  DFFT_MPI(MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
+  return slowest;
 }
 
 double relative_iqr(std::vector<double> v) {

@@ -78,4 +78,12 @@ bool any_rank_failed(bool failed, std::string& msg, MPI_Comm comm);
 /// Median (mean of the two middle values for an even count); NaN for an empty sample.
 double median_of(std::vector<double> v);
 
+/// The timing statistic of dfft's collective measurements (the tuner's candidates, the model's
+/// calibration, and `dfft bench`'s records, which compute it in the app): a repetition takes the
+/// time of its slowest rank, since a collective step ends when its last rank does, and the
+/// statistic is the median over repetitions. `mine`: this rank's times, one per repetition, as
+/// many on every rank (collective: one MPI_Allreduce). Returns the slowest rank's time of each
+/// repetition, for median_of and relative_iqr.
+std::vector<double> slowest_per_repetition(const std::vector<double>& mine, MPI_Comm comm);
+
 }  // namespace dfft::detail

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "backend/device.hpp"
 #include "model/machine.hpp"
 #include "tune/automatic.hpp"
 #include "transport/topology.hpp"
@@ -45,19 +46,7 @@ Options with_choice(const Options& base, const WisdomEntry& e) {
   return o;
 }
 
-model::Calibration calibration_for(const Wisdom& w, const WisdomKey& key, std::vector<std::string>* warnings) {
-  const model::Calibration* best = nullptr;
-  for (const auto& c : w.calibrations)
-    if (c.ranks == key.ranks && c.backend == key.backend && c.device == key.device) best = &c;
-  if (best) return *best;
-  if (warnings)
-    warnings->push_back("heuristic: no calibration for " + std::to_string(key.ranks) + " ranks on " +
-                        key.device + " in the wisdom file; using the placeholder constants "
-                        "(run dfft model calibrate)");
-  return model::Calibration::defaults(key.ranks);
-}
-
-// The model's time of every candidate; NaN, and the model's reason in `why`, where it refuses one.
+// The model's time of every candidate (for breaking measured ties); NaN where it refuses one.
 void predict_all(std::vector<TuneCandidate>& cands, const model::Calibration& cal,
                  const std::vector<std::int64_t>& shape, int ranks, bool is_double,
                  const std::vector<int>& node, std::vector<std::string>& why) {
@@ -100,6 +89,34 @@ struct Problem {
   bool is_double;
   const Layout *in, *out;
 };
+
+// Heuristic mode: the choice a plan makes of its automatic fields (choose_automatic), with the
+// tuned fields left automatic, so that the model's choice is the same whether a plan is tuned
+// heuristically or made with defaults. The candidates are the choice's ranking, the chosen one
+// first; a chosen plan that cannot be built gives way to the next (build_winner).
+void choose_as_plans_do(const Problem& p, const MachineFacts& facts, const model::Calibration& cal,
+                        TuneReport& r) {
+  Options open = p.opt;
+  open.decomposition = Decomposition::automatic;
+  open.variant = Variant::automatic;
+  open.methods.clear();
+  open.chunks = 0;
+  const AutoChoice choice = choose_automatic(facts, p.shape, open, p.is_double, cal);
+  r.candidates.clear();
+  auto add = [&](const Options& o, double predicted) {
+    TuneCandidate c;
+    c.options = o;
+    c.label = tune_label(o);
+    c.predicted = predicted;
+    c.status = TuneCandidate::Status::predicted;
+    r.candidates.push_back(c);
+  };
+  add(choice.chosen, choice.ranked.empty() ? std::numeric_limits<double>::quiet_NaN() : choice.ranked.front().predicted);
+  for (std::size_t i = 1; i < choice.ranked.size(); ++i) add(choice.ranked[i].options, choice.ranked[i].predicted);
+  for (const auto& w : choice.ruled_out) r.warnings.push_back("heuristic: ruled out " + w);
+  r.warnings.insert(r.warnings.end(), choice.warnings.begin(), choice.warnings.end());
+  r.winner = 0;
+}
 
 // Wisdom hit: builds the stored choice. False (with a warning) when there is none or it fails.
 bool try_wisdom(const Problem& p, const Wisdom& w, const WisdomKey& key, TuneReport& r,
@@ -225,23 +242,34 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   const bool hit = r.mode == Tune::measure && s.reuse_wisdom && !file.empty() && try_wisdom(p, w, key, r, plan);
   if (!hit) {
     const Topology topo = make_topology(comm, opt.ranks_per_node);
-    for (const auto& o : tune_candidates(opt, ranks, static_cast<int>(shape.size()), topo.nodes())) {
-      TuneCandidate c;
-      c.options = o;
-      c.label = tune_label(o);
-      r.candidates.push_back(c);
-    }
-    // The model ranks the heuristic candidates, and breaks the measured ties.
-    std::vector<std::string> why;
-    r.calibration = calibration_for(w, key, r.mode == Tune::heuristic ? &r.warnings : nullptr);
-    predict_all(r.candidates, r.calibration, shape, ranks, is_double, topo.node, why);
+    // The model, with the calibration the automatic choice of a plan looks up, makes the
+    // heuristic choice and breaks the measured ties.
+    std::unique_ptr<Device> gpu;  // the GPU active while the facts are gathered
+    if (opt.backend == Backend::cuda) gpu = make_cuda_device(comm, opt.device, opt.stream);
+    const MachineFacts facts = machine_facts(comm, opt, topo, gpu ? gpu->ordinal() : -1);
+    gpu.reset();
+    std::string source;
+    std::vector<std::string> notes;
+    const model::Calibration cal = machine_calibration(comm, facts, opt, source, notes);
+    r.calibration = cal;
     if (r.mode == Tune::heuristic) {
-      for (std::size_t i = 0; i < r.candidates.size(); ++i) {
-        auto& c = r.candidates[i];
-        c.status = std::isfinite(c.predicted) ? TuneCandidate::Status::predicted : TuneCandidate::Status::rejected;
-        c.note = why[i];
-      }
+      r.warnings.insert(r.warnings.end(), notes.begin(), notes.end());
+      if (!cal.measured && notes.empty())
+        r.warnings.push_back("heuristic: no calibration of this machine; the model uses the " + source +
+                             " (dfft model calibrate makes one)");
+      choose_as_plans_do(p, facts, cal, r);
+      // Each candidate's stage breakdown, for the table `dfft tune --mode heuristic` prints.
+      std::vector<std::string> why;
+      predict_all(r.candidates, cal, shape, ranks, is_double, topo.node, why);
     } else {
+      for (const auto& o : tune_candidates(opt, ranks, static_cast<int>(shape.size()), topo.nodes())) {
+        TuneCandidate c;
+        c.options = o;
+        c.label = tune_label(o);
+        r.candidates.push_back(c);
+      }
+      std::vector<std::string> why;
+      predict_all(r.candidates, cal, shape, ranks, is_double, topo.node, why);
       std::vector<Options> opts;
       for (const auto& c : r.candidates) opts.push_back(c.options);
       auto timer = make_plan_timer(comm, shape, opts, is_double, user_in, user_out);
@@ -322,8 +350,10 @@ std::string describe(const TuneReport& r) {
     if (r.winner >= 0) {
       const auto& w = r.candidates[static_cast<std::size_t>(r.winner)];
       const double t = r.mode == Tune::heuristic ? w.predicted : w.time();
-      // The model predicts one forward transform; the candidates are timed as forward+inverse pairs.
-      s << " (" << t * 1e3 << (r.mode == Tune::heuristic ? " ms per forward transform, predicted)" : " ms per forward+inverse)");
+      // One rank predicts nothing: every candidate is the same local transform. The model
+      // predicts one forward transform; the candidates are timed as forward+inverse pairs.
+      if (std::isfinite(t))
+        s << " (" << t * 1e3 << (r.mode == Tune::heuristic ? " ms per forward transform, predicted)" : " ms per forward+inverse)");
     }
     if (r.wisdom_written) s << "; wisdom written to " << r.wisdom_file;
     if (r.mode == Tune::measure && r.winner >= 0) s << "\n  " << detail::certainty(r);

@@ -182,5 +182,69 @@ TEST(GridOfOne, IdentityExchangeIsMerged) {
         }
 }
 
+// Options grouped by concern (dfft/types.hpp, docs/options.md).
+
+// The fields of each group against the option table: tests/unit/option_fields_test.cpp.
+
+// A plan made from groups is the plan made from the same fields set one by one.
+TEST(OptionGroups, MakeOptionsBuildsThePlanTheFlatFieldsBuild) {
+  const int p = world_size();
+  const std::vector<int> grid = p % 2 == 0 ? std::vector<int>{2, p / 2} : std::vector<int>{p, 1};
+  dfft::Options flat;
+  flat.methods = {Method::p2p_sync, Method::a2a_type};
+  flat.chunks = 3;
+  flat.max_message_bytes = 4096;
+  flat.decomposition = Decomposition::pencil;
+  flat.grid = grid;
+  flat.variant = Variant::Realigned;
+  flat.transform = Transform::c2c;
+  flat.effort = dfft::Effort::estimate;
+  flat.fftw_wisdom = false;
+  const dfft::Options grouped = dfft::make_options(
+      dfft::ExchangeOptions{.methods = {Method::p2p_sync, Method::a2a_type}, .chunks = 3, .max_message_bytes = 4096},
+      dfft::DecompositionOptions{.decomposition = Decomposition::pencil, .grid = grid, .variant = Variant::Realigned},
+      dfft::ProblemOptions{.transform = Transform::c2c},
+      dfft::TuningOptions{.effort = dfft::Effort::estimate, .fftw_wisdom = false});
+  dfft::Plan<double> a(MPI_COMM_WORLD, {12, 10, 9}, flat), b(MPI_COMM_WORLD, {12, 10, 9}, grouped);
+  EXPECT_EQ(b.describe(), a.describe());
+  EXPECT_EQ(b.grid(), grid);
+  EXPECT_LE(max_over_ranks(dfft::validate::reference_error(b, MPI_COMM_WORLD)), 1e-12);
+}
+
+// Assigning a group sets every field of that group: those not named go back to their defaults
+// (the values docs/options.md gives), and the other groups keep theirs.
+TEST(OptionGroups, AGroupAssignmentResetsThatGroupOnly) {
+  dfft::Options o;
+  o.codec = dfft::Codec::fp16;
+  o.tolerance = 1e-3;
+  o.chunks = 3;
+  o.in_flight = 5;
+  o.max_message_bytes = 4096;
+  o.transform = Transform::c2c;
+  o.overlap = 2;
+  o.backend = dfft::Backend::cuda;
+  o.group<dfft::ExchangeOptions>() = {.methods = {Method::nccl}, .chunks = 4};
+  EXPECT_EQ(o.methods, std::vector<Method>{Method::nccl});
+  EXPECT_EQ(o.chunks, 4);
+  EXPECT_EQ(o.codec, dfft::Codec::none);
+  EXPECT_EQ(o.tolerance, 0.0);
+  EXPECT_EQ(o.in_flight, 2);
+  EXPECT_EQ(o.max_message_bytes, (std::int64_t{1} << 31) - 4096);
+  EXPECT_EQ(o.onesided_sync, dfft::OneSidedSync::fence);
+  EXPECT_EQ(o.staging, dfft::Staging::automatic);
+  EXPECT_EQ(o.transform, Transform::c2c);
+  EXPECT_EQ(o.overlap, 2);
+  EXPECT_EQ(o.backend, dfft::Backend::cuda);
+  const dfft::Options& c = o;
+  EXPECT_EQ(c.group<dfft::DeviceOptions>().backend, dfft::Backend::cuda);
+  // make_options leaves the groups it is not given at their defaults.
+  const dfft::Options m = dfft::make_options(dfft::OverlapOptions{.adapt = true});
+  EXPECT_TRUE(m.adapt);
+  EXPECT_EQ(m.overlap, 0);
+  EXPECT_EQ(m.decomposition, Decomposition::automatic);
+  EXPECT_EQ(m.memory_limit_bytes, 0);
+  EXPECT_EQ(m.threads, 1);
+}
+
 }  // namespace
 }  // namespace dfft_test

@@ -21,6 +21,7 @@
 #include "dfft/dfft.hpp"
 #include "dfft/tune.hpp"
 #include "dfft/validate.hpp"
+#include "model/machine.hpp"
 #include "tune/select.hpp"
 
 namespace {
@@ -97,6 +98,25 @@ TEST(Select, PicksTheMinimumOfMaxOverRanksConsistently) {
   }
   for (const auto& c : res.candidates) {
     EXPECT_EQ(c.final_samples.size() % 3, 0u) << c.label;
+  }
+}
+
+// A repetition of a collective transform lasts as long as its slowest rank. Here rank r is slow
+// (3 s) in repetition r alone: every repetition with two or more ranks had a slow rank, so the
+// candidate's time is 3 s, as dfft bench would report it, though each rank's own median is 1 s.
+TEST(Select, ARepetitionTakesItsSlowestRanksTime) {
+  MockTimer t;
+  t.time = [](std::size_t, int r, int rep) { return rep == r ? 3.0 : 1.0; };
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 3;
+  s.finalists = 0;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(1), t, s, 0);
+  const int P = ranks();
+  EXPECT_DOUBLE_EQ(res.candidates[0].median, P == 1 ? 1.0 : 3.0);
+  // Repetitions 1, 3, 3 with two ranks: quartiles 2 and 3 around the median 3.
+  if (P == 2) {
+    EXPECT_DOUBLE_EQ(res.candidates[0].spread, 1.0 / 3.0);
   }
 }
 
@@ -371,13 +391,16 @@ TEST(TuneMeasure, AWisdomPathThatIsNotARegularFileIsRefused) {
 TEST(TuneHeuristic, PicksWithoutMeasuringAndBuildsAValidPlan) {
   dfft::Options o;
   o.tune = dfft::Tune::heuristic;
+  // A folder of its own for the machine's default wisdom file, which then does not exist.
+  const auto dir = temp_wisdom("unused.json");
+  o.fftw_wisdom_dir = dir.substr(0, dir.rfind('/'));
   dfft::Plan<double> p(MPI_COMM_WORLD, kShape, o);
   const auto* r = p.tune_report();
   ASSERT_NE(r, nullptr);
   for (const auto& c : r->candidates)
     EXPECT_TRUE(c.status == dfft::TuneCandidate::Status::predicted ||
                 c.status == dfft::TuneCandidate::Status::rejected);
-  EXPECT_TRUE(has_warning(*r, "placeholder constants"));
+  EXPECT_TRUE(has_warning(*r, "no calibration of this machine")) << dfft::describe(*r);
   EXPECT_FALSE(r->calibration.measured);  // the report names what it predicted with
   EXPECT_LT(dfft::validate::reference_error(p, MPI_COMM_WORLD), 1e-12);
 }
@@ -420,6 +443,42 @@ TEST(TuneHeuristic, PredictedExchangeBytesAreThePlansOwn) {
     ++compared;
   }
   EXPECT_GT(compared, 0);
+}
+
+// The tuner's heuristic mode and the automatic choice of a plan made with defaults read the
+// same calibration (a wisdom file holding one of this machine) and choose the same plan.
+TEST(TuneHeuristic, ChoosesWhatAPlanWithDefaultsChooses) {
+  const int P = ranks();
+  if (P < 2) GTEST_SKIP() << "one rank exchanges nothing: there is nothing to choose";
+  // Fixed numbers, so that the choice is the same in every run, under this machine's name.
+  auto cal = dfft::model::Calibration::builtin(dfft::Backend::cpu, P, false, false);
+  cal.measured = true;
+  cal.device = dfft::detail::device_model(MPI_COMM_WORLD, dfft::Backend::cpu, -1);
+  cal.host = dfft::detail::broadcast_string(dfft::detail::host_name(), MPI_COMM_WORLD);
+  dfft::Wisdom w;
+  w.calibrations.push_back(cal);
+  const auto path = temp_wisdom("calibrated.json");
+  write_on_rank0(path, dfft::to_json(w));
+  for (const auto& shape : {kShape, std::vector<std::int64_t>{16, 12, 10}, std::vector<std::int64_t>{24, 20}}) {
+    dfft::Options o;
+    o.wisdom_file = path;
+    o.effort = dfft::Effort::estimate;
+    o.fftw_wisdom = false;
+    dfft::Plan<double> automatic(MPI_COMM_WORLD, shape, o);
+    o.tune = dfft::Tune::heuristic;
+    dfft::Plan<double> tuned(MPI_COMM_WORLD, shape, o);
+    SCOPED_TRACE(automatic.describe() + "\n" + dfft::describe(*tuned.tune_report()));
+    EXPECT_NE(automatic.describe().find("calibration of " + path), std::string::npos);
+    EXPECT_FALSE(has_warning(*tuned.tune_report(), "calibration"));
+    const auto& a = automatic.options();
+    const auto& t = tuned.options();
+    EXPECT_EQ(t.decomposition, a.decomposition);
+    EXPECT_EQ(t.variant, a.variant);
+    EXPECT_EQ(t.methods, a.methods);
+    EXPECT_EQ(t.chunks, a.chunks);
+    EXPECT_EQ(t.overlap, a.overlap);
+    EXPECT_EQ(tuned.grid(), automatic.grid());
+  }
 }
 
 // calibrate() on emulated nodes measures each link class between a pair of ranks of that

@@ -20,25 +20,32 @@
 
 namespace {
 
-// Converts to any field type but to no aggregate, so that `Options{AnyField{}, ...}` fills the
-// fields one by one, through the group structs by brace elision where Options derives from
-// them: the largest count that compiles is the number of fields, counted by the compiler.
+// Converts to whatever an element is, so that the largest count of initializers T{...} accepts
+// is the number of T's elements (its bases, then its own fields), counted by the compiler.
 struct AnyField {
-  template <class T, class = std::enable_if_t<!std::is_aggregate_v<T>>>
+  template <class T>
   operator T() const;
 };
 
-template <class T, std::size_t... I>
-constexpr bool initializable(std::index_sequence<I...>) {
-  return requires { T{(void(I), AnyField{})...}; };
+template <class T, class... Fields>
+constexpr std::size_t field_count() {
+  if constexpr (requires { T{Fields{}..., AnyField{}}; })
+    return field_count<T, Fields..., AnyField>();
+  else
+    return sizeof...(Fields);
 }
 
-template <class T, std::size_t N = 0>
-constexpr std::size_t field_count() {
-  if constexpr (N > 256 || !initializable<T>(std::make_index_sequence<N + 1>{}))
-    return N;
-  else
-    return field_count<T, N + 1>();
+// Options declares no field of its own: its elements are the seven groups, so its fields are
+// exactly theirs, and each group's count is the number of rows of that group.
+static_assert(field_count<dfft::Options>() == 7, "dfft::Options holds the seven groups and nothing else");
+
+template <class G>
+std::size_t rows_of(std::string_view group) {
+  std::size_t n = 0;
+  for (const auto& f : dfft::option_fields()) n += f.group == group;
+  EXPECT_EQ(n, field_count<G>()) << "group " << group << " has " << field_count<G>()
+                                 << " fields; the table in src/util/option_fields.cpp has " << n << " rows";
+  return field_count<G>();
 }
 
 std::string read(const std::string& path) {
@@ -49,8 +56,11 @@ std::string read(const std::string& path) {
 }
 
 TEST(OptionFields, OneRowPerOptionsField) {
-  constexpr std::size_t fields = field_count<dfft::Options>();
-  static_assert(fields >= 30, "the field count found the fields of Options");
+  const std::size_t fields = rows_of<dfft::ProblemOptions>("problem") +
+                             rows_of<dfft::DecompositionOptions>("decomposition") +
+                             rows_of<dfft::ExchangeOptions>("exchange") + rows_of<dfft::OverlapOptions>("overlap") +
+                             rows_of<dfft::TuningOptions>("tuning") + rows_of<dfft::DeviceOptions>("device") +
+                             rows_of<dfft::MemoryOptions>("memory");
   EXPECT_EQ(dfft::option_fields().size(), fields)
       << "dfft::Options has " << fields << " fields; the table in src/util/option_fields.cpp has "
       << dfft::option_fields().size() << " rows";
