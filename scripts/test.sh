@@ -80,9 +80,9 @@ mpirun --oversubscribe -np 1 "$TMP/downstream/downstream"
 mpirun --oversubscribe -np 1 "$TMP/downstream/downstream_c"
 
 phase "pip install . in a fresh virtual environment, 2-rank transform against numpy.fft"
-# pip builds the library and the module only (pyproject.toml), with the Release build's settings:
-# where a compiler launcher such as ccache is set (CMAKE_<LANG>_COMPILER_LAUNCHER in the
-# environment, or in DFFT_CMAKE_ARGS) the library's objects are the cached ones of build/.
+# pip builds the library and the module only (pyproject.toml), with the Release build's warning
+# flags and DFFT_CMAKE_ARGS; a compiler launcher such as ccache set in the environment
+# (CMAKE_<LANG>_COMPILER_LAUNCHER) or in DFFT_CMAKE_ARGS reaches this build too.
 python3 -m venv "$TMP/venv"
 CMAKE_ARGS="-DDFFT_WERROR=ON ${DFFT_CMAKE_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
   "$TMP/venv/bin/pip" install --quiet --progress-bar off "$ROOT"
