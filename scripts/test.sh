@@ -85,7 +85,7 @@ phase "pip install . in a fresh virtual environment, 2-rank transform against nu
 # (CMAKE_<LANG>_COMPILER_LAUNCHER) or in DFFT_CMAKE_ARGS reaches this build too.
 python3 -m venv "$TMP/venv"
 CMAKE_ARGS="-DDFFT_WERROR=ON ${DFFT_CMAKE_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
-  "$TMP/venv/bin/pip" install --quiet --progress-bar off "$ROOT"
+  "$TMP/venv/bin/pip" install --quiet --progress-bar off --disable-pip-version-check --root-user-action=ignore "$ROOT"
 # From outside the source tree and without the build's paths: the installed package alone.
 (cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH "$TMP/venv/bin/python" -m dfft)
 (cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH mpirun --oversubscribe -np 2 "$TMP/venv/bin/python" -c '
