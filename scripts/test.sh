@@ -82,9 +82,11 @@ mpirun --oversubscribe -np 1 "$TMP/downstream/downstream_c"
 phase "pip install . in a fresh virtual environment, 2-rank transform against numpy.fft"
 # pip builds the library and the module only (pyproject.toml), with the Release build's warning
 # flags and DFFT_CMAKE_ARGS; a compiler launcher such as ccache set in the environment
-# (CMAKE_<LANG>_COMPILER_LAUNCHER) or in DFFT_CMAKE_ARGS reaches this build too.
+# (CMAKE_<LANG>_COMPILER_LAUNCHER) or in DFFT_CMAKE_ARGS reaches this build too. Without CUDA:
+# build/ has compiled the CUDA backend already, and it adds about a fifth to this build's CPU
+# time (docs/building.md; DFFT_CMAKE_ARGS=-DDFFT_CUDA=AUTO puts it back).
 python3 -m venv "$TMP/venv"
-CMAKE_ARGS="-DDFFT_WERROR=ON ${DFFT_CMAKE_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
+CMAKE_ARGS="-DDFFT_WERROR=ON -DDFFT_CUDA=OFF ${DFFT_CMAKE_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
   "$TMP/venv/bin/pip" install --quiet --progress-bar off --disable-pip-version-check --root-user-action=ignore "$ROOT"
 # From outside the source tree and without the build's paths: the installed package alone.
 (cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH "$TMP/venv/bin/python" -m dfft)
