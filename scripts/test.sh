@@ -4,11 +4,13 @@
 #   1. install dependencies            (scripts/install-deps.sh)
 #   2. Release build, warnings as errors, all CTest tests (1-4 MPI ranks)       -> build/
 #   3. install into a temporary prefix and build+run scripts/find-package-test (find_package(dfft))
-#   4. AddressSanitizer + UndefinedBehaviorSanitizer build, 2-rank and unit tests -> build-asan/
-#   5. libFuzzer targets, bounded (fuzz/run.sh, DFFT_FUZZ_SECONDS each, default 20)
-#   6. ThreadSanitizer: concurrent plans on 2 ranks (tools/tsan.sh)                -> build-tsan/
+#   4. `pip install .` into a fresh virtual environment; `python -m dfft` and a 2-rank transform
+#      against numpy.fft from outside the source tree
+#   5. AddressSanitizer + UndefinedBehaviorSanitizer build, 2-rank and unit tests -> build-asan/
+#   6. libFuzzer targets, bounded (fuzz/run.sh, DFFT_FUZZ_SECONDS each, default 20)
+#   7. ThreadSanitizer: concurrent plans on 2 ranks (tools/tsan.sh)                -> build-tsan/
 # Exits non-zero on the first failure. Environment: DFFT_JOBS (build jobs, default 2),
-# DFFT_CMAKE_ARGS (extra configure arguments for both builds), DFFT_SKIP_ASAN=1 (skip steps 4-6).
+# DFFT_CMAKE_ARGS (extra configure arguments for every build), DFFT_SKIP_ASAN=1 (skip steps 5-7).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
@@ -78,6 +80,36 @@ cmake -S scripts/find-package-test -B "$TMP/downstream" -DCMAKE_BUILD_TYPE=Relea
 cmake --build "$TMP/downstream" -j "$JOBS"
 mpirun --oversubscribe -np 1 "$TMP/downstream/downstream"
 mpirun --oversubscribe -np 1 "$TMP/downstream/downstream_c"
+
+phase "pip install . in a fresh virtual environment, 2-rank transform against numpy.fft"
+# pip builds the library and the module only (pyproject.toml), with the Release build's warning
+# flags and DFFT_CMAKE_ARGS; a compiler launcher such as ccache set in the environment
+# (CMAKE_<LANG>_COMPILER_LAUNCHER) or in DFFT_CMAKE_ARGS reaches this build too. Without CUDA:
+# build/ has compiled the CUDA backend already, and it adds about a fifth to this build's CPU
+# time (docs/building.md; DFFT_CMAKE_ARGS=-DDFFT_CUDA=AUTO puts it back).
+python3 -m venv "$TMP/venv"
+CMAKE_ARGS="-DDFFT_WERROR=ON -DDFFT_CUDA=OFF ${DFFT_CMAKE_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
+  "$TMP/venv/bin/pip" install --quiet --progress-bar off --disable-pip-version-check --root-user-action=ignore "$ROOT"
+# From outside the source tree and without the build's paths: the installed package alone.
+(cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH "$TMP/venv/bin/python" -m dfft)
+(cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH mpirun --oversubscribe -np 2 "$TMP/venv/bin/python" -c '
+import sys
+import numpy as np
+from mpi4py import MPI
+import dfft
+comm = MPI.COMM_WORLD
+assert comm.size == 2 and dfft.__file__.startswith(sys.prefix), (comm.size, dfft.__file__)
+u = np.random.default_rng(7).random((12, 10, 9))
+plan = dfft.Plan(comm, u.shape)
+uk = plan.forward(plan.local_input(u))
+ref = np.fft.rfftn(u)
+err = np.abs(uk - plan.local_output(ref)).max() / np.abs(ref).max()
+back = np.abs(plan.inverse(uk) - plan.local_input(u)).max()
+worst = comm.allreduce(max(err, back), op=MPI.MAX)
+if comm.rank == 0:
+    print(f"pip-installed dfft, 2 ranks, 12x10x9 r2c: {worst:.1e} from numpy.fft.rfftn and back")
+sys.exit(0 if worst < 1e-12 else 1)
+')
 
 if [ "${DFFT_SKIP_ASAN:-0}" = 1 ]; then
   echo "=== test.sh: DFFT_SKIP_ASAN=1, sanitizer build skipped"

@@ -2,12 +2,13 @@
 #include "machine.hpp"
 
 #include <fftw3.h>
-#include <mpi.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <thread>
+
+#include "dfft/build_info.hpp"
 
 #ifdef DFFT_APP_HAS_CUDA
 #include <cuda_runtime_api.h>
@@ -66,12 +67,8 @@ void cuda_fields(nlohmann::json& m) {
 }  // namespace
 
 std::string mpi_library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) return "unknown MPI";
-  std::string s(text, static_cast<std::size_t>(len));
-  auto cut = s.find_first_of(",\n");
-  return trim(cut == std::string::npos ? s : s.substr(0, cut));
+  const std::string s = dfft::mpi_library_version();
+  return trim(s.substr(0, s.find(',')));
 }
 
 nlohmann::json machine_description(bool cuda) {

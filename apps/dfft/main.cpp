@@ -11,20 +11,12 @@
 
 #include "cli_common.hpp"
 #include "command.hpp"
+#include "machine.hpp"
 
 namespace {
 
-std::string mpi_library() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) return "unknown MPI";
-  std::string s(text, static_cast<std::size_t>(len));
-  auto cut = s.find_first_of(",\n");  // the first clause names the library and its version
-  return cut == std::string::npos ? s : s.substr(0, cut);
-}
-
 std::string version_text() {
-  return std::string("dfft ") + DFFT_VERSION_STRING + " (" + mpi_library() + ")";
+  return std::string("dfft ") + DFFT_VERSION_STRING + " (" + dfftapp::mpi_library_version() + ")";
 }
 
 // "dfft <subcommand>" for messages: the first argument naming a subcommand (CLI11 has not

@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "dfft/build_info.hpp"
 #include "dfft/dfft.hpp"
 #include "options.hpp"
 
@@ -236,29 +237,17 @@ int cuda_device_count() {
 #endif
 }
 
-/// The first line of a library version string (Open MPI counts its terminating NUL in the length).
-std::string first_line(std::string s) {
-  s = s.substr(0, s.find('\0'));
-  return s.substr(0, s.find('\n'));
-}
-
-std::string dfft_mpi_library() {
-  char v[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(v, &len);  // allowed before MPI_Init
-  return first_line(std::string(v, static_cast<std::size_t>(len > 0 ? len : 0)));
-}
-
 std::string mpi4py_mpi_library() {
   try {
-    return first_line(py::str(py::module_::import("mpi4py.MPI").attr("Get_library_version")()));
+    const std::string s = py::str(py::module_::import("mpi4py.MPI").attr("Get_library_version")());
+    return s.substr(0, s.find_first_of(std::string("\n\0", 2)));  // as dfft::mpi_library_version()
   } catch (const py::error_already_set&) {
     return "(unknown)";
   }
 }
 
 std::string different_mpi_message(const std::string& theirs) {
-  return "dfft and mpi4py use different MPI libraries in this process (dfft: " + dfft_mpi_library() +
+  return "dfft and mpi4py use different MPI libraries in this process (dfft: " + dfft::mpi_library_version() +
          "; mpi4py: " + theirs +
          "). Import dfft before mpi4py (dfft then makes mpi4py load its MPI), set MPI4PY_LIBMPI to "
          "the MPI library dfft was built with (e.g. libmpi.so.40 for Open MPI), or build mpi4py "
@@ -274,7 +263,7 @@ void import_mpi4py_same_mpi() {
   if (import_mpi4py() < 0) {
     py::error_already_set cause;
     const std::string theirs = mpi4py_mpi_library();
-    if (theirs != dfft_mpi_library()) {
+    if (theirs != dfft::mpi_library_version()) {
       py::raise_from(cause, PyExc_ImportError, different_mpi_message(theirs).c_str());
       throw py::error_already_set();
     }
@@ -310,6 +299,22 @@ PYBIND11_MODULE(_dfft, m) {
   m.def("option_fields", &dfft_python::option_fields_list,
         "The rows of dfft's option table: name, group, type, allowed, doc, flag, wisdom_key, "
         "c_field, c_absent, default (docs/options.md)");
+  m.def("build_info", [] {
+    const dfft::BuildInfo b = dfft::build_info();
+    py::dict d;
+    d["version"] = b.version;
+    d["cuda"] = b.cuda;
+    d["nccl"] = b.nccl;
+    d["nccl_version"] = b.nccl_version;
+    d["mpi_library"] = b.mpi_library;
+    d["mpi_cuda_aware"] = b.mpi_cuda_aware;
+    d["fftw_version"] = b.fftw_version;
+    d["wisdom_dir"] = b.wisdom_dir;
+    d["wisdom_file"] = b.wisdom_file;
+    d["fftw_wisdom_file"] = b.fftw_wisdom_file;
+    d["fftwf_wisdom_file"] = b.fftwf_wisdom_file;
+    return d;
+  });
   dfft_python::bind_reshape(m);
   dfft_python::bind_halo(m);
   m.def("pointer_device", &pointer_device, py::arg("ptr"));

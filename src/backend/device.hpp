@@ -175,4 +175,6 @@ struct GpuLinks {
 };
 /// Collective over comm (every rank with its GPU `ordinal` active).
 GpuLinks gpu_links(MPI_Comm comm, int ordinal);
+/// The version of the NCCL library loaded, "2.21.5" (defined only in builds with NCCL).
+std::string nccl_library_version();
 }  // namespace dfft::detail

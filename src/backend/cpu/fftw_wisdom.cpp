@@ -64,11 +64,16 @@ std::mutex& fftw_planner_mutex() {
   return m;
 }
 
-std::string machine_file(const Options& opt, const std::string& prefix, const std::string& suffix) {
+std::string wisdom_dir(const Options& opt) {
   std::string dir = opt.fftw_wisdom_dir;
   if (dir.empty()) dir = env("DFFT_WISDOM_DIR");
   if (dir.empty() && !env("XDG_CACHE_HOME").empty()) dir = env("XDG_CACHE_HOME") + "/dfft";
   if (dir.empty() && !env("HOME").empty()) dir = env("HOME") + "/.cache/dfft";
+  return dir;
+}
+
+std::string machine_file(const Options& opt, const std::string& prefix, const std::string& suffix) {
+  const std::string dir = wisdom_dir(opt);
   if (dir.empty()) return {};
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0 || !host[0]) return {};

@@ -18,9 +18,10 @@ std::mutex& fftw_planner_mutex();
 /// The wisdom file a plan with these options uses; empty when none (estimate, switched off, not
 /// the CPU backend, or no directory known).
 std::string fftw_wisdom_path(const Options& opt, bool is_double);
-/// <dir>/<prefix><hostname><suffix> in the directory of the FFTW wisdom files
-/// (Options::fftw_wisdom_dir, $DFFT_WISDOM_DIR, $XDG_CACHE_HOME/dfft, ~/.cache/dfft); empty when
-/// no directory or host name is known.
+/// The directory of the machine's wisdom files: Options::fftw_wisdom_dir, else $DFFT_WISDOM_DIR,
+/// else $XDG_CACHE_HOME/dfft, else ~/.cache/dfft; empty when none is known.
+std::string wisdom_dir(const Options& opt);
+/// <wisdom_dir(opt)>/<prefix><hostname><suffix>; empty when no directory or host name is known.
 std::string machine_file(const Options& opt, const std::string& prefix, const std::string& suffix);
 
 /// Imports the file at construction; save() merges what planning added since into the file.

@@ -324,6 +324,15 @@ std::unique_ptr<Transport> make_device_nccl(MPI_Comm c, const ExchangeSpec& s, C
   return std::make_unique<NcclExchange>(c, s, d, chunks, taper);
 }
 
+std::string nccl_library_version() {
+  int v = 0;
+  DFFT_NCCL(ncclGetVersion(&v));
+  // NCCL_VERSION(X, Y, Z) is X * 10000 + Y * 100 + Z from NCCL 2.9 on, X * 1000 + Y * 100 + Z before.
+  const int major = v >= 20900 ? v / 10000 : v / 1000;
+  const int minor = v >= 20900 ? v / 100 % 100 : v / 100 % 10;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(v % 100);
+}
+
 }  // namespace dfft::detail
 
 #else  // built without NCCL
