@@ -10,9 +10,13 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "bench.hpp"
+#include "dfft/option_fields.hpp"
+#include "machine.hpp"
+#include "output_target.hpp"
 #include "command.hpp"
 #include "dfft/dfft.hpp"
 #include "dfft/tune.hpp"
@@ -37,6 +41,8 @@ struct TuneArgs {
   int progress = 0;  // >0 --progress, <0 --no-progress, 0: on a terminal
   std::vector<int> threads{1};  // threads per rank; one tuning (and wisdom entry) per value
   OptionValues options;         // the other plan options, by field name
+  std::string json;             // --json: one record per candidate (tools/plot.py --tune)
+  std::vector<std::string> records;  // their lines, written once every tuning is done
 };
 
 const char* kFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
@@ -96,6 +102,10 @@ void add_options(CLI::App* c, TuneArgs& a) {
       ->delimiter(',')->check(at_least(0, "an integer >= 0"))->capture_default_str();
   c->add_option("--top", a.top, "Print only the N best candidates (0: all)")->check(at_least(0, "an integer >= 0"));
   c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
+  c->add_option("--json", a.json,
+                "Write one JSON line per candidate: its options, status, every timed repetition "
+                "(samples_ms, final_samples_ms), medians, spread, prediction and whether it was "
+                "chosen, a finalist or tied (tools/plot.py --tune draws them)");
   c->add_flag("--progress,!--no-progress", a.progress,
               "Progress lines on stderr (default: when stderr is a terminal)");
   // --mode and --budget are Options::tune and tune_budget_s here.
@@ -228,8 +238,49 @@ std::string shape_str(const std::vector<std::int64_t>& s) {
   return t;
 }
 
+// One JSON line per candidate of a measured tuning: what tools/plot.py --tune draws, so that a
+// reader sees which plans are ties. Times in ms; repetitions are the slowest rank's.
+void add_candidate_records(const TuneArgs& a, const dfft::TuneReport& r, const std::vector<std::int64_t>& shape,
+                           int ranks, std::vector<std::string>& lines) {
+  auto has = [](const std::vector<int>& v, int i) { return std::find(v.begin(), v.end(), i) != v.end(); };
+  auto ms = [](double s) { return std::isfinite(s) ? nlohmann::json(s * 1e3) : nlohmann::json(); };
+  auto ms_list = [](const std::vector<double>& v) {
+    nlohmann::json out = nlohmann::json::array();
+    for (double s : v) out.push_back(s * 1e3);
+    return out;
+  };
+  const nlohmann::json machine = machine_description(a.backend == "cuda");
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const auto& c = r.candidates[i];
+    const int k = static_cast<int>(i);
+    nlohmann::json j;
+    j["kind"] = "tune-candidate";
+    j["label"] = c.label;
+    j["status"] = dfft::to_string(c.status);
+    j["samples_ms"] = ms_list(c.samples);
+    j["final_samples_ms"] = ms_list(c.final_samples);
+    j["median_ms"] = ms(c.median);
+    j["final_ms"] = ms(c.final_median);
+    j["spread"] = std::isfinite(c.spread) ? nlohmann::json(c.spread) : nlohmann::json();
+    j["predicted_ms"] = ms(c.predicted);
+    j["chosen"] = k == r.winner;
+    j["finalist"] = has(r.finalists, k);
+    j["tied"] = has(r.tied, k);
+    j["size"] = shape;
+    j["ranks"] = ranks;
+    j["precision"] = a.precision;
+    j["transform"] = a.transform;
+    j["backend"] = a.backend;
+    j["options"] = nlohmann::json::object();
+    for (const auto& field : dfft::option_fields()) j["options"][std::string(field.name)] = field.get(c.options);
+    j["threads"] = c.options.threads;
+    j["machine"] = machine;
+    lines.push_back(j.dump() + "\n");
+  }
+}
+
 template <class T>
-int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options o, MPI_Comm comm) {
+int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options o, MPI_Comm comm) {
   int rank = 0, size = 1;
   APP_MPI(MPI_Comm_rank(comm, &rank));
   APP_MPI(MPI_Comm_size(comm, &size));
@@ -271,6 +322,7 @@ int run_typed(const TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::O
     std::printf("\n");
   } else if (rank == 0 && !r.wisdom_hit) {
     print_table(r, a.top);
+    if (!a.json.empty()) add_candidate_records(a, r, shape, size, a.records);
   }
   if (rank == 0) std::printf("%s\n", dfft::describe(r).c_str());
   if (a.validate) {
@@ -306,10 +358,18 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
   }
   set_plan_options(o, a.options);
   a.settings.reuse_wisdom = a.reuse;
+  if (!a.json.empty()) check_output_target("", a.json, false, comm);
   for (int t : a.threads) {
     o.threads = t;
     const int rc = a.precision == "double" ? run_typed<double>(a, shape, o, comm) : run_typed<float>(a, shape, o, comm);
     if (rc != 0) return rc;
+  }
+  if (rank == 0 && !a.json.empty()) {
+    OutputFile f;
+    std::string why;
+    if (!f.open(a.json, why)) throw IoError("dfft tune: " + why);
+    for (const auto& line : a.records) f.write(line);
+    if (!f.commit()) throw IoError("dfft tune: " + f.error());
   }
   return 0;
 }

@@ -35,6 +35,8 @@ inline std::string other_value(const dfft::OptionField& f) {
     return "/tmp/dfft-option";
   } else if (t == "pointer") {
     return "4096";
+  } else if (t == "halo") {
+    return "1,2,0/0,1,2";
   }
   std::string s;
   for (const auto& i : items) s += (s.empty() ? "" : std::string(1, f.separator)) + i;
