@@ -417,7 +417,8 @@ def plot_tune(plt, records, out, top=12):
     r0 = cands[0]
     size = "x".join(str(n) for n in r0.get("size", []))
     ax.set_title(f"dfft tune {size} {r0.get('precision', '')} {r0.get('transform', '')}, {r0.get('ranks')} ranks, "
-                 f"{r0.get('run', {}).get('machine') or r0.get('host', '')}: hollow first pass, filled final rounds",
+                 f"{(r0.get('machine') or {}).get('cpu_model') or (r0.get('machine') or {}).get('host', '')}: "
+                 "hollow first pass, filled final rounds",
                  fontsize=9)
     ax.grid(axis="x", linewidth=0.3)
     fig.tight_layout()

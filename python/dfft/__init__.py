@@ -325,6 +325,26 @@ class Plan:
         """Per-stage phase times (seconds, this rank) of the last forward/inverse."""
         return self._impl.timings()
 
+    def close(self):
+        """Free the plan now; collective, call it on every rank. A plan whose exchanges hold MPI
+        windows (onesided) or NCCL communicators frees them collectively, and Python's garbage
+        collector may drop a plan at different moments on different ranks (a traceback or a
+        reference cycle keeping it alive on one rank): close such plans, or make them in a
+        `with` block, rather than leaving them to the collector. Using a closed plan raises
+        ValueError; closing twice does nothing."""
+        self._impl.close()
+
+    @property
+    def closed(self):
+        return self._impl.closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
     def describe(self):
         return self._impl.describe()
 

@@ -90,6 +90,7 @@ class PyPlan {
   // work: the caller's workspace (0: the plan's own buffers) of work_bytes bytes.
   void execute(bool forward, std::uintptr_t in, std::uintptr_t out, int batch, std::uintptr_t work,
                std::int64_t work_bytes) {
+    open_or_throw();
     py::gil_scoped_release unlocked;
     const dfft::Workspace w{reinterpret_cast<void*>(work), work_bytes};
     if (w.data && batch != 1) throw py::value_error("work: a workspace is for one array, not a batch");
@@ -97,14 +98,35 @@ class PyPlan {
   }
 
   void prepare_batch(int batch) {
+    open_or_throw();
     py::gil_scoped_release unlocked;  // collective
     std::visit([&](auto& p) { p->prepare_batch(batch); }, plan_);
   }
 
+  // Frees the plan now, on every rank together (collective: one-sided windows and NCCL
+  // communicators are freed collectively). Python's garbage collector may free a plan at
+  // different moments on different ranks, so a program that drops plans with such resources
+  // closes them instead. Closing twice does nothing.
+  void close() {
+    py::gil_scoped_release unlocked;
+    std::visit([](auto& p) { p.reset(); }, plan_);
+  }
+  bool closed() const {
+    return std::visit([](const auto& p) { return !p; }, plan_);
+  }
+
   template <class F>
   auto with(F&& f) const {
+    open_or_throw();
     return std::visit([&](const auto& p) { return f(*p); }, plan_);
   }
+
+ private:
+  void open_or_throw() const {
+    if (closed()) throw py::value_error("this dfft plan was closed (Plan.close())");
+  }
+
+ public:
 
   // Plan memory (device memory on the cuda backend), for numpy arrays handed to a cuda plan.
   std::uintptr_t allocate(std::size_t bytes) const {
@@ -349,6 +371,8 @@ PYBIND11_MODULE(_dfft, m) {
            py::arg("batch"), py::arg("work"), py::arg("work_bytes"))
       .def("workspace_bytes", [](const PyPlan& p) { return p.with([](auto& q) { return q.workspace_bytes(); }); })
       .def("prepare_batch", &PyPlan::prepare_batch, py::arg("batch"))
+      .def("close", &PyPlan::close)
+      .def_property_readonly("closed", &PyPlan::closed)
       .def("allocate", &PyPlan::allocate, py::arg("bytes"))
       .def("deallocate", &PyPlan::deallocate, py::arg("ptr"))
       .def("upload", &PyPlan::upload, py::arg("dst"), py::arg("host_src"), py::arg("bytes"))

@@ -2,6 +2,7 @@
 """The exception classes under dfft.Error, each provoked for real on every rank, and
 Plan.memory. (MPI and FFTW failures are provoked by injection in test_injected_errors.py.)"""
 
+import numpy as np
 import pytest
 from mpi4py import MPI
 
@@ -49,3 +50,17 @@ def test_memory_reports_host_bytes():
     for e in plan.output_shape:
         n *= e
     assert all_ranks(host >= 2 * 16 * n)
+
+
+def test_close_frees_the_plan_on_every_rank_and_refuses_later_use():
+    # A onesided plan holds an MPI window, freed collectively: close() frees it on every rank at
+    # the same point, whatever references the garbage collector still sees.
+    with dfft.Plan(MPI.COMM_WORLD, (9, 6, 5), methods="onesided", effort="estimate", fftw_wisdom=False) as p:
+        a = np.ones(p.input_shape, p.input_dtype)
+        p.forward(a)
+    assert p.closed
+    with pytest.raises(ValueError, match="closed"):
+        p.forward(a)
+    with pytest.raises(ValueError, match="closed"):
+        p.describe()
+    p.close()  # a second close does nothing
