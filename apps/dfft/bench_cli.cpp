@@ -80,7 +80,8 @@ void add_suite_options(CLI::App* c, BenchArgs& a);
 
 void add_options(CLI::App* c, BenchArgs& a) {
   add_size_option(c, a.sizes, "Global shape; repeat for several");
-  // "auto": the plan chooses (docs/defaults.md); a row the sweep compares with its best.
+  // "auto": the plan chooses (docs/design.md, "Automatic choices by default"); a row the sweep
+  // compares with its best.
   const auto with_auto = [](std::vector<std::string> v) {
     v.push_back("auto");
     return v;

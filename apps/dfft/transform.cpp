@@ -21,7 +21,7 @@ namespace {
 
 struct TransformArgs {
   std::string in, out, transform = "r2c", norm = "backward";
-  std::string decomp = "slab-2d1d", variant = "default", grid = "auto";
+  std::string decomp = "auto", variant = "auto", grid = "auto";  // the library's defaults
   std::string backend = "cpu", staging = "auto", effort = "measure";
   std::vector<std::string> methods, methods1, methods2;
   bool inverse = false, verbose = false, quiet = false, in_place = false;
@@ -69,8 +69,8 @@ void add_options(CLI::App* c, TransformArgs& a) {
   c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward")
       ->capture_default_str()
       ->check(CLI::IsMember({"backward", "ortho", "forward"}));
-  c->add_option("--decomp", a.decomp, "slab-2d1d | slab-1d2d | pencil")->capture_default_str();
-  c->add_option("--variant", a.variant, "default | realigned")->capture_default_str();
+  c->add_option("--decomp", a.decomp, "slab-2d1d | slab-1d2d | pencil | auto (chosen by the plan)")->capture_default_str();
+  c->add_option("--variant", a.variant, "default | realigned | auto (chosen by the plan)")->capture_default_str();
   c->add_option("--grid", a.grid, "Process grid P1xP2 (pencil), P (slab) or auto")
       ->capture_default_str();
   auto* m = c->add_option("--method", a.methods, "Redistribution method of every exchange")
@@ -205,6 +205,7 @@ void execute(dfft::Plan<T>& plan, const Job& j, const void* in, void* out) {
 
 struct Timings {
   double read = 0, compute = 0, write = 0;
+  std::string plan;  // the decomposition and variant the plan has (chosen where left automatic)
 };
 
 template <class T>
@@ -221,6 +222,7 @@ Timings run_typed(const TransformArgs& a, const dfft::io::NpyHeader& h, const Jo
   std::vector<T> host_in(static_cast<std::size_t>(src.alloc_count()) * in_elem / sizeof(T));
   std::vector<T> host_out(static_cast<std::size_t>(dst.alloc_count()) * out_elem / sizeof(T));
   Timings t;
+  t.plan = dfft::to_string(plan.options().decomposition) + " " + dfft::to_string(plan.options().variant);
   double t0 = MPI_Wtime();
   dfft::io::read_npy(comm, a.in, h.shape, h.dtype, src, host_in.data());
   t.read = MPI_Wtime() - t0;
@@ -288,11 +290,11 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
     if (rank == 0 && !path.empty()) std::printf("%s\n", path.c_str());
     if (rank == 0 && !a.quiet)
       std::printf(
-          "dfft transform: %s %s %s -> %s %s %s, %s on %d rank%s (%s %s); read %.3f s, transform "
+          "dfft transform: %s %s %s -> %s %s %s, %s on %d rank%s (%s%s); read %.3f s, transform "
           "%.3f s, write %.3f s\n",
           a.in.c_str(), to_string(h.dtype).c_str(), shape_str(h.shape).c_str(), a.out.c_str(),
           to_string(j.out_type).c_str(), shape_str(j.out_shape).c_str(), direction_text(a, j).c_str(),
-          size, size == 1 ? "" : "s", a.decomp.c_str(), a.variant.c_str(), t.read, t.compute,
+          size, size == 1 ? "" : "s", t.plan.c_str(), "", t.read, t.compute,
           t.write);
     return exit_ok;
   } catch (const dfft::Error& e) {

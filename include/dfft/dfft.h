@@ -55,7 +55,7 @@ typedef enum {
 /* Enumerations; the option fields below are plain ints holding these values. */
 enum { DFFT_DOUBLE = 0, DFFT_FLOAT = 1 };
 /* DFFT_DECOMP_AUTO, DFFT_VARIANT_AUTO: chosen when the plan is made (dfft_options_init's
-   defaults; docs/defaults.md). */
+   defaults; docs/design.md, "Automatic choices by default"). */
 enum { DFFT_SLAB_2D1D = 0, DFFT_SLAB_1D2D = 1, DFFT_PENCIL = 2, DFFT_DECOMP_AUTO = 3 };
 enum { DFFT_DEFAULT = 0, DFFT_REALIGNED = 1, DFFT_VARIANT_AUTO = 2 };
 enum { DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2 };

@@ -414,8 +414,9 @@ struct distinct_types<H, T...>
 /// the type's own default is meant), so that a designated initializer may leave any field out
 /// without a -Wmissing-field-initializers warning.
 ///
-/// Automatic choices (docs/defaults.md): decomposition, grid, variant, methods, chunks and
-/// overlap left at their automatic values are chosen when the plan is made, without timed runs,
+/// Automatic choices (docs/design.md, "Automatic choices by default"): decomposition, grid,
+/// variant, methods, chunks and overlap left at their automatic values are chosen when the plan
+/// is made, without timed runs,
 /// from what the plan can know (backend, nodes, GPUs shared or peer-connected, CUDA-aware MPI,
 /// NCCL, sizes, transform, precision, ranks) and the analytic model with this machine's
 /// calibration (a wisdom file's, else built-in constants for the device class). Every field the
