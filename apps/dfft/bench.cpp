@@ -35,11 +35,12 @@ double total_points(const std::vector<std::int64_t>& s) {
   return std::accumulate(s.begin(), s.end(), 1.0, [](double a, std::int64_t v) { return a * static_cast<double>(v); });
 }
 
-// FFTW convention: 5 N log2 N flops for complex, half of that for real transforms.
-double gflops(const std::vector<std::int64_t>& shape, bool real, double ms) {
+// FFTW convention: 5 N log2 N flops for complex, half of that for real transforms, per array of
+// the batch.
+double gflops(const std::vector<std::int64_t>& shape, bool real, double ms, int batch) {
   const double n = total_points(shape);
   if (ms <= 0 || n < 2) return 0;
-  return (real ? 2.5 : 5.0) * n * std::log2(n) / (ms * 1e-3) / 1e9;
+  return batch * (real ? 2.5 : 5.0) * n * std::log2(n) / (ms * 1e-3) / 1e9;
 }
 
 // A check passes below its limit (validation_limits: the precision's, plus the wire format's
@@ -131,7 +132,7 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
     d.pack = t->pack;
     d.comm = t->comm;
     d.unpack = t->unpack;
-    d.gflops = gflops(c.shape, real, t->median);
+    d.gflops = gflops(c.shape, real, t->median, c.opt.batch);
     d.samples_ms = t->samples;
     d.rank_phases = t->rank_phases;
     d.stages = t->stages;
@@ -224,7 +225,8 @@ struct Sweep {
       r.time_median = t.median * 1e3;
       r.time_max = t.max * 1e3;
       r.fft = r.time_median;  // a serial transform is all FFT
-      r.gflops = gflops(c.shape, c.opt.transform == dfft::Transform::r2c, r.time_median);
+      r.options.batch = 1;     // the reference transforms one array of a batched configuration
+      r.gflops = gflops(c.shape, c.opt.transform == dfft::Transform::r2c, r.time_median, 1);
       r.timestamp = utc_timestamp();
       r.host = host_name();
       emit(r);

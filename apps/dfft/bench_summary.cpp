@@ -33,7 +33,7 @@ std::string configuration_text(const Record& r) {
 
 void Fastest::add(const std::vector<Record>& recs) {
   if (recs.size() != 2 || recs[0].validation == "fail") return;
-  const auto key = std::make_tuple(shape_text(recs[0].size), recs[0].precision, recs[0].transform);
+  const auto key = std::make_tuple(problem_text(recs[0]), recs[0].precision, recs[0].transform);
   if (!groups_.count(key)) order_.push_back(key);
   Entry e{configuration_text(recs[0]), 0, 0, 0, 0, 0};
   for (const auto& r : recs) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <complex>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "dfft/dfft.hpp"
 #include "dfft/tune.hpp"
@@ -40,7 +42,12 @@ class PlanBuffer {
 template <class T>
 void fill_input(const dfft::Plan<T>& plan, bool real, PlanBuffer<T>& dst) {
   const dfft::Layout& l = plan.input_layout();
-  const auto& shape = plan.shape();
+  // A batched plan's layouts carry the batch as a leading axis.
+  std::vector<std::int64_t> shape = plan.physical_shape();
+  if (l.box.dims() == static_cast<int>(shape.size()) + 1) shape.insert(shape.begin(), plan.options().batch);
+  if (l.box.dims() != static_cast<int>(shape.size()))
+    throw std::logic_error("fill_input: the input box has " + std::to_string(l.box.dims()) + " axes, the array " +
+                           std::to_string(shape.size()));
   std::vector<T> host(static_cast<std::size_t>(plan.input_count()) * (real ? 1 : 2));
   if (!l.box.empty()) {
     const int d = l.box.dims();

@@ -40,7 +40,7 @@ const std::vector<Column>& columns() {
       {"methods", true, 0, [](const Record& r) { return methods_text(r.methods); }},
       {"prec", true, 0, [](const Record& r) { return r.precision; }},
       {"tr", true, 0, [](const Record& r) { return r.transform; }},
-      {"size", true, 0, [](const Record& r) { return shape_text(r.size); }},
+      {"size", true, 0, [](const Record& r) { return problem_text(r); }},
       {"P", false, 3, [](const Record& r) { return std::to_string(r.ranks); }},
       {"grid", true, 0, [](const Record& r) { return grid_text(r.grid); }},
       {"codec", true, 0, [](const Record& r) { return r.codec.empty() ? std::string("-") : r.codec; }},
@@ -77,6 +77,11 @@ std::string shape_text(const std::vector<std::int64_t>& s) {
   std::vector<std::string> p;
   for (auto v : s) p.push_back(std::to_string(v));
   return join(p, "x");
+}
+
+std::string problem_text(const Record& r) {
+  const std::string s = shape_text(r.size);
+  return r.options.batch > 1 ? s + " batch " + std::to_string(r.options.batch) : s;
 }
 
 std::string grid_text(const std::vector<int>& g) {

@@ -95,6 +95,8 @@ class JsonLines {
 /// Text helpers shared by the table and the bench summary.
 std::string join(const std::vector<std::string>& v, const std::string& sep);
 std::string shape_text(const std::vector<std::int64_t>& s);
+/// The record's array shape, with "batch N" after it when it transforms N arrays together.
+std::string problem_text(const Record& r);
 std::string grid_text(const std::vector<int>& g);
 std::string methods_text(const std::vector<std::string>& m);
 std::string utc_timestamp();

@@ -3,6 +3,7 @@
 of compressed exchanges, what `dfft bench` prints, how `dfft tune` ranks and decides, bad sizes and
 ranges, one exit status per kind of error (docs/cli.md), and numbers the docs state."""
 import json
+import math
 import os
 import re
 import stat
@@ -153,6 +154,13 @@ def option_table(c, r, work):
                  "a2a-sync", "--reps", "1", "--warmup", "0", "--batch", "1,2", "--json", out, np=2)
     batches = sorted(x.get("batch", 1) for x in records_of(out))
     c.check(run.returncode == 0 and batches == [1, 1, 2, 2], f"--batch 1,2 sweeps: {batches} {run.stderr[-300:]}")
+    # A batch of 2 does twice the flops of one array in its time, and the table tells the rows apart.
+    n = 12 * 10 * 8
+    for x in records_of(out):
+        want = x.get("batch", 1) * 2.5 * n * math.log2(n) / (x["time_ms"]["median"] * 1e-3) / 1e9
+        c.check(abs(x["gflops"] - want) <= 1e-9 * want, f"batch {x.get('batch', 1)}: GF/s {x['gflops']} != {want}")
+    c.check("12x10x8 batch 2" in run.stdout and run.stdout.count("12x10x8 double r2c") == 1,
+            f"batched rows and their own fastest line: {run.stdout[-900:]}")
     run = r.dfft("bench", "--size", "12", "10", "8", "--batch", "two", np=1)
     c.check(run.returncode == USAGE and "batch" in run.stderr, f"--batch two: exit {run.returncode} {run.stderr[-300:]}")
 
