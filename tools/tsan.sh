@@ -25,7 +25,7 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 # -O1 -g: TSan's documented setting (usable speed, exact stacks for the suppressions).
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER="$CC_TSAN" \
-  -DCMAKE_CXX_COMPILER="$CXX_TSAN" -DDFFT_CUDA=OFF -DDFFT_NCCL=OFF -DDFFT_TESTS=ON -DDFFT_WERROR=ON \
+  -DCMAKE_CXX_COMPILER="$CXX_TSAN" -DCMAKE_UNITY_BUILD=ON -DDFFT_PYTHON=OFF -DDFFT_CUDA=OFF -DDFFT_NCCL=OFF -DDFFT_TESTS=ON -DDFFT_WERROR=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -fno-omit-frame-pointer" \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" "${launcher[@]}" >/dev/null

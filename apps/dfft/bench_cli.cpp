@@ -25,7 +25,7 @@ const std::vector<std::string> kAllMethods{"a2a-sync", "a2a-type", "p2p-sync", "
 // The embedded default sweep (no --size): a cube and an odd shape that divides no rank count.
 const std::vector<std::vector<std::string>> kDefaultSizes{{"64", "64", "64"}, {"17", "12", "10"}};
 
-const char* kFooter = R"(Sweeps: every list option takes several values (repeat it or separate by commas) and
+const char* kBenchFooter = R"(Sweeps: every list option takes several values (repeat it or separate by commas) and
 bench runs every combination. An omitted option sweeps: --decomp all three, --variant both,
 --method every method of the backend (cpu: a2a-sync, a2a-type, p2p-sync, p2p-type, onesided), --grid
 automatic. --method1/--method2 set the method of the first/second exchange (pencils; a slab uses
@@ -325,7 +325,7 @@ Command make_bench_command(CLI::App& parent) {
       "bench", "Time distributed transforms over a sweep of configurations; print a table, "
                "optionally validate and write JSON lines");
   add_options(c, *args);
-  c->footer(kFooter);
+  c->footer(kBenchFooter);
   auto run = [args, c](MPI_Comm comm) {
     for (const auto& name : kOverridable)
       if (given_option(*c, *args, name)) args->given.push_back(name);

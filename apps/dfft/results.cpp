@@ -22,7 +22,7 @@ struct CsvColumn {
 };
 
 // clang-format off
-const std::vector<CsvColumn>& columns() {
+const std::vector<CsvColumn>& csv_column_table() {
   static const std::vector<CsvColumn> c{
       {"decomposition", "/decomposition", ';'}, {"variant", "/variant", ';'},
       {"methods", "/methods", ';'},             {"codec", "/codec", ';'},
@@ -124,7 +124,7 @@ void add_result_fields(json& j, const Record& r) {
 const std::vector<std::string>& csv_columns() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const auto& c : columns()) v.push_back(c.name);
+    for (const auto& c : csv_column_table()) v.push_back(c.name);
     return v;
   }();
   return names;
@@ -133,7 +133,7 @@ const std::vector<std::string>& csv_columns() {
 std::string csv_row(const json& record) {
   std::string row;
   bool first = true;
-  for (const auto& c : columns()) {
+  for (const auto& c : csv_column_table()) {
     if (!first) row += ',';
     first = false;
     const json::json_pointer p(c.pointer);

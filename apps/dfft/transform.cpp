@@ -38,7 +38,7 @@ struct Job {
   dfft::io::Dtype out_type = dfft::io::Dtype::float64;
 };
 
-const char* kFooter = R"(Transforms: r2c (real input, complex output with the last axis n/2+1, like
+const char* kTransformFooter = R"(Transforms: r2c (real input, complex output with the last axis n/2+1, like
 numpy.fft.rfftn), c2r (the inverse: complex input with the halved last axis, real output of last
 axis --last-n, default 2*(m-1) like numpy.fft.irfftn), c2c (complex to complex; --inverse for
 the backward transform, like numpy.fft.ifftn).
@@ -313,7 +313,7 @@ Command make_transform_command(CLI::App& parent) {
       "transform",
       "Transform a .npy file into a .npy file (r2c, c2r or c2c), reading and writing with MPI-IO");
   add_options(c, *args);
-  c->footer(kFooter);
+  c->footer(kTransformFooter);
   return {c, [args](MPI_Comm comm) { return run_transform(*args, comm); }};
 }
 

@@ -45,7 +45,7 @@ struct TuneArgs {
   std::vector<std::string> records;  // their lines, written once every tuning is done
 };
 
-const char* kFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
+const char* kTuneFooter = R"(Candidates: both slab decompositions, the pencil on every factorisation P1 x P2 of the
 rank count, both variants, every method of the backend for each exchange, and chunks 1 and 4
 for onesided. Each candidate runs --warmup untimed and --reps timed forward+inverse pairs
 (all ranks start each repetition together after a barrier); its "median ms" is the median over
@@ -382,7 +382,7 @@ Command make_tune_command(CLI::App& parent) {
       "tune", "Time every candidate plan for one problem, print them ranked and store the fastest in "
               "the wisdom file (--mode heuristic: the analytic model's ranking, nothing timed)");
   add_options(c, *args);
-  c->footer(kFooter);
+  c->footer(kTuneFooter);
   return {c, [args, c](MPI_Comm comm) {
             args->wisdom_given = c->count("--wisdom") > 0;
             return run_tune(*args, comm);

@@ -3,6 +3,10 @@
 import argparse
 import os
 import subprocess
+import time
+
+# A command that takes longer than this is named in the test's output.
+SLOW_SECONDS = float(os.environ.get("DFFT_TEST_SLOW_SECONDS", "3"))
 
 
 def parse_args(extra=None):
@@ -32,8 +36,13 @@ class Runner:
         prefix = list(self.prefix)
         if np is not None:
             prefix[2] = str(np)
-        return subprocess.run(prefix + [self.args.dfft] + [str(a) for a in argv], cwd=self.args.workdir,
-                              capture_output=True, text=True, timeout=timeout)
+        t0 = time.monotonic()
+        run = subprocess.run(prefix + [self.args.dfft] + [str(a) for a in argv], cwd=self.args.workdir,
+                             capture_output=True, text=True, timeout=timeout)
+        took = time.monotonic() - t0
+        if took > SLOW_SECONDS:  # where a test's time goes, for keeping the suite short
+            print(f"  slow command ({took:.1f} s): dfft {' '.join(str(a) for a in argv)}", flush=True)
+        return run
 
 
 class Checks:

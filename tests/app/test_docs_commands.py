@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -141,10 +142,12 @@ def main():
                 continue
             seen.add(key)
             cmd = prefix + [str(np_)] + flags + (["--oversubscribe"] if np_ > 2 and "--oversubscribe" not in flags else []) + argv
+            t0 = time.monotonic()
             p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=600)
+            took = time.monotonic() - t0
             c.check(p.returncode == 0, f"{where}\n  ran: {' '.join(cmd[len(prefix) + 1:])}\n  exit {p.returncode}: "
                     f"{(p.stderr.strip() or p.stdout.strip())[-400:]}")
-            print(f"  ran ({p.returncode}): {where}", flush=True)
+            print(f"  ran ({p.returncode}, {took:.1f} s): {where}", flush=True)
     for s in skipped:
         print(f"  skipped: {s}")
     print(f"{len(skipped)} command(s) skipped")

@@ -10,6 +10,7 @@
 
 namespace dfft_test {
 namespace {
+namespace axes {  // names of its own in a unity build
 
 using dfft::Decomposition;
 using dfft::Transform;
@@ -249,5 +250,6 @@ TEST(AxesMore, BadAxesAndPaddingRefused) {
   expect_error_everywhere(plan_with(o), "padding with user_workspace");
 }
 
+}  // namespace axes
 }  // namespace
 }  // namespace dfft_test

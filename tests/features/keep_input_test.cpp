@@ -14,6 +14,7 @@
 
 namespace dfft_test {
 namespace {
+namespace keep_input {  // names of its own in a unity build
 
 using dfft::detail::Buffer;
 using dfft::detail::Device;
@@ -197,5 +198,6 @@ TEST(KeepInputC2r, PlanReportsItsChoice) {
   EXPECT_TRUE(spec.host() == before) << "the inverse overwrote its input";
 }
 
+}  // namespace keep_input
 }  // namespace
 }  // namespace dfft_test

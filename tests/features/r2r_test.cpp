@@ -13,6 +13,7 @@
 
 namespace dfft_test {
 namespace {
+namespace r2r {  // names of its own in a unity build
 
 using dfft::Decomposition;
 using dfft::R2R;
@@ -500,5 +501,6 @@ TEST(R2rMore, BadCombinationsAreRejected) {
   EXPECT_EQ(dfft::parse_transform("r2r"), Transform::r2r);
 }
 
+}  // namespace r2r
 }  // namespace
 }  // namespace dfft_test

@@ -15,6 +15,7 @@
 
 namespace dfft_test {
 namespace {
+namespace strided {  // names of its own in a unity build
 
 using dfft::Decomposition;
 using dfft::Transform;
@@ -332,5 +333,6 @@ TEST(HaloArrays, RefusesBadWidthsAndLayouts) {
   expect_refusal([&] { dfft::Reshape<double> x(MPI_COMM_WORLD, tight, in); }, "axis 2", invalid);
 }
 
+}  // namespace strided
 }  // namespace
 }  // namespace dfft_test

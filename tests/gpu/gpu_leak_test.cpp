@@ -44,12 +44,6 @@ const std::vector<Method> kGpuMethods{Method::a2a_sync, Method::a2a_type,      M
                                       Method::p2p_type, Method::p2p_streams,   Method::nccl,
                                       Method::onesided, Method::p2p_pipelined, Method::cuda_ipc};
 
-std::size_t free_device_bytes() {
-  std::size_t f = 0, t = 0;
-  if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();
-  return f;
-}
-
 // One cycle: make the plan, upload, forward, inverse, download, check, destroy. Returns the
 // round-trip error relative to the largest input value.
 template <class T>

@@ -275,12 +275,6 @@ bool ranks_share_gpus() {
   return cudaGetDeviceCount(&gpus) != cudaSuccess || world_size() > gpus;
 }
 
-std::size_t free_device_bytes() {
-  std::size_t f = 0, t = 0;
-  cudaMemGetInfo(&f, &t);
-  return f;
-}
-
 // One create/execute/destroy cycle of a small plan; methods and decompositions rotate.
 void one_cycle(int i, Method m) {
   const dfft::Decomposition decs[] = {dfft::Decomposition::slab_2d1d, dfft::Decomposition::slab_1d2d,

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstddef>
 #include <functional>
 #include <limits>
 #include <string>
@@ -21,6 +22,16 @@ namespace dfft_gpu {
 
 /// Empty when every rank sees a GPU; otherwise the reason (the same on every rank).
 inline const std::string& no_gpu_reason() { return dfft_test::backend_unavailable(); }
+
+/// Free device memory of this rank's GPU (0 when the query fails; the error is cleared).
+inline std::size_t free_device_bytes() {
+  std::size_t f = 0, t = 0;
+  if (cudaMemGetInfo(&f, &t) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return f;
+}
 
 /// Skips the test, with the reason, on machines without a GPU (main skips every test then
 /// already; this keeps a test honest when run from another main).

@@ -54,15 +54,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int rank() { return dfft_test::world_rank(); }
-int ranks() { return dfft_test::world_size(); }
+using dfft_test::world_rank;
+using dfft_test::world_size;
 
 // A directory of this run, the same on every rank.
 std::string work_dir() {
   long pid = static_cast<long>(getpid());
   MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   const fs::path d = fs::temp_directory_path() / ("dfft-io-failure-" + std::to_string(pid));
-  if (rank() == 0) fs::create_directories(d);
+  if (world_rank() == 0) fs::create_directories(d);
   MPI_Barrier(MPI_COMM_WORLD);
   return d.string();
 }
@@ -79,7 +79,7 @@ struct Part {
   std::vector<double> data;
 };
 Part my_part() {
-  const std::int64_t n = kShape[0], p = ranks(), r = rank();
+  const std::int64_t n = kShape[0], p = world_size(), r = world_rank();
   Part part;
   part.layout.box = {{n * r / p, 0, 0}, {n * (r + 1) / p, kShape[1], kShape[2]}};
   const std::int64_t plane = kShape[1] * kShape[2];
@@ -115,12 +115,12 @@ class WriteFault : public ::testing::TestWithParam<Fault> {};
 
 TEST_P(WriteFault, ReportedOnEveryRankAndTheOldFileKept) {
   const Fault f = GetParam();
-  if (f.where >= ranks()) GTEST_SKIP() << "needs " << f.where + 1 << " ranks";
+  if (f.where >= world_size()) GTEST_SKIP() << "needs " << f.where + 1 << " ranks";
   const std::string dir = work_dir(), path = dir + "/checkpoint.npy";
   const std::string old = "an earlier checkpoint, not to be lost";
-  if (rank() == 0) std::ofstream(path, std::ios::binary) << old;
+  if (world_rank() == 0) std::ofstream(path, std::ios::binary) << old;
   MPI_Barrier(MPI_COMM_WORLD);
-  if (f.where < 0 || f.where == rank()) hardening::inject_failure(f.call, f.code);
+  if (f.where < 0 || f.where == world_rank()) hardening::inject_failure(f.call, f.code);
   bool threw = false;
   try {
     write(path);
@@ -132,23 +132,23 @@ TEST_P(WriteFault, ReportedOnEveryRankAndTheOldFileKept) {
   }
   const bool delivered = hardening::injected_and_disarm();
   EXPECT_TRUE(threw) << f.call << " failed on rank " << f.where << " but write_npy returned normally";
-  if (f.where < 0 || f.where == rank()) {
+  if (f.where < 0 || f.where == world_rank()) {
     EXPECT_TRUE(delivered) << f.call << " was never called";
   }
-  if (rank() == 0) {
+  if (world_rank() == 0) {
     EXPECT_EQ(bytes_of(path), old) << "the earlier file was changed";
     EXPECT_FALSE(fs::exists(path + ".dfft-tmp")) << "the temporary file was left behind";
   }
   // Nothing is stuck: the same write now succeeds, with the data as written above.
   write(path);
-  if (rank() == 0) {
+  if (world_rank() == 0) {
     const std::string got = bytes_of(path), data = expected_data();
     ASSERT_GE(got.size(), data.size());
     EXPECT_EQ(got.compare(0, 6, "\x93NUMPY"), 0);
     EXPECT_EQ(got.substr(got.size() - data.size()), data);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank() == 0) fs::remove_all(dir);
+  if (world_rank() == 0) fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -167,13 +167,13 @@ INSTANTIATE_TEST_SUITE_P(
 // still reported, not returned as success.
 TEST(WriteFaultInPlace, ShortWriteReported) {
   const std::string dir = work_dir(), path = dir + "/inplace.npy";
-  if (rank() == 0) std::ofstream(path, std::ios::binary) << "old";
+  if (world_rank() == 0) std::ofstream(path, std::ios::binary) << "old";
   MPI_Barrier(MPI_COMM_WORLD);
   hardening::inject_failure("MPI_File_write_at_all", MPI_SUCCESS);
   EXPECT_THROW(write(path, false), dfft::MpiError);
   EXPECT_TRUE(hardening::injected_and_disarm());
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank() == 0) fs::remove_all(dir);
+  if (world_rank() == 0) fs::remove_all(dir);
 }
 
 // Output paths that are not regular files: refused on every rank before anything is written,
@@ -183,7 +183,7 @@ TEST(WriteTarget, NonRegularRefusedAndLinksNotFollowed) {
   const std::string target = dir + "/target.npy", link = dir + "/link.npy", fifo = dir + "/fifo.npy",
                     sub = dir + "/sub.npy", node = dir + "/null-node";
   bool have_node = false;
-  if (rank() == 0) {
+  if (world_rank() == 0) {
     std::ofstream(target, std::ios::binary) << "the link's target";
     fs::create_symlink(target, link);
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
@@ -207,7 +207,7 @@ TEST(WriteTarget, NonRegularRefusedAndLinksNotFollowed) {
         EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
       }
     }
-  if (rank() == 0) {
+  if (world_rank() == 0) {
     EXPECT_TRUE(fs::is_symlink(link)) << "the link was replaced";
     EXPECT_EQ(bytes_of(target), "the link's target") << "the link was followed";
     EXPECT_TRUE(fs::is_fifo(fifo));
@@ -218,7 +218,7 @@ TEST(WriteTarget, NonRegularRefusedAndLinksNotFollowed) {
     for (const auto& c : cases) EXPECT_FALSE(fs::exists(c.path + ".dfft-tmp")) << c.path;
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank() == 0) fs::remove_all(dir);
+  if (world_rank() == 0) fs::remove_all(dir);
 }
 
 }  // namespace
