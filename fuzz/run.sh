@@ -36,10 +36,29 @@ declare -A srcs=(
   [wisdom]="$root/src/tune/wisdom.cpp $root/src/tune/json_util.cpp $root/src/model/calibration_json.cpp"
 )
 targets=(npy cases wisdom)
+# Every source is compiled once (the common ones serve all three targets), DFFT_JOBS at a time,
+# then each target is linked from its objects.
+obj="$work/obj"
+mkdir -p "$obj"
+objects_of() {  # object paths of the given sources
+  local s
+  for s in "$@"; do echo "$obj/$(echo "${s#"$root"/}" | tr / _).o"; done
+}
+sources=("${common[@]}")
 for t in "${targets[@]}"; do
-  echo "fuzz: building $t" >&2
-  # shellcheck disable=SC2086
-  "$cxx" "${flags[@]}" "$root/fuzz/fuzz_$t.cpp" ${srcs[$t]} "${common[@]}" $mpi_lib -o "$work/fuzz_$t"
+  # shellcheck disable=SC2206
+  sources+=("$root/fuzz/fuzz_$t.cpp" ${srcs[$t]})
+done
+echo "fuzz: compiling ${#sources[@]} sources" >&2
+export cxx obj root
+export FUZZ_FLAGS="${flags[*]}"
+printf '%s\n' "${sources[@]}" | sort -u | xargs -P "${DFFT_JOBS:-2}" -I{} bash -c \
+  'src="$1"; o="$obj/$(echo "${src#"$root"/}" | tr / _).o"; $cxx $FUZZ_FLAGS -c "$src" -o "$o"' _ {}
+for t in "${targets[@]}"; do
+  echo "fuzz: linking $t" >&2
+  # shellcheck disable=SC2086,SC2046
+  "$cxx" -fsanitize=fuzzer,address,undefined $(objects_of "$root/fuzz/fuzz_$t.cpp" ${srcs[$t]} "${common[@]}") \
+    $mpi_lib -o "$work/fuzz_$t"
 done
 
 status=0
