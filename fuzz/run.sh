@@ -51,9 +51,10 @@ for t in "${targets[@]}"; do
 done
 echo "fuzz: compiling ${#sources[@]} sources" >&2
 export cxx obj root
+export -f objects_of
 export FUZZ_FLAGS="${flags[*]}"
 printf '%s\n' "${sources[@]}" | sort -u | xargs -P "${DFFT_JOBS:-2}" -I{} bash -c \
-  'src="$1"; o="$obj/$(echo "${src#"$root"/}" | tr / _).o"; $cxx $FUZZ_FLAGS -c "$src" -o "$o"' _ {}
+  '$cxx $FUZZ_FLAGS -c "$1" -o "$(objects_of "$1")"' _ {}
 for t in "${targets[@]}"; do
   echo "fuzz: linking $t" >&2
   # shellcheck disable=SC2086,SC2046
