@@ -7,6 +7,8 @@ Kinds (options besides the record filters of results_pages.py):
              (times=off leaves them out)
   reference  dfft against its single-device rows (serial FFTW on CPU, cuFFT on one GPU), by=FIELD,...
   peer       dfft against FFTW-MPI (fftw-mpi-bench records), per size and rank count
+  (reference and peer: directions=on adds each direction on its own, the fastest forward and the
+  fastest inverse of either side, which need not come from one configuration, and their ratios)
   scaling    strong scaling: best time per size and rank count, and the speed-up over the
              smallest rank count; library=dfft (default) or fftw-mpi
   halo       halo-bench records (test=halo): dfft::Halo (p2p-type, p2p-sync) against the
@@ -167,13 +169,35 @@ def is_dfft(pair):
     return "library" not in rec and rec.get("decomposition") != "single-device"
 
 
+def fastest(pairs, direction):
+    """The fastest record of one direction among the pairs, or None."""
+    timed = [p[direction] for p in pairs if p.get(direction) and p[direction].get("time_ms")]
+    return min(timed, key=lambda r: r["time_ms"][STAT["name"]]) if timed else None
+
+
+def direction_cells(ours, theirs):
+    """Per direction: theirs / ours ms and the ratio (forward, then inverse), and the records."""
+    cells, kept = [], []
+    for d in ("forward", "inverse"):
+        a, b = fastest(theirs, d), fastest(ours, d)
+        if a is None or b is None:
+            cells += ["-", "-"]
+            continue
+        ta, tb = a["time_ms"][STAT["name"]], b["time_ms"][STAT["name"]]
+        cells += ["%s / %s" % (ms(ta), ms(tb)), "%.3g" % (tb / ta)]
+        kept += [a, b]
+    return cells, kept
+
+
 def kind_compare(spec, records, against, label, same_ranks):
     """Rows of `by` groups and dfft rank counts: the best `against` pair (at the same rank count
-    when same_ranks), the best dfft pair, their ratio."""
+    when same_ranks), the best dfft pair, their ratio; with directions=on also each direction's
+    fastest on either side and their ratio."""
     by = opt_list(spec, "by", ["size", "precision"])
+    directions = spec.pop("directions", "off") == "on"
     pairs = list(configurations(select(records, spec)).values())
     by = per_machine(pairs, by)
-    rows, kept = [], []
+    rows, kept, kept_records = [], [], []
     for key, group in grouped(pairs, by).items():
         for (ranks,), ours in sorted(grouped([p for p in group if is_dfft(p)], ["ranks"]).items(),
                                      key=lambda kv: int(kv[0][0])):
@@ -183,10 +207,18 @@ def kind_compare(spec, records, against, label, same_ranks):
             if ref_t is None or ours_t is None:
                 continue
             kept += [ref, our]
-            rows.append(list(key) + [ranks, ms(ref_t), ms(ours_t), config_name(our["forward"]),
-                                     "%.3g" % (ours_t / ref_t)])
+            row = list(key) + [ranks, ms(ref_t), ms(ours_t), config_name(our["forward"]), "%.3g" % (ours_t / ref_t)]
+            if directions:
+                cells, records_used = direction_cells(ours, theirs)
+                row += cells
+                kept_records.extend(records_used)
+            rows.append(row)
     header = by + ["ranks", label + " " + unit(), "dfft " + unit(), "fastest dfft configuration", "dfft / " + label]
-    return table(header, rows), rows, used(kept)
+    if directions:
+        header += ["fwd %s / dfft %s" % (label, unit()), "fwd ratio", "inv %s / dfft %s" % (label, unit()), "inv ratio"]
+    source = used(kept)
+    listed = {id(r) for r in source}
+    return table(header, rows), rows, source + [r for r in kept_records if id(r) not in listed and not listed.add(id(r))]
 
 
 def rank_text(pair):
@@ -383,7 +415,7 @@ def render(kind, spec, records):
     STAT["name"] = spec.pop("stat", "median")
     if STAT["name"] not in ("median", "min"):
         raise SpecError("stat=%s; allowed: median, min" % STAT["name"])
-    filters = {k: v for k, v in spec.items() if k not in ("cols", "extra", "by", "library", "times")}
+    filters = {k: v for k, v in spec.items() if k not in ("cols", "extra", "by", "library", "times", "directions")}
     lines, rows, source = KINDS[kind](spec, records)
     if not rows:
         return ["", "No stored records match this table yet (%s)." % " ".join(

@@ -120,7 +120,8 @@ dfft::Options plan_options(const TransformArgs& a) {
   return o;
 }
 
-std::string shape_str(const std::vector<std::int64_t>& s) {
+// A .npy shape as NumPy prints it: (17, 12, 10).
+std::string numpy_shape_text(const std::vector<std::int64_t>& s) {
   std::string out = "(";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + ")";
@@ -140,11 +141,11 @@ Job plan_job(const TransformArgs& a, const dfft::io::NpyHeader& h) {
     throw IoError("wrong dtype: --transform " + a.transform +
                   " needs complex64 or complex128 input; " + file + " (use --transform r2c)");
   if (h.shape.size() < 2)
-    throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) +
+    throw IoError("'" + a.in + "' has shape " + numpy_shape_text(h.shape) +
                   "; dfft needs at least 2 dimensions");
   for (auto n : h.shape)
     if (n < 1)
-      throw IoError("'" + a.in + "' has shape " + shape_str(h.shape) +
+      throw IoError("'" + a.in + "' has shape " + numpy_shape_text(h.shape) +
                     "; every axis needs at least one element");
   j.shape = h.shape;
   const Dtype cplx = j.is_double ? Dtype::complex128 : Dtype::complex64,
@@ -292,8 +293,8 @@ int run_transform(const TransformArgs& a, MPI_Comm comm) {
       std::printf(
           "dfft transform: %s %s %s -> %s %s %s, %s on %d rank%s (%s%s); read %.3f s, transform "
           "%.3f s, write %.3f s\n",
-          a.in.c_str(), to_string(h.dtype).c_str(), shape_str(h.shape).c_str(), a.out.c_str(),
-          to_string(j.out_type).c_str(), shape_str(j.out_shape).c_str(), direction_text(a, j).c_str(),
+          a.in.c_str(), to_string(h.dtype).c_str(), numpy_shape_text(h.shape).c_str(), a.out.c_str(),
+          to_string(j.out_type).c_str(), numpy_shape_text(j.out_shape).c_str(), direction_text(a, j).c_str(),
           size, size == 1 ? "" : "s", t.plan.c_str(), "", t.read, t.compute,
           t.write);
     return exit_ok;

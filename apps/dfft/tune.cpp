@@ -24,6 +24,7 @@
 #include "model.hpp"
 #include "mpi_check.hpp"
 #include "progress.hpp"
+#include "report.hpp"
 
 namespace dfftapp {
 
@@ -232,12 +233,6 @@ void print_crossover(const dfft::model::Calibration& c, const std::vector<std::i
   if (c.pingpong.bandwidth > 0) show("ping-pong link:", c.pingpong);
 }
 
-std::string shape_str(const std::vector<std::int64_t>& s) {
-  std::string t;
-  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? "x" : "") + std::to_string(s[i]);
-  return t;
-}
-
 // One JSON line per candidate of a measured tuning: what tools/plot.py --tune draws, so that a
 // reader sees which plans are ties. Times in ms; repetitions are the slowest rank's.
 void add_candidate_records(const TuneArgs& a, const dfft::TuneReport& r, const std::vector<std::int64_t>& shape,
@@ -288,12 +283,12 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
   if (rank == 0 && heuristic) {
     std::printf("dfft tune: %s %s %s on %d rank%s x %d thread%s, backend %s, mode heuristic: the analytic "
                 "model's ranking, nothing timed or stored\n",
-                shape_str(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size, size == 1 ? "" : "s",
+                shape_text(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size, size == 1 ? "" : "s",
                 o.threads, o.threads == 1 ? "" : "s", a.backend.c_str());
   } else if (rank == 0) {
     std::printf("dfft tune: %s %s %s on %d rank%s x %d thread%s, backend %s, mode %s, warmup %d, reps %d, "
                 "cut %gx, finalists %d, up to %d more reps%s\n",
-                shape_str(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size,
+                shape_text(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size,
                 size == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s", a.backend.c_str(), a.mode.c_str(), a.settings.warmup, a.settings.reps,
                 a.settings.cut_factor, a.settings.finalists, a.settings.final_reps,
                 a.budget > 0 ? (", budget " + std::to_string(a.budget) + " s").c_str() : "");

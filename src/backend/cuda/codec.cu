@@ -47,30 +47,32 @@ __device__ __forceinline__ std::int64_t offset(const Walk& w, std::int64_t i) {
   return off;
 }
 
-// Largest magnitude of the block, as float bits (non-negative floats order like their bits).
+// Largest magnitude of the block, as the bits of a double (non-negative doubles order like their
+// bits), taken in the data's own precision: double data far outside float's range (1e60, 1e-60)
+// must still get a scale that brings it into half's range, as the host codec does.
 template <class R>
-__global__ void block_max(const R* src, Walk w, unsigned* out) {
-  float m = 0;
+__global__ void block_max(const R* src, Walk w, unsigned long long* out) {
+  double m = 0;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < w.count;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const R* v = src + 2 * (w.base + offset(w, i));
-    float a = fabsf(static_cast<float>(v[0])), b = fabsf(static_cast<float>(v[1]));
+    double a = fabs(static_cast<double>(v[0])), b = fabs(static_cast<double>(v[1]));
     if (!(a <= b)) b = a;  // also lets NaN through... ignored below like the host (fmax)
-    if (b == b) m = fmaxf(m, b);
+    if (b == b) m = fmax(m, b);
   }
-  atomicMax(out, __float_as_uint(m));
+  atomicMax(out, static_cast<unsigned long long>(__double_as_longlong(m)));
 }
 
-__device__ double block_scale(unsigned bits) {
-  const float m = __uint_as_float(bits);
+__device__ double block_scale(unsigned long long bits) {
+  const double m = __longlong_as_double(static_cast<long long>(bits));
   if (!(m > 0) || isinf(m)) return 1.0;
-  return ldexp(1.0, ilogb(static_cast<double>(m)) - 14);
+  return ldexp(1.0, ilogb(m) - 14);
 }
 
 template <class R, int C>
 __global__ void encode(const R* src, Walk w, char* dst) {
   double scale = 1.0;
-  if (C == static_cast<int>(Codec::fp16)) scale = block_scale(*reinterpret_cast<unsigned*>(dst + 8));
+  if (C == static_cast<int>(Codec::fp16)) scale = block_scale(*reinterpret_cast<unsigned long long*>(dst + 8));
   if (blockIdx.x == 0 && threadIdx.x == 0) *reinterpret_cast<double*>(dst) = scale;
   const double inv = 1.0 / scale;
   char* body = dst + kCodecHeader;
@@ -123,9 +125,9 @@ cudaError_t encode_as(const R* src, const Walk& w, char* dst, Codec c, cudaStrea
   switch (c) {
     case Codec::fp32: encode<R, int(Codec::fp32)><<<nb, 256, 0, s>>>(src, w, dst); break;
     case Codec::fp16: {
-      cudaError_t e = cudaMemsetAsync(dst + 8, 0, 4, s);
+      cudaError_t e = cudaMemsetAsync(dst + 8, 0, 8, s);
       if (e != cudaSuccess) return e;
-      block_max<R><<<nb, 256, 0, s>>>(src, w, reinterpret_cast<unsigned*>(dst + 8));
+      block_max<R><<<nb, 256, 0, s>>>(src, w, reinterpret_cast<unsigned long long*>(dst + 8));
       encode<R, int(Codec::fp16)><<<nb, 256, 0, s>>>(src, w, dst);
       break;
     }
