@@ -62,8 +62,8 @@ for t in "${targets[@]}"; do
     $mpi_lib -o "$work/fuzz_$t"
 done
 
-# The targets fuzz side by side (DFFT_JOBS at a time): each runs for a fixed time, so the phase
-# takes the time of the slowest batch instead of the sum.
+# The targets fuzz side by side, all at once: each runs for a fixed time, so the phase takes that
+# time once instead of once per target (on fewer cores than targets each gets a share of a core).
 fuzz_one() {  # target; exit status 0 when no input failed
   local t=$1 dir="$work/$1"
   rm -rf "$dir"; mkdir -p "$dir/new"
@@ -82,5 +82,5 @@ fuzz_one() {  # target; exit status 0 when no input failed
 export work secs
 export -f fuzz_one
 status=0
-printf '%s\n' "${targets[@]}" | xargs -P "${DFFT_JOBS:-2}" -I{} bash -c 'fuzz_one "$1"' _ {} || status=1
+printf '%s\n' "${targets[@]}" | xargs -P "${#targets[@]}" -I{} bash -c 'fuzz_one "$1"' _ {} || status=1
 exit $status

@@ -129,9 +129,9 @@ phase "configure + build (AddressSanitizer + UBSan) in build-asan/"
 # _GLIBCXX_ASSERTIONS adds bounds checks on std::vector/array indexing, which ASan cannot see
 # inside one allocation. CUDA is off here: the sanitizers instrument host code only and the CUDA
 # runtime does not run under ASan by default.
-# The Python module is left out: the sanitizer tests do not load it (no Python test runs here).
+# The Python module and the benchmark programs are left out: no sanitizer test runs them.
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDFFT_SANITIZE=ON -DDFFT_TESTS=ON \
-  -DCMAKE_UNITY_BUILD=ON -DDFFT_PYTHON=OFF -DDFFT_CUDA=OFF -DCMAKE_CXX_FLAGS="-D_GLIBCXX_ASSERTIONS" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+  -DCMAKE_UNITY_BUILD=ON -DDFFT_PYTHON=OFF -DDFFT_BENCHMARKS=OFF -DDFFT_CUDA=OFF -DCMAKE_CXX_FLAGS="-D_GLIBCXX_ASSERTIONS" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" "${EXTRA[@]}"
 cmake --build build-asan -j "$JOBS"
 

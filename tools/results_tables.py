@@ -21,7 +21,9 @@ Kinds (options besides the record filters of results_pages.py):
              to serial FFTW. Only the latest runner invocation (run.series) of each row counts.
   automatic the automatic choice (cases-file test "automatic") against the fastest configuration
              of the same job (every other test), per machine, backend, staging, precision, size and
-             rank count: forward+inverse times, their ratio, and the geometric mean of the ratios.
+             rank count: forward+inverse times, their ratio, and the geometric mean of the ratios;
+             where the runner repeated the job in several processes, each time is the median over
+             them.
 stat=min (any kind) uses the fastest repetition instead of the median, which a loaded machine
 disturbs less. A configuration's time is its forward plus inverse median (one round trip); "best" is the
 fastest configuration of those selected. Several records of one configuration (repeated runs):
@@ -353,6 +355,32 @@ def kind_defaults(spec, records):
 AUTOMATIC_TEST = "automatic"  # the cases-file test whose configuration the plan chose
 
 
+def over_processes(recs):
+    """The configurations' pairs. Where the runner ran the job in several processes ("repeat": N,
+    run.repeat 1..N), each direction's time is the median over the processes of each process's
+    time, so that a slow spell of the machine during one process moves no configuration alone."""
+    procs = {}
+    for rec in recs:
+        procs.setdefault(rec.get("run", {}).get("repeat"), []).append(rec)
+    if len(procs) <= 1:
+        return list(configurations(recs).values())
+    runs = {}
+    for group in procs.values():
+        for key, pair in configurations(group).items():
+            runs.setdefault(key, []).append(pair)
+    pairs = []
+    for key, seen in runs.items():
+        pair = {}
+        for d in ("forward", "inverse"):
+            times = [p[d]["time_ms"][STAT["name"]] for p in seen if d in p]
+            if times:
+                rec = dict(seen[-1][d])
+                rec["time_ms"] = dict(rec["time_ms"], **{STAT["name"]: statistics.median(times)})
+                pair[d] = rec
+        pairs.append(pair)
+    return pairs
+
+
 def automatic_cells(records):
     """{(machine, backend, staging, precision, transform, size, ranks, suite): (automatic pair, best
     pair, sweep configurations, records)} of the latest runner invocation of each cell, for the
@@ -368,8 +396,8 @@ def automatic_cells(records):
     for key, recs in groups.items():
         latest = max(series(r) for r in recs)
         recs = [r for r in recs if series(r) == latest]
-        auto = list(configurations([r for r in recs if r.get("test") == AUTOMATIC_TEST]).values())
-        rest = list(configurations([r for r in recs if r.get("test") != AUTOMATIC_TEST]).values())
+        auto = over_processes([r for r in recs if r.get("test") == AUTOMATIC_TEST])
+        rest = over_processes([r for r in recs if r.get("test") != AUTOMATIC_TEST])
         if auto and rest:
             cells[key] = (best(auto), best(rest + auto), len(rest), recs)
     return cells

@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "dfft/dfft.hpp"
 #include "dfft/tune.hpp"
@@ -138,6 +139,32 @@ DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSett
   return t;
 }
 
+// The benchmark's own arrays, on every rank or on none. The plan's memory check covers what the
+// plan holds, not the caller's arrays; a rank whose allocation failed alone would leave the others
+// waiting in the first exchange. Arrays that do not fit skip the configuration, like a plan that
+// does not fit.
+template <class T>
+std::vector<std::unique_ptr<PlanBuffer<T>>> allocate_arrays(const dfft::Plan<T>& plan,
+                                                            const std::vector<std::size_t>& bytes, MPI_Comm comm) {
+  std::vector<std::unique_ptr<PlanBuffer<T>>> arrays;
+  std::string why;
+  try {
+    for (std::size_t b : bytes) arrays.push_back(std::make_unique<PlanBuffer<T>>(plan, b));
+  } catch (const dfft::OutOfMemory& e) {
+    why = e.what();
+  }
+  int mine = why.empty() ? 0 : 1, any = 0;
+  APP_MPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
+  if (any == 0) return arrays;
+  arrays.clear();
+  std::size_t total = 0;
+  for (std::size_t b : bytes) total += b;
+  throw Rejected("the benchmark's input, output and inverse arrays (" + std::to_string(total) +
+                 " bytes per rank) do not fit beside the plan (" + std::to_string(plan.memory().device_bytes) +
+                 " bytes of GPU and " + std::to_string(plan.memory().host_bytes) + " of host memory per rank)" +
+                 (why.empty() ? std::string(": another rank's allocation failed") : ": " + why));
+}
+
 template <class T>
 std::unique_ptr<dfft::Plan<T>> make_plan(const Config& c, MPI_Comm comm) {
   try {
@@ -159,7 +186,10 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
   Measurement m;
   {
     // The inverse writes to its own buffer so the forward input stays the same random array.
-    PlanBuffer<T> in(*plan, in_bytes), out(*plan, out_bytes), back(*plan, in_bytes);
+    auto arrays = allocate_arrays(*plan, {in_bytes, out_bytes, in_bytes}, comm);
+    PlanBuffer<T>& in = *arrays[0];
+    PlanBuffer<T>& out = *arrays[1];
+    PlanBuffer<T>& back = *arrays[2];
     fill_input(*plan, real, in);
     auto fwd = [&] {
       if (real) plan->forward(static_cast<const T*>(in.get()), static_cast<C*>(out.get()));
