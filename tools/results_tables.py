@@ -220,7 +220,11 @@ def kind_compare(spec, records, against, label, same_ranks):
         header += ["fwd %s / dfft %s" % (label, unit()), "fwd ratio", "inv %s / dfft %s" % (label, unit()), "inv ratio"]
     source = used(kept)
     listed = {id(r) for r in source}
-    return table(header, rows), rows, source + [r for r in kept_records if id(r) not in listed and not listed.add(id(r))]
+    for rec in kept_records:  # each record once in the provenance count
+        if id(rec) not in listed:
+            listed.add(id(rec))
+            source.append(rec)
+    return table(header, rows), rows, source
 
 
 def rank_text(pair):
