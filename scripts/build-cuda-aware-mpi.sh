@@ -41,9 +41,12 @@ build)
   work=$(mktemp -d)
   tar xf "$orig" -C "$work"
   cd "$work"/openmpi-*
-  # Fortran bindings, OpenSHMEM and UCX are not needed by dfft and would lengthen the build.
+  # Fortran bindings, OpenSHMEM and UCX are not needed by dfft and would lengthen the build. The
+  # bundled hwloc, libevent and PMIx keep the prefix free of the build machine's versions of them, so
+  # that it can be built on one machine and carried (as a tarball) to another with the same CUDA.
   ./configure --prefix="$PREFIX" --with-cuda="$CUDA" --disable-mpi-fortran --disable-oshmem \
-    --without-ucx --enable-mca-no-build=btl-uct > "$work/configure.log" 2>&1 ||
+    --without-ucx --enable-mca-no-build=btl-uct --with-hwloc=internal --with-libevent=internal \
+    --with-pmix=internal > "$work/configure.log" 2>&1 ||
     { tail -30 "$work/configure.log"; exit 1; }
   make -j"$(nproc)" > "$work/make.log" 2>&1 || { tail -40 "$work/make.log"; exit 1; }
   make install > "$work/install.log" 2>&1 || { tail -20 "$work/install.log"; exit 1; }

@@ -294,6 +294,9 @@ def append_records(tmp, dest, tag):
     return n
 
 
+PARTIAL = ".dfft-tmp"  # the suffix of bench's output while it runs (apps/dfft/output_target.cpp)
+
+
 def run_job(job, env, timeout, dest, tag):
     """Runs one job with --json into a temporary file; returns (exit status, records appended)."""
     fd, tmp = tempfile.mkstemp(suffix=".jsonl")
@@ -310,9 +313,15 @@ def run_job(job, env, timeout, dest, tag):
             os.killpg(proc.pid, 15)
             proc.wait()
             rc = "stopped at the time budget"
+        if isinstance(rc, str):
+            # bench writes each configuration's records as it finishes them into PATH.dfft-tmp and
+            # renames that onto PATH only at the end: a stopped job keeps what it finished.
+            return rc, append_records(tmp + PARTIAL, dest, tag)
         return rc, append_records(tmp, dest, tag)
     finally:
-        os.unlink(tmp)
+        for path in (tmp, tmp + PARTIAL):
+            if os.path.exists(path):
+                os.unlink(path)
 
 
 def execute(jobs, profile, suite, args, env):

@@ -198,10 +198,10 @@ void print_predictions(const dfft::TuneReport& r, int top) {
 }
 
 // Where the model's constants came from (heuristic mode): the calibration, or the placeholders.
-void print_calibration_source(const dfft::model::Calibration& c, const std::string& file, int ranks,
-                              const std::string& backend) {
+void print_calibration_source(const dfft::model::Calibration& c, const std::string& source,
+                              const std::string& file, int ranks, const std::string& backend) {
   if (c.measured) {
-    std::printf("calibration from %s:\n", file.c_str());
+    std::printf("%s:\n", source.c_str());
     print_calibration(c);
   } else {
     std::printf("calibration: the placeholder constants (docs/models.md): %s\n",
@@ -309,7 +309,7 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
     return exit_usage;
   }
   if (rank == 0 && heuristic) {
-    print_calibration_source(r.calibration, o.wisdom_file, size, a.backend);
+    print_calibration_source(r.calibration, r.calibration_source, o.wisdom_file, size, a.backend);
     print_predictions(r, a.top);
     auto spectral = shape;
     if (o.transform == dfft::Transform::r2c) spectral.back() = spectral.back() / 2 + 1;

@@ -89,6 +89,7 @@ struct TuneReport {
   /// calibration for these ranks, backend and device, else the placeholder constants
   /// (`measured` false). Default-constructed on a wisdom hit.
   model::Calibration calibration;
+  std::string calibration_source;       // "calibration of FILE", or which built-in constants
   double seconds = 0;                   // wall time spent choosing (max over ranks)
   bool budget_exhausted = false;
   /// How sure the choice is (measure mode): the runner-up's time() over the winner's (NaN when

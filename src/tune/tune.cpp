@@ -252,6 +252,7 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
     std::vector<std::string> notes;
     const model::Calibration cal = machine_calibration(comm, facts, opt, source, notes);
     r.calibration = cal;
+    r.calibration_source = source;
     if (r.mode == Tune::heuristic) {
       r.warnings.insert(r.warnings.end(), notes.begin(), notes.end());
       if (!cal.measured && notes.empty())

@@ -37,8 +37,13 @@ class Runner:
         if np is not None:
             prefix[2] = str(np)
         t0 = time.monotonic()
+        # The machine's default wisdom and calibration go to a folder of the test's own, so that
+        # what earlier runs left in the user's folder cannot change what the commands print.
+        home = os.path.join(self.args.workdir, "wisdom-dir")
+        os.makedirs(home, exist_ok=True)
         run = subprocess.run(prefix + [self.args.dfft] + [str(a) for a in argv], cwd=self.args.workdir,
-                             capture_output=True, text=True, timeout=timeout)
+                             capture_output=True, text=True, timeout=timeout,
+                             env=dict(os.environ, DFFT_WISDOM_DIR=home))
         took = time.monotonic() - t0
         if took > SLOW_SECONDS:  # where a test's time goes, for keeping the suite short
             print(f"  slow command ({took:.1f} s): dfft {' '.join(str(a) for a in argv)}", flush=True)

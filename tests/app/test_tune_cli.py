@@ -82,7 +82,7 @@ def heuristic(c, r, work):
     run = r.dfft("tune", *SIZE, "--mode", "heuristic", "--wisdom", cal, np=2)
     out = run.stdout
     c.check(run.returncode == 0, f"tune --mode heuristic: exit {run.returncode}: {run.stderr[-300:]}")
-    c.check(f"calibration from {cal}:" in out and "calibration: 2 ranks, cpu" in out and "ping-pong" in out,
+    c.check(f"calibration of {cal}:" in out and "calibration: 2 ranks, cpu" in out and "ping-pong" in out,
             f"tune --mode heuristic does not show the calibration it used: {out[:800]}")
     c.check(open(cal, "rb").read() == before, "tune --mode heuristic changed the wisdom file")
     rows = re.findall(r"^\s*(\d+)  (\S.*?) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)  +[\d.]+x  (.*)$", out, re.M)

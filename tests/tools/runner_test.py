@@ -73,6 +73,30 @@ def budget(results):
     check(not os.path.exists(os.path.join(results, "dev-2core")), "nothing written")
 
 
+def stopped(tmp):
+    """A job that the budget stops keeps the records of the configurations it finished."""
+    suite = os.path.join(tmp, "tiny-stopped.json")
+    with open(suite, "w") as f:
+        json.dump({"name": "tiny-stopped", "description": "runner_test: a small size, then one that outlasts the budget",
+                   "runner": {"ranks_per_job": [1]},
+                   "global": {"backend": "cpu", "warmup": 0, "reps": 2, "effort": "estimate", "validate": False,
+                              "reference": False},
+                   "tests": [{"name": "quick", "decomposition": "slab-2d1d", "variant": "default",
+                              "method": "a2a-sync", "sizes": ["17x12x10"]},
+                             {"name": "long", "decomposition": "slab-2d1d", "variant": "default",
+                              "method": "a2a-sync", "sizes": ["256^3"], "reps": 2000}]}, f)
+    results = os.path.join(tmp, "s")
+    partial = lambda: {n for n in os.listdir(tempfile.gettempdir()) if n.endswith(".jsonl.dfft-tmp")}
+    before = partial()
+    rc, out = runner("--results", results, "--budget", "12", suite=suite)
+    path = os.path.join(results, "dev-2core", "tiny-stopped.jsonl")
+    recs = records.read(path) if os.path.exists(path) else []
+    check(rc != 0 and "stopped at the time budget" in out, "the long configuration is stopped by the budget")
+    check(len(recs) == 2 and {r["test"] for r in recs} == {"quick"},
+          "the stopped job keeps the finished configuration's 2 records: %d" % len(recs))
+    check(partial() <= before, "no partial output left behind")
+
+
 def python_peer(tmp):
     """Two rounds ("repeat": 2) of a dfft job and a python job on 1 and 2 ranks; mpi4py-fft joins
     the script's job where the binding's interpreter imports it (an optional peer)."""
@@ -127,6 +151,7 @@ def main():
             budget(os.path.join(d, "b"))
         else:
             print("fftw-mpi-bench is not built (needs libfftw3-mpi): its part skipped")
+        stopped(d)
         if binding:
             python_peer(d)
         else:
