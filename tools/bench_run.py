@@ -12,7 +12,8 @@ object names the job sizes ("ranks_per_job"), the peer libraries timed beside df
 dfft bench options given to every job ("bench_args", e.g. ["--no-validate"]; plan options such as
 codec are keys of the case format), how
 many times every job runs, each a new process ("repeat": 5 shows how much timings vary from process
-to process), the environment of every rank ("env", passed with mpirun -x, e.g. emulated nodes), and
+to process; "shuffle": true runs each process's configurations in another order, drawn from
+its number, so that no configuration is always timed first or last), the environment of every rank ("env", passed with mpirun -x, e.g. emulated nodes), and
 the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread), or the cores
 each job shares among its ranks as threads ("cores_per_job": 16 runs P ranks of 16/P threads each,
 bound with --map-by slot:PE=16/P and passed --threads 16/P: the ranks x threads splits; docs/threads.md).
@@ -111,7 +112,7 @@ def load_suite(name):
     s = load_json(path, "suite")
     runner = s.get("runner", {})
     allowed = {"ranks_per_job", "peers", "bench_args", "bench_args_each", "cores_per_rank", "cores_per_job",
-               "env", "repeat", "comment"}
+               "env", "repeat", "shuffle", "comment"}
     if set(runner) - allowed:
         die("%s: runner: unknown keys %s; allowed: %s" % (path, sorted(set(runner) - allowed), ", ".join(sorted(allowed))))
     peers = [p if isinstance(p, dict) else {"name": p} for p in runner.get("peers", [])]
@@ -125,8 +126,10 @@ def load_suite(name):
     repeat = runner.get("repeat", 1)
     if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
         die("%s: runner.repeat: a positive integer, not %r" % (path, repeat))
+    if not isinstance(runner.get("shuffle", False), bool):
+        die("%s: runner.shuffle: true or false, not %r" % (path, runner["shuffle"]))
     name = os.path.basename(path)[:-5]
-    return {"path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
+    return {"shuffle": runner.get("shuffle", False), "path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
             "peers": peers, "backend": s.get("global", {}).get("backend", "cpu"),
             "bench_args": [str(a) for a in runner.get("bench_args", [])],
             # One dfft job per entry (options the case format cannot sweep, e.g. --chunks).
@@ -253,11 +256,15 @@ def plan_jobs(profile, suite, args, env, prefix):
         for peer in suite["peers"]:
             for label, pcmd in peer_jobs(peer, sizes, suite["doc"].get("global", {}), args.build, launch):
                 once.append({"label": label, "ranks": r, "kind": "peer", "cmd": pcmd + threads})
-    if suite["repeat"] == 1:
+    if suite["repeat"] == 1 and not suite["shuffle"]:
         return once, refused
     # Round after round of every job, so that a slow spell of the machine touches every library.
     jobs = [dict(j, repeat=i, label="%s (process %d/%d)" % (j["label"], i, suite["repeat"]))
             for i in range(1, suite["repeat"] + 1) for j in once]
+    if suite["shuffle"]:
+        for j in jobs:
+            if j["kind"] == "dfft":
+                j["cmd"] = j["cmd"] + ["--shuffle", str(j["repeat"])]
     return jobs, refused
 
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <numeric>
+#include <random>
 #include <set>
 
 #include "bench.hpp"
@@ -403,6 +404,11 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
     std::fprintf(stderr, "dfft bench: on 1 rank every decomposition, variant, grid, method and codec is the "
                  "same local transform: running one configuration per size, precision and transform "
                  "(%zu left out; run on 2 or more ranks to compare them)\n", dropped);
+  if (a.shuffle != 0) {
+    // std::shuffle's algorithm is the library's own, but every rank runs this same binary.
+    std::mt19937 gen(a.shuffle);
+    std::shuffle(configs.begin(), configs.end(), gen);
+  }
   if (a.list) {
     if (s.rank == 0) list_configs(s, configs);
     return 0;

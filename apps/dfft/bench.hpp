@@ -35,6 +35,7 @@ struct BenchArgs {
   std::vector<int> threads;            // threads per rank to sweep (default 1; 0: affinity mask)
   std::string cases, csv;              // --cases FILE, --csv FILE
   bool list = false;                   // --list: print the configurations, run nothing
+  unsigned shuffle = 0;                // --shuffle SEED: run the configurations in an order drawn from SEED
   bool accuracy = false;               // --accuracy: print the wire formats' errors, time nothing
   int progress = 0;                    // >0 --progress, <0 --no-progress
   std::vector<std::string> given;      // options given on the command line (override a cases file)

@@ -153,6 +153,9 @@ void add_suite_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--cases", a.cases, "Run the tests of a JSON test-case file (docs/cases.md)");
   c->add_option("--csv", a.csv, "Also write the records as CSV (replaces the file at the end, as --json)");
   c->add_flag("--list", a.list, "Print the configurations the options or --cases expand to; run nothing");
+  c->add_option("--shuffle", a.shuffle,
+                "Run the configurations in an order drawn from SEED (0: as listed), so that no configuration "
+                "is always timed first or last; the same SEED gives the same order on every rank");
   c->add_flag("--accuracy", a.accuracy, "Print the errors of every wire format (compressed communication) "
                                         "for --size, --decomp, --method; time nothing");
   c->add_flag("--progress,!--no-progress", a.progress,

@@ -9,6 +9,7 @@ suite with a python peer (benchmarks/python/defaults_vs_mpi4pyfft.py) and "repea
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -97,6 +98,30 @@ def stopped(tmp):
     check(partial() <= before, "no partial output left behind")
 
 
+def shuffled(tmp):
+    """"shuffle": each process of a repeated job runs the configurations in its own order."""
+    suite = os.path.join(tmp, "tiny-shuffled.json")
+    with open(suite, "w") as f:
+        json.dump({"name": "tiny-shuffled", "description": "runner_test: shuffled order",
+                   "runner": {"ranks_per_job": [2], "repeat": 2, "shuffle": True},
+                   "global": {"backend": "cpu", "warmup": 0, "reps": 1, "sizes": ["17x12x10"]},
+                   "tests": [{"name": "sweep", "decomposition": ["slab-2d1d", "pencil"],
+                              "variant": ["default", "realigned"], "method": ["a2a-sync", "p2p-sync"]}]}, f)
+    rc, out = runner("--dry-run", suite=suite)
+    lines = [l for l in out.splitlines() if l.startswith("mpirun")]
+    check(rc == 0 and [l.endswith("--shuffle %d --json TMP" % i) for i, l in enumerate(lines, 1)] == [True, True],
+          "each process gets its own --shuffle seed: %s" % lines)
+    dfft = os.path.join(BUILD, "bin", "dfft")
+    listed = {}
+    for seed in ("0", "1", "2"):
+        p = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2", dfft, "bench", "--cases", suite, "--list",
+                            "--shuffle", seed], stdout=subprocess.PIPE, universal_newlines=True)
+        listed[seed] = [l.split(": ", 1)[1] for l in p.stdout.splitlines() if re.match(r"\d+: ", l)]
+    check(len(listed["0"]) == 8 and all(sorted(v) == sorted(listed["0"]) for v in listed.values())
+          and listed["1"] != listed["0"] and listed["2"] != listed["1"],
+          "--shuffle: the same 8 configurations in other orders: %s" % listed)
+
+
 def python_peer(tmp):
     """Two rounds ("repeat": 2) of a dfft job and a python job on 1 and 2 ranks; mpi4py-fft joins
     the script's job where the binding's interpreter imports it (an optional peer)."""
@@ -152,6 +177,7 @@ def main():
         else:
             print("fftw-mpi-bench is not built (needs libfftw3-mpi): its part skipped")
         stopped(d)
+        shuffled(d)
         if binding:
             python_peer(d)
         else:
