@@ -370,7 +370,7 @@ def plot_automatic(plt, records, out):
     labels, ratios, colours = [], [], []
     for k in keys:
         (ta, pa), (tb, _), _, _ = cells[k]
-        suite = k[7].replace("defaults-", "")
+        suite = k[7].replace("defaults-", "") + (" " + k[2] if k[2] not in ("-", "auto", "host") else "")
         labels.append(f"{suite}\n{k[5].split('x')[0]}^3 {k[3]}\n{k[6]} ranks")
         ratios.append(ta / tb if ta and tb else float("nan"))
         colours.append("tab:green" if ratios[-1] <= 1.05 else "tab:orange" if ratios[-1] <= 1.10 else "tab:red")
