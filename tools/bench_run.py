@@ -13,7 +13,8 @@ dfft bench options given to every job ("bench_args", e.g. ["--no-validate"]; pla
 codec are keys of the case format), how
 many times every job runs, each a new process ("repeat": 5 shows how much timings vary from process
 to process; "shuffle": true runs each process's configurations in another order, drawn from
-its number, so that no configuration is always timed first or last), the environment of every rank ("env", passed with mpirun -x, e.g. emulated nodes), and
+its number, so that no configuration is always timed first or last), the environment of every
+rank ("env", passed with mpirun -x, e.g. emulated nodes), and
 the cores each rank gets ("cores_per_rank": 2 leaves a core for the overlap thread), or the cores
 each job shares among its ranks as threads ("cores_per_job": 16 runs P ranks of 16/P threads each,
 bound with --map-by slot:PE=16/P and passed --threads 16/P: the ranks x threads splits; docs/threads.md).
@@ -129,12 +130,13 @@ def load_suite(name):
     if not isinstance(runner.get("shuffle", False), bool):
         die("%s: runner.shuffle: true or false, not %r" % (path, runner["shuffle"]))
     name = os.path.basename(path)[:-5]
-    return {"shuffle": runner.get("shuffle", False), "path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
+    return {"path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
             "peers": peers, "backend": s.get("global", {}).get("backend", "cpu"),
             "bench_args": [str(a) for a in runner.get("bench_args", [])],
             # One dfft job per entry (options the case format cannot sweep, e.g. --chunks).
             "bench_args_each": [[str(a) for a in e] for e in runner.get("bench_args_each", [[]])],
             "cores_per_rank": int(runner.get("cores_per_rank", 1)), "repeat": repeat,
+            "shuffle": runner.get("shuffle", False),
             "cores_per_job": int(runner.get("cores_per_job", 0)),
             # Environment of every rank, passed with mpirun -x so that each record's command shows
             # it (e.g. DFFT_RANKS_PER_NODE: emulated nodes).
@@ -314,13 +316,14 @@ def run_job(job, env, timeout, dest, tag):
         tag["repeat"] = job["repeat"]
     try:
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True)
+        stopped = False
         try:
             rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, 15)
             proc.wait()
-            rc = "stopped at the time budget"
-        if isinstance(rc, str):
+            rc, stopped = "stopped at the time budget", True
+        if stopped:
             # bench writes each configuration's records as it finishes them into PATH.dfft-tmp and
             # renames that onto PATH only at the end: a stopped job keeps what it finished.
             return rc, append_records(tmp + PARTIAL, dest, tag)
