@@ -361,29 +361,38 @@ def plot_scaling(plt, key3, records, stat, out):
 
 def plot_automatic(plt, records, out):
     """The automatic choice's forward+inverse time over the sweep's best, one bar per cell
-    (results_tables.automatic_cells: the same cells and ratios as the results pages' table)."""
+    (results_tables.automatic_cells: the same cells and ratios as the results pages' table), one
+    panel per machine, suite and staging, so that each panel reads like one table of the page."""
     import results_tables
     cells = results_tables.automatic_cells(records)
     if not cells:
         return False
-    keys = sorted(cells, key=lambda k: (k[0], k[7], k[1], k[3], [int(x) for x in k[5].split("x")], int(k[6])))
-    labels, ratios, colours = [], [], []
-    for k in keys:
-        (ta, pa), (tb, _), _, _ = cells[k]
-        suite = k[7].replace("defaults-", "") + (" " + k[2] if k[2] not in ("-", "auto", "host") else "")
-        labels.append(f"{suite}\n{k[5].split('x')[0]}^3 {k[3]}\n{k[6]} ranks")
-        ratios.append(ta / tb if ta and tb else float("nan"))
-        colours.append("tab:green" if ratios[-1] <= 1.05 else "tab:orange" if ratios[-1] <= 1.10 else "tab:red")
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(keys)), 4))
-    ax.bar(range(len(keys)), ratios, color=colours)
-    for y, style in ((1.0, "-"), (1.10, "--")):
-        ax.axhline(y, color="black", linestyle=style, linewidth=0.8)
-    ax.set_xticks(range(len(keys)))
-    ax.set_xticklabels(labels, fontsize=7)
-    ax.set_ylabel("automatic / sweep's best (fwd+inv)")
-    ax.set_ylim(0.9, max(1.2, max(r for r in ratios if r == r) * 1.05))
-    ax.set_title("Automatic choice / fastest of the same job, " + ", ".join(sorted({k[0] for k in keys})))
-    fig.tight_layout()
+    panels = {}
+    for k in sorted(cells, key=lambda k: (k[0], k[7], k[2], k[1], k[3], [int(x) for x in k[5].split("x")], int(k[6]))):
+        staging = {"-": "", "auto": ""}.get(k[2], k[2] + " staging")
+        panels.setdefault((k[0], k[7], staging), []).append(k)
+    ncols = min(3, len(panels))
+    nrows = (len(panels) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.2 * nrows), squeeze=False)
+    top = max(1.2, max(cells[k][0][0] / cells[k][1][0] for k in cells if cells[k][0][0] and cells[k][1][0]) * 1.05)
+    for ax, ((machine, suite, staging), keys) in zip(axes.flat, panels.items()):
+        ratios = [cells[k][0][0] / cells[k][1][0] if cells[k][0][0] and cells[k][1][0] else float("nan") for k in keys]
+        colours = ["tab:green" if r <= 1.05 else "tab:orange" if r <= 1.10 else "tab:red" for r in ratios]
+        ax.bar(range(len(keys)), ratios, color=colours)
+        for y, style in ((1.0, "-"), (1.10, "--")):
+            ax.axhline(y, color="black", linestyle=style, linewidth=0.8)
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels([f"{k[5].split('x')[0]}^3\n{k[3][0]}{'64' if k[3] == 'double' else '32'} P{k[6]}" for k in keys],
+                           fontsize=6.5)
+        ax.set_ylim(0.9, top)
+        ax.set_title(f"{machine}: {suite} {staging}".strip(), fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    for row in axes:
+        row[0].set_ylabel("automatic / best (fwd+inv)", fontsize=7)
+    fig.suptitle("Automatic choice / fastest of the same job (green <= 1.05, orange <= 1.10, red above)", fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     save(plt, fig, out, 110)
     return True
 

@@ -387,23 +387,32 @@ def over_processes(recs):
 
 def automatic_cells(records):
     """{(machine, backend, staging, precision, transform, size, ranks, suite): (automatic pair, best
-    pair, sweep configurations, records)} of the latest runner invocation of each cell, for the
-    automatic-choice suites (a suite is its own cell: 2 ranks on 2 GPUs or on one shared GPU)."""
+    pair, sweep configurations, records)} of the latest runner invocation of each cell that timed
+    both the automatic row and something to compare it with, for the automatic-choice suites (a
+    suite is its own cell: 2 ranks on 2 GPUs or on one shared GPU). On one rank nothing is
+    exchanged, and the comparison is the single-device transform of the same run (the reference
+    row: FFTW or cuFFT alone); on several ranks that row is the peer, not a configuration."""
     groups = {}
     for rec in records:
-        if rec.get("direction") not in ("forward", "inverse") or rec.get("decomposition") == "single-device":
+        if rec.get("direction") not in ("forward", "inverse"):
             continue
-        key = tuple(text(k, field(rec, k)) for k in
+        one_rank = int(field(rec, "ranks") or 0) == 1
+        if rec.get("decomposition") == "single-device" and not one_rank:
+            continue
+        # Staging names how exchanges move data; one rank exchanges nothing.
+        key = tuple("-" if k == "staging" and one_rank else text(k, field(rec, k)) for k in
                     ("machine", "backend", "staging", "precision", "transform", "size", "ranks", "suite"))
         groups.setdefault(key, []).append(rec)
     cells = {}
     for key, recs in groups.items():
-        latest = max(series(r) for r in recs)
-        recs = [r for r in recs if series(r) == latest]
-        auto = over_processes([r for r in recs if r.get("test") == AUTOMATIC_TEST])
-        rest = over_processes([r for r in recs if r.get("test") != AUTOMATIC_TEST])
-        if auto and rest:
-            cells[key] = (best(auto), best(rest + auto), len(rest), recs)
+        for run in sorted({series(r) for r in recs}, reverse=True):
+            mine = [r for r in recs if series(r) == run]
+            chosen = [r for r in mine if r.get("test") == AUTOMATIC_TEST and r.get("decomposition") != "single-device"]
+            auto = over_processes(chosen)
+            rest = over_processes([r for r in mine if not any(r is c for c in chosen)])
+            if auto and rest:
+                cells[key] = (best(auto), best(rest + auto), len(rest), mine)
+                break
     return cells
 
 
