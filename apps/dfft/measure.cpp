@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -39,13 +40,20 @@ class PlanBuffer {
   void* ptr_;
 };
 
-// Runs body(begin, end) over [0, n) split among `threads` threads (the calling one among them).
+// Runs body(begin, end) over [0, n) split into `threads` ranges, one per thread (the calling one
+// among them). Ranges whose thread could not be started run on the calling thread.
 template <class F>
 void parallel_ranges(std::int64_t n, int threads, F&& body) {
   threads = static_cast<int>(std::clamp<std::int64_t>(threads, 1, std::max<std::int64_t>(n, 1)));
+  auto range = [&](int t) { body(n * t / threads, n * (t + 1) / threads); };
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { body(n * t / threads, n * (t + 1) / threads); });
-  body(0, n / threads);
+  int started = 1;
+  try {
+    for (; started < threads; ++started) pool.emplace_back(range, started);
+  } catch (const std::system_error&) {
+  }
+  range(0);
+  for (int t = started; t < threads; ++t) range(t);
   for (auto& th : pool) th.join();
 }
 

@@ -3,6 +3,7 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -16,14 +17,18 @@ namespace {
 
 using cd = std::complex<double>;
 
-// Visit every element of `l` in memory order with its global index and local offset.
+// Visit every element of `l` in memory order with its index in the `dims`-dimensional array and its
+// local offset. A batched plan's layouts carry the batch as leading axes: every member of the batch
+// is visited with the same array index, so each is checked against the one reference.
 template <class F>
-void for_each_index(const Layout& l, F&& f) {
+void for_each_index(const Layout& l, std::size_t dims, F&& f) {
   const int d = l.box.dims();
   if (l.box.empty()) return;
-  std::vector<std::int64_t> idx = l.box.lo;
+  const auto skip = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(d) - std::min<std::size_t>(dims, d));
+  std::vector<std::int64_t> idx = l.box.lo, at(idx.begin() + skip, idx.end());
   while (true) {
-    f(idx, l.offset_of(idx));  // padded layouts (user boxes, in-place r2c) have gaps
+    std::copy(idx.begin() + skip, idx.end(), at.begin());
+    f(at, l.offset_of(idx));  // padded layouts (user boxes, in-place r2c) have gaps
     int k = d - 1;
     for (; k >= 0; --k) {
       int a = l.order[k];
@@ -94,7 +99,7 @@ double rel_l2(double num, double den, MPI_Comm comm) {
 template <class T>
 void fill_random(Arrays<T>& a, std::uint64_t seed) {
   const auto& shape = a.plan.shape();
-  for_each_index(a.plan.input_layout(), [&](const auto& idx, std::int64_t off) {
+  for_each_index(a.plan.input_layout(), a.plan.shape().size(), [&](const auto& idx, std::int64_t off) {
     auto i = static_cast<std::uint64_t>(linear(idx, shape));
     if (a.r2c) a.real_in[off] = static_cast<T>(random_value(i, seed));
     else a.cin[off] = {static_cast<T>(random_value(i, seed)), static_cast<T>(random_value(i, seed + 7))};
@@ -146,7 +151,7 @@ double reference_error(Plan<T>& plan, MPI_Comm comm, std::int64_t max_serial) {
   fftw_destroy_plan(p);
   const double scale = norm_factor(plan.options(), shape, false);
   double num = 0, den = 0;
-  for_each_index(plan.output_layout(), [&](const auto& idx, std::int64_t off) {
+  for_each_index(plan.output_layout(), plan.shape().size(), [&](const auto& idx, std::int64_t off) {
     cd r = ref[static_cast<std::size_t>(linear(idx, spec))] * scale;
     cd g(a.out[off].real(), a.out[off].imag());
     num += std::norm(g - r);
@@ -197,7 +202,7 @@ double laplacian_error(Plan<T>& plan, MPI_Comm comm) {
   for (int ax = 0; ax < d; ++ax) msum += (1 + ax % 3) * (1 + ax % 3);
   const cd z(1.0, plan.options().transform == Transform::r2c ? 0.0 : 0.5);
   Arrays<T> a(plan);
-  for_each_index(plan.input_layout(), [&](const auto& idx, std::int64_t off) {
+  for_each_index(plan.input_layout(), plan.shape().size(), [&](const auto& idx, std::int64_t off) {
     double f = term1(idx) + term2(idx);
     if (a.r2c) a.real_in[off] = static_cast<T>(f);
     else a.cin[off] = {static_cast<T>(f * z.real()), static_cast<T>(f * z.imag())};
@@ -205,7 +210,7 @@ double laplacian_error(Plan<T>& plan, MPI_Comm comm) {
   a.forward();
   const auto spec = plan.spectral_shape();
   const bool r2c = a.r2c;
-  for_each_index(plan.output_layout(), [&](const auto& idx, std::int64_t off) {
+  for_each_index(plan.output_layout(), plan.shape().size(), [&](const auto& idx, std::int64_t off) {
     double k2 = 0;
     for (int ax = 0; ax < d; ++ax) {
       double k = static_cast<double>(idx[ax]);
@@ -216,7 +221,7 @@ double laplacian_error(Plan<T>& plan, MPI_Comm comm) {
   });
   a.inverse();
   double num = 0, den = 0;
-  for_each_index(plan.input_layout(), [&](const auto& idx, std::int64_t off) {
+  for_each_index(plan.input_layout(), plan.shape().size(), [&](const auto& idx, std::int64_t off) {
     cd want = (-msum * term1(idx) - 5 * term2(idx)) * z;
     cd got = a.in_at(off);
     num += std::norm(got - want);

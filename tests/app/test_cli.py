@@ -151,9 +151,13 @@ def option_table(c, r, work):
     run = r.dfft("bench", "--cases", cases, "--codec", "bf16", "--json", out, np=2)  # the command line wins
     c.check(sorted({x["codec"] for x in records_of(out)}) == ["bf16"], f"--codec over the file: {run.stdout[-300:]}")
     run = r.dfft("bench", "--size", "12", "10", "8", "--decomp", "pencil", "--variant", "default", "--method",
-                 "a2a-sync", "--reps", "1", "--warmup", "0", "--batch", "1,2", "--json", out, np=2)
+                 "a2a-sync", "--reps", "1", "--warmup", "0", "--batch", "1,2", "--validate", "--json", out, np=2)
     batches = sorted(x.get("batch", 1) for x in records_of(out))
     c.check(run.returncode == 0 and batches == [1, 1, 2, 2], f"--batch 1,2 sweeps: {batches} {run.stderr[-300:]}")
+    # Validation checks every member of a batch against the one serial reference (it read the
+    # batch axis as the first array axis and failed every batched plan).
+    c.check(all(x.get("validation") == "pass" for x in records_of(out)),
+            f"batched plans validate: {[(x.get('batch', 1), x.get('validation')) for x in records_of(out)]}")
     # A batch of 2 does twice the flops of one array in its time, and the table tells the rows apart.
     n = 12 * 10 * 8
     for x in records_of(out):
