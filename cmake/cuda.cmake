@@ -78,9 +78,29 @@ function(dfft_add_cuda_backend target)
     src/backend/cuda/transports.cpp
     src/backend/cuda/nccl.cpp
     src/backend/cuda/ipc.cpp
-    src/backend/cuda/reference.cpp)
+    src/backend/cuda/reference.cpp
+    src/backend/cuda/store_callbacks.cpp)
+  # The normalising store callbacks as LTO-IR in a C array (src/backend/cuda/scale_callbacks.cu):
+  # cuFFT links them into its kernels at plan time. compute_75 LTO-IR links on every newer GPU.
+  set(_cb_dir ${CMAKE_CURRENT_BINARY_DIR}/generated)
+  set(_cb_src ${PROJECT_SOURCE_DIR}/src/backend/cuda/scale_callbacks.cu)
+  add_custom_command(
+    OUTPUT ${_cb_dir}/scale_callbacks_fatbin.h
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${_cb_dir}
+    COMMAND ${CMAKE_CUDA_COMPILER} -std=c++17 --generate-code arch=compute_75,code=lto_75 -dc -fatbin
+            ${_cb_src} -o ${_cb_dir}/scale_callbacks.fatbin
+    COMMAND ${CUDAToolkit_BIN_DIR}/bin2c --const --static --name dfft_scale_callbacks_fatbin --type longlong
+            ${_cb_dir}/scale_callbacks.fatbin > ${_cb_dir}/scale_callbacks_fatbin.h
+    DEPENDS ${_cb_src})
+  target_sources(${target} PRIVATE ${_cb_dir}/scale_callbacks_fatbin.h)
+  target_include_directories(${target} PRIVATE ${_cb_dir})
   target_compile_definitions(${target} PUBLIC DFFT_HAS_CUDA=1)
   target_link_libraries(${target} PRIVATE CUDA::cudart CUDA::cufft)
+  # cuFFT links the callbacks with nvJitLink; linking it here makes a missing library a load-time
+  # error instead of a plan without callbacks.
+  if(TARGET CUDA::nvJitLink)
+    target_link_libraries(${target} PRIVATE CUDA::nvJitLink)
+  endif()
   if(DFFT_HAS_NCCL)
     target_compile_definitions(${target} PUBLIC DFFT_HAS_NCCL=1)
     target_include_directories(${target} SYSTEM PRIVATE ${DFFT_NCCL_INCLUDE_DIR})

@@ -92,7 +92,7 @@ def config_name(rec):
 
 
 IDENTITY = ("library", "transposed_out", "decomposition", "variant", "methods", "grid", "codec", "overlap",
-            "staging", "precision", "transform", "size", "ranks", "backend", "effort", "machine")
+            "staging", "precision", "transform", "size", "ranks", "backend", "effort", "machine", "r2r", "in_place")
 
 
 def configurations(records):
@@ -440,13 +440,33 @@ def kind_automatic(spec, records):
     return table(header, rows), rows, kept
 
 
+def kind_r2r(spec, records):
+    """DCT/DST plans beside the plain FFT (c2c, no DCT/DST axis) of the same machine, ranks,
+    precision and size: each row's forward and inverse, and its forward+inverse over the FFT's."""
+    pairs = [p for p in configurations(select(records, spec)).values() if round_trip(p) is not None]
+    keys = per_machine(pairs, ["ranks", "precision", "size"])
+    rows = []
+    for key, group in grouped(pairs, keys).items():
+        plain = [p for p in group if field(p["forward"], "transform") == "c2c" and not p["forward"].get("r2r")]
+        base = round_trip(plain[0]) if plain else None
+        for p in group:
+            f = p["forward"]
+            kinds = f.get("r2r") or []
+            rows.append(list(key) + [field(f, "transform"), text("r2r", kinds) if kinds else "-",
+                                     ms(f["time_ms"][STAT["name"]]), ms(p["inverse"]["time_ms"][STAT["name"]]),
+                                     "%.2f" % (round_trip(p) / base) if base else "-"])
+    header = keys + ["transform", "DCT/DST per axis", "fwd " + unit(), "inv " + unit(), "fwd+inv / c2c"]
+    return table(header, rows), rows, used(pairs)
+
+
 KINDS = {"list": kind_list,
          "automatic": kind_automatic,
          "defaults": kind_defaults,
          "reference": lambda s, r: kind_compare(s, r, single_device, "single-device", False),
          "peer": lambda s, r: kind_compare(dict(s, by=s.get("by", "size")), r, peer, "FFTW-MPI", True),
          "scaling": kind_scaling,
-         "halo": kind_halo}
+         "halo": kind_halo,
+         "r2r": kind_r2r}
 
 
 def render(kind, spec, records):

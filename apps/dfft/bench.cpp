@@ -120,7 +120,7 @@ std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, cons
   if (c.validate) r.validation = validation(c, m);
   r.timestamp = utc_timestamp();
   r.host = host_name();
-  const bool real = c.opt.transform == dfft::Transform::r2c;
+  const bool real = c.opt.transform != dfft::Transform::c2c;
   std::vector<Record> out;
   for (const auto* t : {&m.forward, &m.inverse}) {
     Record d = r;
@@ -227,7 +227,7 @@ struct Sweep {
       r.time_max = t.max * 1e3;
       r.fft = r.time_median;  // a serial transform is all FFT
       r.options.batch = 1;     // the reference transforms one array of a batched configuration
-      r.gflops = gflops(c.shape, c.opt.transform == dfft::Transform::r2c, r.time_median, 1);
+      r.gflops = gflops(c.shape, c.opt.transform != dfft::Transform::c2c, r.time_median, 1);
       r.timestamp = utc_timestamp();
       r.host = host_name();
       emit(r);

@@ -99,7 +99,7 @@ void add_options(CLI::App* c, BenchArgs& a) {
   m->excludes(m1)->excludes(m2);
   add_list(c, "--precision", a.precisions, std::vector<std::string>{"double", "float"},
            "double | float (default double)");
-  add_list(c, "--transform", a.transforms, std::vector<std::string>{"r2c", "c2r", "c2c"},
+  add_list(c, "--transform", a.transforms, std::vector<std::string>{"r2c", "c2r", "c2c", "r2r"},
            "r2c | c2r | c2c (default r2c)");
   c->add_option("--warmup", a.warmup, "Untimed runs per direction before timing")
       ->capture_default_str()->check(at_least(0, "an integer >= 0"));
@@ -236,6 +236,10 @@ void finish_args(BenchArgs& a) {
   if (a.methods.empty()) a.methods = a.backend == "cuda" ? kAllMethods : kCpuMethods;
   if (a.precisions.empty()) a.precisions = {"double"};
   if (a.transforms.empty()) a.transforms = {"r2c"};
+  const auto kinds = a.option_sweeps.find("r2r");
+  if (std::find(a.transforms.begin(), a.transforms.end(), "r2r") != a.transforms.end() &&
+      (kinds == a.option_sweeps.end() || kinds->second.empty()))
+    throw UsageError("--transform r2r needs --r2r with a DCT/DST kind for every axis (e.g. --r2r dct2,dct2,dct2)");
   if (a.tune != "none") {  // one configuration per size, precision, transform and grid: the tuner picks
     a.decomps = {"slab-2d1d"};
     a.variants = {"default"};
@@ -269,7 +273,7 @@ std::vector<Config> expand(const BenchArgs& a) {
   const auto combos = option_combinations(a);
   std::vector<std::pair<dfft::Transform, bool>> transforms;  // (plan kind, inverse first)
   for (const auto& t : a.transforms) {
-    auto kind = t == "c2c" ? dfft::Transform::c2c : dfft::Transform::r2c;
+    auto kind = t == "c2c" ? dfft::Transform::c2c : t == "r2r" ? dfft::Transform::r2r : dfft::Transform::r2c;
     bool seen = std::any_of(transforms.begin(), transforms.end(), [&](auto& p) { return p.first == kind; });
     if (!seen) transforms.emplace_back(kind, t == "c2r");
   }

@@ -210,7 +210,7 @@ const std::map<std::string, Reader>& readers() {
       {"transform",
        [](auto& v, auto& w, auto& s) {
          s.transforms = get_list(v, w, [](auto& x, auto& y) {
-           return get_choice(x, y, {"r2c", "c2r", "c2c"});
+           return get_choice(x, y, {"r2c", "c2r", "c2c", "r2r"});
          });
        }},
       {"decomposition",

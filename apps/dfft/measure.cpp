@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -130,9 +131,10 @@ void report_step(const MeasureSettings& s, const char* what, int k) {
 
 template <class T, class Run>
 DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSettings& s, MPI_Comm comm,
-                               const char* what, int first_run) {
+                               const char* what, int first_run, const std::function<void()>& prepare = {}) {
   for (int i = 0; i < s.warmup; ++i) {
     report_step(s, what, first_run + i);
+    if (prepare) prepare();
     run();
   }
   std::vector<double> total, phase[4], own[4];
@@ -140,6 +142,7 @@ DirectionTiming time_direction(dfft::Plan<T>& plan, Run&& run, const MeasureSett
   std::vector<std::array<std::vector<double>, 4>> stage(nst);
   for (int i = 0; i < s.reps; ++i) {
     report_step(s, what, first_run + s.warmup + i);
+    if (prepare) prepare();
     APP_MPI(MPI_Barrier(comm));
     double t0 = MPI_Wtime();
     run();
@@ -225,23 +228,27 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
   using C = std::complex<T>;
   if (s.step) s.step(c.opt.tune == dfft::Tune::none ? "planning" : "planning (tuning)", 0.0);
   auto plan = make_plan<T>(c, comm);
-  const bool real = c.opt.transform == dfft::Transform::r2c;
+  // r2c: real input; r2r: real input and output (DCT/DST on every axis).
+  const bool r2r = c.opt.transform == dfft::Transform::r2r;
+  const bool real = c.opt.transform == dfft::Transform::r2c || r2r;
   const std::size_t in_bytes = static_cast<std::size_t>(plan->input_count()) * (real ? sizeof(T) : sizeof(C));
-  const std::size_t out_bytes = static_cast<std::size_t>(plan->output_count()) * sizeof(C);
+  const std::size_t out_bytes = static_cast<std::size_t>(plan->output_count()) * (r2r ? sizeof(T) : sizeof(C));
   Measurement m;
   {
     // The inverse writes to its own buffer so the forward input stays the same random array.
-    auto arrays = allocate_arrays(*plan, {in_bytes, out_bytes, in_bytes}, comm);
+    auto arrays = allocate_arrays(*plan, {in_bytes, out_bytes, std::max(in_bytes, out_bytes)}, comm);
     PlanBuffer<T>& in = *arrays[0];
     PlanBuffer<T>& out = *arrays[1];
     PlanBuffer<T>& back = *arrays[2];
     fill_input(*plan, real, in, setup_threads(comm));
     auto fwd = [&] {
-      if (real) plan->forward(static_cast<const T*>(in.get()), static_cast<C*>(out.get()));
+      if (r2r) plan->forward(static_cast<const T*>(in.get()), static_cast<T*>(out.get()));
+      else if (real) plan->forward(static_cast<const T*>(in.get()), static_cast<C*>(out.get()));
       else plan->forward(static_cast<const C*>(in.get()), static_cast<C*>(out.get()));
     };
     auto inv = [&] {
-      if (real) plan->inverse(static_cast<const C*>(out.get()), static_cast<T*>(back.get()));
+      if (r2r) plan->inverse(static_cast<const T*>(out.get()), static_cast<T*>(back.get()));
+      else if (real) plan->inverse(static_cast<const C*>(out.get()), static_cast<T*>(back.get()));
       else plan->inverse(static_cast<const C*>(out.get()), static_cast<C*>(back.get()));
     };
     // Online tuning settles before timing (bounded: it ends after a few dozen calls).
@@ -249,8 +256,34 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
       if (i % 2) inv();
       else fwd();
     }
-    m.forward = time_direction(*plan, fwd, s, comm, "forward", 0);
-    m.inverse = time_direction(*plan, inv, s, comm, "inverse", s.warmup + s.reps);
+    if (c.opt.in_place) {
+      // An in-place plan runs in place, as its users run it: forward and inverse on one buffer
+      // (`back`), which an untimed upload resets to the input or the spectrum before each run.
+      const std::size_t bytes = std::max(in_bytes, out_bytes);
+      std::vector<T> input(bytes / sizeof(T)), spectrum(bytes / sizeof(T));
+      plan->download(input.data(), in.get(), in_bytes);
+      fwd();
+      plan->download(spectrum.data(), out.get(), out_bytes);
+      T* w = static_cast<T*>(back.get());
+      auto* wc = reinterpret_cast<C*>(w);
+      auto fwd_in_place = [&] {
+        if (r2r) plan->forward(static_cast<const T*>(w), w);
+        else if (real) plan->forward(static_cast<const T*>(w), wc);
+        else plan->forward(static_cast<const C*>(wc), wc);
+      };
+      auto inv_in_place = [&] {
+        if (r2r) plan->inverse(static_cast<const T*>(w), w);
+        else if (real) plan->inverse(static_cast<const C*>(wc), w);
+        else plan->inverse(static_cast<const C*>(wc), wc);
+      };
+      m.forward = time_direction(*plan, fwd_in_place, s, comm, "forward", 0,
+                                 [&] { plan->upload(w, input.data(), in_bytes); });
+      m.inverse = time_direction(*plan, inv_in_place, s, comm, "inverse", s.warmup + s.reps,
+                                 [&] { plan->upload(w, spectrum.data(), out_bytes); });
+    } else {
+      m.forward = time_direction(*plan, fwd, s, comm, "forward", 0);
+      m.inverse = time_direction(*plan, inv, s, comm, "inverse", s.warmup + s.reps);
+    }
   }
   m.grid = plan->grid();
   m.used = plan->options();

@@ -41,7 +41,9 @@ struct Job {
 const char* kTransformFooter = R"(Transforms: r2c (real input, complex output with the last axis n/2+1, like
 numpy.fft.rfftn), c2r (the inverse: complex input with the halved last axis, real output of last
 axis --last-n, default 2*(m-1) like numpy.fft.irfftn), c2c (complex to complex; --inverse for
-the backward transform, like numpy.fft.ifftn).
+the backward transform, like numpy.fft.ifftn), r2r (real to real with --r2r naming the DCT/DST
+kind of every axis, like scipy.fft.dctn/dstn with orthogonalize=False; --inverse for the
+inverse kinds).
 Element types: float32 and complex64 run in single precision, float64 and complex128 in double;
 the output has the matching type. Input in C or Fortran order, output in C order; little endian.
 Scaling (--norm, as numpy.fft): backward (default: inverse scaled by 1/N), ortho (both by
@@ -58,8 +60,8 @@ void add_options(CLI::App* c, TransformArgs& a) {
   c->add_option("OUT", a.out, "Output .npy file")->required();
   c->add_option("--transform", a.transform, "r2c | c2r | c2c")
       ->capture_default_str()
-      ->check(CLI::IsMember({"r2c", "c2r", "c2c"}));
-  c->add_flag("--inverse", a.inverse, "c2c: the inverse (backward) transform");
+      ->check(CLI::IsMember({"r2c", "c2r", "c2c", "r2r"}));
+  c->add_flag("--inverse", a.inverse, "c2c, r2r: the inverse (backward) transform");
   c->add_option("--last-n", a.last_n, "c2r: length of the real halved axis (2*(m-1) or 2*(m-1)+1)")
       ->check(at_least(1, "an integer >= 1"));
   c->add_option("--axes", a.axes,
@@ -104,7 +106,9 @@ dfft::Options plan_options(const TransformArgs& a) {
   o.staging = dfft::parse_staging(a.staging);
   o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
   o.norm = dfft::parse_norm(a.norm);
-  o.transform = a.transform == "c2c" ? dfft::Transform::c2c : dfft::Transform::r2c;
+  o.transform = a.transform == "c2c"   ? dfft::Transform::c2c
+                : a.transform == "r2r" ? dfft::Transform::r2r
+                                       : dfft::Transform::r2c;
   o.axes = a.axes;
   std::vector<std::string> names = a.methods;
   if (!a.methods1.empty() || !a.methods2.empty()) {
@@ -134,10 +138,11 @@ Job plan_job(const TransformArgs& a, const dfft::io::NpyHeader& h) {
   const bool complex_in = h.dtype == Dtype::complex64 || h.dtype == Dtype::complex128;
   j.is_double = h.dtype == Dtype::float64 || h.dtype == Dtype::complex128;
   const std::string file = "'" + a.in + "' holds " + to_string(h.dtype);
-  if (a.transform == "r2c" && complex_in)
-    throw IoError("wrong dtype: --transform r2c needs float32 or float64 input; " + file +
+  const bool real_transform = a.transform == "r2c" || a.transform == "r2r";
+  if (real_transform && complex_in)
+    throw IoError("wrong dtype: --transform " + a.transform + " needs float32 or float64 input; " + file +
                   " (use --transform c2c)");
-  if (a.transform != "r2c" && !complex_in)
+  if (!real_transform && !complex_in)
     throw IoError("wrong dtype: --transform " + a.transform +
                   " needs complex64 or complex128 input; " + file + " (use --transform r2c)");
   if (h.shape.size() < 2)
@@ -155,7 +160,12 @@ Job plan_job(const TransformArgs& a, const dfft::io::NpyHeader& h) {
   int hv = a.axes.empty() ? d - 1 : a.axes.back() < 0 ? a.axes.back() + d : a.axes.back();
   if (hv < 0 || hv >= d) hv = d - 1;
   const auto halved = static_cast<std::size_t>(hv);
-  if (a.transform == "r2c") {
+  if (a.transform == "r2r") {
+    j.forward = !a.inverse;
+    j.real_in = j.real_out = true;
+    j.out_shape = h.shape;
+    j.out_type = real;
+  } else if (a.transform == "r2c") {
     j.real_in = true;
     j.out_shape = h.shape;
     j.out_shape[halved] = h.shape[halved] / 2 + 1;
@@ -194,7 +204,11 @@ struct Buffer {
 template <class T>
 void execute(dfft::Plan<T>& plan, const Job& j, const void* in, void* out) {
   using C = std::complex<T>;
-  if (j.real_in)
+  if (j.real_in && j.real_out && j.forward)
+    plan.forward(static_cast<const T*>(in), static_cast<T*>(out));
+  else if (j.real_in && j.real_out)
+    plan.inverse(static_cast<const T*>(in), static_cast<T*>(out));
+  else if (j.real_in)
     plan.forward(static_cast<const T*>(in), static_cast<C*>(out));
   else if (j.real_out)
     plan.inverse(static_cast<const C*>(in), static_cast<T*>(out));
@@ -242,7 +256,7 @@ Timings run_typed(const TransformArgs& a, const dfft::io::NpyHeader& h, const Jo
 }
 
 std::string direction_text(const TransformArgs& a, const Job& j) {
-  if (a.transform == "c2c") return j.forward ? "c2c forward" : "c2c inverse";
+  if (a.transform == "c2c" || a.transform == "r2r") return a.transform + (j.forward ? " forward" : " inverse");
   return a.transform == "r2c" ? "r2c forward" : "c2r inverse";
 }
 
@@ -250,8 +264,8 @@ std::string direction_text(const TransformArgs& a, const Job& j) {
 void check_arguments(const TransformArgs& a, MPI_Comm comm) {
   if (a.last_n > 0 && a.transform != "c2r")
     throw UsageError("--last-n applies to --transform c2r only");
-  if (a.inverse && a.transform != "c2c")
-    throw UsageError("--inverse applies to c2c; the inverse of r2c is --transform c2r");
+  if (a.inverse && a.transform != "c2c" && a.transform != "r2r")
+    throw UsageError("--inverse applies to c2c and r2r; the inverse of r2c is --transform c2r");
   try {
     (void)plan_options(a);
   } catch (const dfft::Error& e) {  // unknown names: the library's message lists the allowed ones
@@ -312,7 +326,7 @@ Command make_transform_command(CLI::App& parent) {
   auto args = std::make_shared<TransformArgs>();
   CLI::App* c = parent.add_subcommand(
       "transform",
-      "Transform a .npy file into a .npy file (r2c, c2r or c2c), reading and writing with MPI-IO");
+      "Transform a .npy file into a .npy file (r2c, c2r, c2c or r2r), reading and writing with MPI-IO");
   add_options(c, *args);
   c->footer(kTransformFooter);
   return {c, [args](MPI_Comm comm) { return run_transform(*args, comm); }};

@@ -52,7 +52,9 @@ enum class Side { input, output };
 /// Methods: `p2p_type` (the default; host arrays): MPI reads and writes the array in place
 /// through datatypes made at construction. `p2p_sync`: the pieces for each peer are packed into
 /// one buffer by the backend's box copy and unpacked on arrival; on the CUDA backend (device
-/// arrays) the buffers are staged through host memory. Others: InvalidArgument.
+/// arrays) a CUDA-aware MPI (MPIX_Query_cuda_support on every rank) reads and writes the device
+/// buffers, any other MPI gets them staged through host memory (staging()). Others:
+/// InvalidArgument.
 template <class T>
 class Halo {
  public:
@@ -103,6 +105,9 @@ class Halo {
   /// Phase times of the last exchange() (p2p-type: all in comm; p2p-sync: pack with the copy to
   /// the host, comm, unpack with the copy from the host).
   const StageTiming& timing() const;
+  /// How the messages reach MPI: Staging::host for host arrays and for device buffers staged
+  /// through host memory, Staging::cuda_aware where MPI reads the device buffers itself.
+  Staging staging() const;
 
  private:
   // A plan's layout with a halo of its own (Options::input_halo) as the box it surrounds.

@@ -220,11 +220,11 @@ class Plan:
         return self._comm
 
     def halo(self, width, width_hi=None, periodic=True, corners=False, side="input", dtype=None,
-             method="p2p-type"):
+             method=None):
         """A dfft.Halo on this rank's input (or output) box and memory order: width cells below
         and width_hi (None: width) above the box per axis, periodic axes, corners; dtype: the
-        side's (None) or another; method 'p2p-type' or 'p2p-sync'. Collective; cpu plans only
-        (docs/halo.md)."""
+        side's (None) or another; method 'p2p-type' or 'p2p-sync' (None: p2p-type on the cpu,
+        p2p-sync on cuda, where the arrays are device arrays). Collective (docs/halo.md)."""
         from .halo import plan_halo
         return plan_halo(self, width, width_hi, periodic, corners, side, dtype, method)
 

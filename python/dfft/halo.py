@@ -6,6 +6,10 @@
     u[halo.interior] = my_block                  # the plan's input block
     halo.exchange(u)                             # fills the halo in place (collective)
 
+On a cuda plan (or with backend="cuda") the arrays are device arrays (cupy, or any array with
+__cuda_array_interface__) on the halo's GPU: packed and unpacked there, handed to a CUDA-aware
+MPI as they are, or staged through host memory (``halo.staging``).
+
 Cells beyond the ends of a non-periodic axis are never written; with ``corners=False`` the edge
 and corner regions (outside the box along two or more axes) are not written either. Any width
 works: deeper than the neighbouring block, or than the global array (a periodic axis wraps as
@@ -15,7 +19,6 @@ numpy.pad(mode="wrap") does).
 import numpy as np
 
 from . import _dfft
-from ._dfft import Unsupported
 
 
 def _per_axis(v, d, name, kind=int):
@@ -38,12 +41,13 @@ class Halo:
     the box (one number for every axis, or one per axis); width_hi: cells above (None: as width);
     periodic: True, False or one per axis; corners: also fill the edges and corners; dtype:
     float32, float64, complex64 or complex128; method: 'p2p-type' (MPI datatypes over the array)
-    or 'p2p-sync' (pieces packed per peer). Widths, periodic, corners and method are the same on
-    every rank. Host (numpy) arrays only.
+    or 'p2p-sync' (pieces packed per peer); backend: 'cpu' (numpy arrays) or 'cuda' (device
+    arrays on GPU `device`, -1: local rank modulo visible GPUs; method p2p-sync, the default
+    there). Widths, periodic, corners, method and backend are the same on every rank.
     """
 
     def __init__(self, comm, box, width, width_hi=None, periodic=True, corners=False,
-                 dtype=np.float64, method="p2p-type"):
+                 dtype=np.float64, method=None, backend="cpu", device=-1):
         if len(box) not in (2, 3):
             raise ValueError(f"box must be (lo, hi) or (lo, hi, order), got {box!r}")
         lo, hi = (tuple(int(v) for v in x) for x in box[:2])
@@ -54,9 +58,13 @@ class Halo:
         wlo = _per_axis(width, d, "width")
         whi = _per_axis(width_hi, d, "width_hi") or wlo
         per = _per_axis(periodic, d, "periodic", bool)
+        self.backend = str(backend)
+        if method is None:
+            method = "p2p-sync" if self.backend == "cuda" else "p2p-type"
         self._impl = _dfft._Halo(comm, (lo, hi, order), wlo, whi, per, bool(corners),
-                                 self.dtype.name, str(method))
+                                 self.dtype.name, str(method), self.backend, int(device))
         info = self._impl.layout()
+        self.staging = info["staging"]             # "cuda-aware" or "host" (docs/halo.md)
         self.lo = tuple(info["lo"])            # the grown box (lo may be negative)
         self.hi = tuple(info["hi"])
         self.order = tuple(info["order"])
@@ -70,34 +78,66 @@ class Halo:
                               else slice(0, 0) for a in self.order)
 
     def empty(self):
-        """A zeroed local array of this rank's halo'd shape and dtype."""
+        """A zeroed local array of this rank's halo'd shape and dtype (cupy on the cuda
+        backend)."""
+        if self.backend == "cuda":
+            import cupy
+            return cupy.zeros(self.shape, self.dtype)
         return np.zeros(self.shape, self.dtype)
 
     def exchange(self, a):
-        """Fills the halo of `a` (a writeable C-contiguous numpy array of `shape` and `dtype`)
-        in place and returns it. An array that does not fit on any rank is refused on every
-        rank (InvalidArgument) before anything is read or written."""
-        problem = ""
-        if not isinstance(a, np.ndarray):
-            problem = f"the array is a {type(a).__name__}, not a numpy array (host memory only)"
-        elif a.dtype != self.dtype:
-            problem = f"the array's dtype is {a.dtype}, the halo's {self.dtype}"
-        elif not a.flags.c_contiguous or not a.flags.writeable:
-            problem = "the array must be C-contiguous and writeable"
-        elif a.shape != self.shape and a.size >= int(np.prod(self.shape)):
-            problem = f"the array's shape is {a.shape}, the halo'd box's {self.shape}"
-        address, count = (a.ctypes.data, a.size) if not problem else (0, 0)
-        self._impl.exchange(address, count, problem)
+        """Fills the halo of `a` (a writeable C-contiguous array of `shape` and `dtype`: numpy on
+        the cpu backend, a device array on cuda) in place and returns it. An array that does not
+        fit on any rank is refused on every rank (InvalidArgument) before anything is read or
+        written."""
+        problem, address, size = _check_array(a, self.shape, self.dtype, self.backend == "cuda")
+        self._impl.exchange(address if not problem else 0, size if not problem else 0, problem)
         return a
 
 
+def _check_array(a, shape, dtype, on_device):
+    """(why the array cannot be used or "", its data address, its element count)."""
+    if on_device:
+        cai = getattr(a, "__cuda_array_interface__", None)
+        if cai is None:
+            return f"the array is a {type(a).__name__}, not a device array (__cuda_array_interface__)", 0, 0
+        got_shape, got_dtype = tuple(cai["shape"]), np.dtype(cai["typestr"])
+        size = int(np.prod(got_shape)) if got_shape else 1
+        strides = cai.get("strides")
+        contiguous = strides is None or tuple(strides) == _c_strides(got_shape, got_dtype)
+        if got_dtype != dtype:
+            return f"the array's dtype is {got_dtype}, the halo's {dtype}", 0, 0
+        if not contiguous or cai["data"][1]:
+            return "the device array must be C-contiguous and writeable", 0, 0
+        if got_shape != tuple(shape) and size >= int(np.prod(shape)):
+            return f"the array's shape is {got_shape}, the halo'd box's {tuple(shape)}", 0, 0
+        return "", int(cai["data"][0]), size
+    if not isinstance(a, np.ndarray):
+        return f"the array is a {type(a).__name__}, not a numpy array (this halo is on the cpu backend)", 0, 0
+    if a.dtype != dtype:
+        return f"the array's dtype is {a.dtype}, the halo's {dtype}", 0, 0
+    if not a.flags.c_contiguous or not a.flags.writeable:
+        return "the array must be C-contiguous and writeable", 0, 0
+    if a.shape != tuple(shape) and a.size >= int(np.prod(shape)):
+        return f"the array's shape is {a.shape}, the halo'd box's {tuple(shape)}", 0, 0
+    return "", a.ctypes.data, a.size
+
+
+def _c_strides(shape, dtype):
+    strides, step = [], dtype.itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
 def plan_halo(plan, width, width_hi=None, periodic=True, corners=False, side="input", dtype=None,
-              method="p2p-type"):
-    """Halo on a plan's input (real-space) or output (spectral) block (Plan.halo)."""
-    if plan.backend != "cpu":
-        raise Unsupported("dfft: halo exchange: device arrays are not exchanged yet; use a cpu plan")
+              method=None):
+    """Halo on a plan's input (real-space) or output (spectral) block (Plan.halo), on the plan's
+    backend and GPU."""
     if side not in ("input", "output"):
         raise ValueError(f"side must be 'input' or 'output', got {side!r}")
     s = plan._in if side == "input" else plan._out
     return Halo(plan.comm, (s.lo, s.hi, s.order), width, width_hi, periodic, corners,
-                s.dtype if dtype is None else dtype, method)
+                s.dtype if dtype is None else dtype, method, plan.backend,
+                plan.device if plan.backend == "cuda" else -1)

@@ -223,20 +223,21 @@ class PyHalo {
   using Side = PyReshape::Side;
   PyHalo(const py::object& comm, const Side& box, const std::vector<std::int64_t>& lo,
          const std::vector<std::int64_t>& hi, const std::vector<bool>& periodic, bool corners,
-         const std::string& dtype, const std::string& method)
+         const std::string& dtype, const std::string& method, const std::string& backend, int device)
       : comm_(comm_of(comm)) {
     const dfft::Layout l = layout_of(std::get<0>(box), std::get<1>(box), std::get<2>(box));
     const dfft::HaloSpec spec{lo, hi, periodic, corners};
     const dfft::Method m = dfft::parse_method(method);
+    const dfft::Backend b = dfft::parse_backend(backend);
     py::gil_scoped_release unlocked;  // collective
     if (dtype == "float32")
-      h_ = std::make_unique<dfft::Halo<float>>(comm_, l, spec, m);
+      h_ = std::make_unique<dfft::Halo<float>>(comm_, l, spec, m, b, device);
     else if (dtype == "float64")
-      h_ = std::make_unique<dfft::Halo<double>>(comm_, l, spec, m);
+      h_ = std::make_unique<dfft::Halo<double>>(comm_, l, spec, m, b, device);
     else if (dtype == "complex64")
-      h_ = std::make_unique<dfft::Halo<std::complex<float>>>(comm_, l, spec, m);
+      h_ = std::make_unique<dfft::Halo<std::complex<float>>>(comm_, l, spec, m, b, device);
     else if (dtype == "complex128")
-      h_ = std::make_unique<dfft::Halo<std::complex<double>>>(comm_, l, spec, m);
+      h_ = std::make_unique<dfft::Halo<std::complex<double>>>(comm_, l, spec, m, b, device);
     else
       throw py::value_error("Halo: dtype must be float32, float64, complex64 or complex128, got " +
                             dtype);
@@ -268,6 +269,7 @@ class PyHalo {
           d["order"] = l.order;
           d["count"] = h->count();
           d["shape"] = h->shape();
+          d["staging"] = dfft::to_string(h->staging());
           return d;
         },
         h_);
@@ -310,9 +312,10 @@ void bind_halo(py::module_& m) {
   py::class_<PyHalo>(m, "_Halo")
       .def(py::init<const py::object&, const PyHalo::Side&, const std::vector<std::int64_t>&,
                     const std::vector<std::int64_t>&, const std::vector<bool>&, bool,
-                    const std::string&, const std::string&>(),
+                    const std::string&, const std::string&, const std::string&, int>(),
            py::arg("comm"), py::arg("box"), py::arg("lo"), py::arg("hi"), py::arg("periodic"),
-           py::arg("corners"), py::arg("dtype"), py::arg("method"))
+           py::arg("corners"), py::arg("dtype"), py::arg("method"), py::arg("backend") = "cpu",
+           py::arg("device") = -1)
       .def("exchange", &PyHalo::exchange, py::arg("data"), py::arg("count"), py::arg("problem"))
       .def("layout", &PyHalo::layout);
 }

@@ -185,3 +185,31 @@ def test_without_cuda_the_cuda_backend_is_refused():
         pytest.skip("dfft was built with CUDA")
     with pytest.raises(dfft.Error):
         dfft.Plan(COMM, (8, 8, 8), backend="cuda")
+
+
+def test_cupy_halo_matches_numpy_pad(cp):
+    # plan.halo on a cuda plan exchanges device arrays (p2p-sync on the GPU), against numpy.pad.
+    from test_halo import FILL, reference
+    shape = (17, 12, 10)
+    g = global_array(shape, complex_values=True, seed=11)
+    plan = dfft.Plan(COMM, shape, decomposition="pencil", transform="c2c", backend="cuda",
+                     effort="estimate", fftw_wisdom=False)
+    lo, hi, order = plan._in.lo, plan._in.hi, plan._in.order
+    for wlo, whi, periodic, corners in [([1, 2, 1], [2, 1, 3], [True, False, True], True),
+                                        ([3, 1, 2], None, [True, True, True], False)]:
+        halo = plan.halo(wlo, whi, periodic, corners)
+        assert halo.staging in ("host", "cuda-aware")
+        whi_ = whi or wlo
+        with cp.cuda.Device(plan.device):
+            u = halo.empty()
+            assert isinstance(u, cp.ndarray)
+            u.fill(FILL)
+            u[halo.interior] = cp.asarray(g[tuple(slice(a, b) for a, b in zip(lo, hi))].transpose(order))
+            halo.exchange(u)
+            got = cp.asnumpy(u)
+        want = reference(g, lo, hi, wlo, whi_, periodic, corners).transpose(order).astype(halo.dtype)
+        assert _everywhere(np.array_equal(got, want))
+        # A host array on a cuda halo is refused on every rank before anything is written.
+        with pytest.raises(dfft.InvalidArgument, match="device array"):
+            halo.exchange(np.zeros(halo.shape, halo.dtype))
+    plan.close()

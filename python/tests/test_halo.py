@@ -112,6 +112,7 @@ def test_wider_than_blocks_and_array():
 def test_refusals_on_every_rank():
     plan = dfft.Plan(COMM, SHAPE, **FAST)
     halo = plan.halo(1)
+    assert halo.staging == "host" and halo.backend == "cpu"
     last = COMM.size - 1
     # A too small array on the last rank only: every rank raises, nothing is written.
     u = np.ones(halo.shape, halo.dtype)

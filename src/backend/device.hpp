@@ -31,6 +31,9 @@ struct FftDesc {
   /// reals (Transform::r2r), not complex.
   std::vector<R2R> r2r;
   bool real = false;
+  /// A factor the FFT may apply to every element as it stores it (the normalisation, on a
+  /// direction's last FFT); LocalFft::scales() says whether it did. 1: none.
+  double scale = 1;
 };
 
 class LocalFft {
@@ -41,6 +44,9 @@ class LocalFft {
   /// Bytes of work area the FFT library allocated for this FFT: cuFFT reports them; FFTW does
   /// not (0).
   virtual std::int64_t work_bytes() const { return 0; }
+  /// Whether execute() multiplies its output by FftDesc::scale (a cuFFT store callback); the
+  /// caller scales otherwise.
+  virtual bool scales() const { return false; }
 };
 
 /// Ordering and timing marks for overlapped execution (src/exec/overlap.cpp). A mark is

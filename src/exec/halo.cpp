@@ -16,6 +16,7 @@
 #include "plan/geometry.hpp"
 #include "transport/box_types.hpp"
 #include "transport/pack_common.hpp"
+#include "transport/stage.hpp"
 #include "util/check.hpp"
 
 namespace dfft {
@@ -177,6 +178,11 @@ class HaloImpl {
       if (!same_everywhere(comm_, {static_cast<int>(method), static_cast<int>(backend)}))
         fail("halo: ranks disagree on the method or backend; give the same on every rank");
       dev_ = backend == Backend::cuda ? make_cuda_device(comm_, device) : make_cpu_device();
+      // A CUDA-aware MPI reads and writes the device pack buffers itself: no staging through
+      // host memory. Every rank must agree (one sends what another receives).
+      int aware = dev_->on_device() && use_cuda_aware(Staging::automatic) ? 1 : 0, all_aware = 0;
+      DFFT_MPI(MPI_Allreduce(&aware, &all_aware, 1, MPI_INT, MPI_MIN, comm_));
+      mpi_reads_device_ = all_aware == 1;
       build(mine, all, spec);
     } catch (...) {
       free_buffers();
@@ -221,14 +227,15 @@ class HaloImpl {
   /// through host memory where MPI cannot read the device's.
   void exchange_packed(void* data) {
     const auto e = static_cast<std::int64_t>(elem_);
-    char* sb = dev_->on_device() ? send_host_.data() : send_dev_;
-    char* rb = dev_->on_device() ? recv_host_.data() : recv_dev_;
+    const bool staged = dev_->on_device() && !mpi_reads_device_;
+    char* sb = staged ? send_host_.data() : send_dev_;
+    char* rb = staged ? recv_host_.data() : recv_dev_;
     {
       PhaseTimer pt(t_.pack);
       for (const Link& l : send_packed_)
         for (std::size_t i = 0; i < l.pieces.size(); ++i)
           dev_->copy_box(data, grown_, send_dev_ + l.off[i] * e, l.dense[i], l.dense[i].box, elem_);
-      if (dev_->on_device() && send_bytes_) dev_->download(sb, send_dev_, send_bytes_);
+      if (staged && send_bytes_) dev_->download(sb, send_dev_, send_bytes_);
     }
     {
       PhaseTimer pt(t_.comm);
@@ -244,7 +251,7 @@ class HaloImpl {
       DFFT_MPI(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
     }
     PhaseTimer pt(t_.unpack);
-    if (dev_->on_device() && recv_bytes_) dev_->upload(recv_dev_, rb, recv_bytes_);
+    if (staged && recv_bytes_) dev_->upload(recv_dev_, rb, recv_bytes_);
     for (const Link& l : recv_packed_)
       for (std::size_t i = 0; i < l.pieces.size(); ++i)
         dev_->copy_box(recv_dev_ + l.off[i] * e, l.dense[i], data, grown_, l.pieces[i].at, elem_);
@@ -263,8 +270,10 @@ class HaloImpl {
   std::int64_t sent_elements() const { return sent_; }
   std::int64_t self_elements() const { return self_elems_; }
   const StageTiming& timing() const { return t_; }
+  bool mpi_reads_device() const { return mpi_reads_device_; }
 
  private:
+  bool mpi_reads_device_ = false;  // device pack buffers handed to a CUDA-aware MPI
   static constexpr int kTag = 7301;
 
   void build(const Layout* mine, const std::vector<Layout>* all, const HaloSpec& given) {
@@ -337,7 +346,7 @@ class HaloImpl {
       }
       if (send_bytes_) send_dev_ = static_cast<char*>(dev_->alloc(send_bytes_));
       if (recv_bytes_) recv_dev_ = static_cast<char*>(dev_->alloc(recv_bytes_));
-      if (dev_->on_device()) {
+      if (dev_->on_device() && !mpi_reads_device_) {
         send_host_.resize(send_bytes_);
         recv_host_.resize(recv_bytes_);
       }
@@ -494,6 +503,10 @@ std::int64_t Halo<T>::self_elements() const {
 template <class T>
 const StageTiming& Halo<T>::timing() const {
   return impl_->timing();
+}
+template <class T>
+Staging Halo<T>::staging() const {
+  return impl_->mpi_reads_device() ? Staging::cuda_aware : Staging::host;
 }
 
 template class Halo<float>;

@@ -48,6 +48,7 @@ class Chosen final : public KeepInputC2r {
     c.kind = FftDesc::Kind::backward;
     c.axes.assign(d_.axes.begin(), d_.axes.begin() + k);
     c.out = d_.in;
+    c.scale = 1;  // the c2r that follows applies it, where it can
     first_ = dev_.make_fft(c, a, b);
     FftDesc r = d_;
     r.axes.assign(d_.axes.begin() + k, d_.axes.end());
@@ -72,6 +73,12 @@ class Chosen final : public KeepInputC2r {
   bool execute(const void* in, void* scratch, void* out, double factor) override {
     void* src = const_cast<void*>(in);
     if (split_ == 0) {
+      // The c2r applies the factor as it stores where it can; the copy does otherwise.
+      if (whole_.scales()) {
+        copy_spectrum(dev_, src, d_.in, scratch, d_.is_double, 1);
+        whole_.execute(scratch, out);
+        return true;
+      }
       const bool scaled = copy_spectrum(dev_, src, d_.in, scratch, d_.is_double, factor);
       whole_.execute(scratch, out);
       return scaled && factor != 1;
@@ -79,7 +86,7 @@ class Chosen final : public KeepInputC2r {
     first_->execute(src, scratch);  // out of place: FFTW and cuFFT keep the input of a c2c
     if (!grouped_) {
       second_->execute(scratch, out);
-      return false;
+      return second_->scales();
     }
     auto* s = static_cast<char*>(scratch);
     auto* o = static_cast<char*>(out);

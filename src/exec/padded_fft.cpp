@@ -147,7 +147,10 @@ class PaddedFft final : public LocalFft {
 
 std::unique_ptr<LocalFft> make_padded_fft(Device& dev, const FftDesc& d, const Layout& wide,
                                           std::int64_t halved_n, void* scratch_in, void* scratch_out) {
-  return std::make_unique<PaddedFft>(dev, d, wide, halved_n, scratch_in, scratch_out);
+  // The inner FFT writes a padded buffer that a copy then trims: the caller scales.
+  FftDesc plain = d;
+  plain.scale = 1;
+  return std::make_unique<PaddedFft>(dev, plain, wide, halved_n, scratch_in, scratch_out);
 }
 
 std::int64_t padded_fft_bytes(const FftDesc& d, const Layout& wide) {

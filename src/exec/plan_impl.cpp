@@ -387,6 +387,12 @@ FftDesc PlanImpl::fft_desc(const Step& st, bool inverse) const {
     d.kind = st.fft.r2c ? FftDesc::Kind::c2r : FftDesc::Kind::backward;
     for (R2R& k : d.r2r) k = r2r_inverse(k);
   }
+  // The direction's last FFT may apply the normalisation as it stores (a cuFFT callback), which
+  // saves a pass over the output. The inverse runs the path backwards.
+  const bool periodic = std::all_of(d.r2r.begin(), d.r2r.end(), [](R2R k) { return k == R2R::none; });
+  if (&st == (inverse ? &path_.steps.front() : &path_.steps.back()) && st.fft.wide.box.dims() == 0 &&
+      !d.real && periodic)
+    d.scale = norm_factor(opt_, shape_, inverse);
   return d;
 }
 
@@ -493,6 +499,9 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
       void* p3 = p.has_post ? buffer(d.out_buf[p.x() + 1], in, out) : p2;
       GroupTiming gt;
       run_group(g, *dev_, cur, p1, p2, p3, gt);
+      if (p.has_post && std::any_of(g.slices.begin(), g.slices.end(),
+                                    [](const GroupExec::Slice& s) { return s.g && s.g->scales(); }))
+        scaled = true;
       if (p.has_pre) {
         timings_[j] = StageTiming{names_[d.sched[j].path_index]};
         timings_[j].fft = gt.f_busy;
@@ -530,19 +539,26 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
           // The last step (it writes the output) may fold the normalisation in.
           scaled = exec_[k].inv_keep->execute(cur, scratch, next, next == out ? factor : 1) && next == out;
         } else {
-          // The last step may fold the normalisation into the copy (copy_spectrum).
-          const bool last = next == out;
+          // The last step folds the normalisation into the FFT's stores where it can, else into
+          // the copy (copy_spectrum).
+          LocalFft& f = *exec_[k].inv_fft;
+          const bool last = next == out && !f.scales();
           scaled = copy_spectrum(*dev_, cur, d.sched[j].in, scratch, is_double_, last ? factor : 1) && last;
-          exec_[k].inv_fft->execute(scratch, next);
+          f.execute(scratch, next);
+          scaled = scaled || f.scales();
         }
       } else if (cur == in && (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first)) {
         const Layout& l = d.sched[j].in;
         dev_->copy_box(cur, l, next, l, l.box, is_double_ ? 16 : 8);
-        (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place)->execute(next, next);
+        LocalFft& f = *(inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place);
+        f.execute(next, next);
+        scaled = scaled || f.scales();
       } else {
         LocalFft* f = (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft).get();
         LocalFft* in_place = (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place).get();
-        (cur == next && in_place ? in_place : f)->execute(cur, next);
+        LocalFft* used = cur == next && in_place ? in_place : f;
+        used->execute(cur, next);
+        scaled = scaled || used->scales();
       }
       dev_->synchronize();
       t.fft = MPI_Wtime() - t0;
@@ -672,6 +688,10 @@ std::string PlanImpl::describe() const {
     const StepExec& first = exec_[d.sched.front().path_index];
     if (inverse ? first.inv_copy_first : first.fwd_copy_first)
       s << (inverse ? "inverse" : "forward") << ": the first FFT copies the input into the workspace and runs in place there\n";
+    const StepExec& last = exec_[d.sched.back().path_index];
+    const LocalFft* f = (inverse ? last.inv_fft : last.fwd_fft).get();
+    if (norm_factor(opt_, shape_, inverse) != 1 && d.sched.back().fft && f && f->scales())
+      s << (inverse ? "inverse" : "forward") << ": the normalisation is applied by the last FFT as it stores (cuFFT callback)\n";
   }
   return s.str();
 }

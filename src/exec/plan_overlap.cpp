@@ -136,6 +136,22 @@ void PlanImpl::build_group(Direction& d, const GroupPlan& p, bool inverse) {
                  s.g_out, s.g_empty);
     g.slices.push_back(std::move(s));
   }
+  // A last FFT applies the normalisation in every slice or in none (the caller then scales the
+  // whole output): slices that planned differently are planned again without it.
+  if (p.has_post) {
+    const auto scaling = std::count_if(g.slices.begin(), g.slices.end(),
+                                       [](const GroupExec::Slice& s) { return s.g && s.g->scales(); });
+    const auto planned = std::count_if(g.slices.begin(), g.slices.end(),
+                                       [](const GroupExec::Slice& s) { return s.g != nullptr; });
+    if (scaling > 0 && scaling < planned) {
+      FftDesc plain = fft_desc(path_.steps[d.sched[p.x() + 1].path_index], inverse);
+      plain.scale = 1;
+      for (int i = 0; i < k; ++i) {
+        GroupExec::Slice& s = g.slices[static_cast<std::size_t>(i)];
+        sliced_fft(plain, i, s.g, s.g_in, s.g_out, s.g_empty);
+      }
+    }
+  }
   g.device_ordered = queue_ == 1 &&
                      std::all_of(g.slices.begin(), g.slices.end(),
                                  [](const GroupExec::Slice& s) { return s.x->can_enqueue(); });

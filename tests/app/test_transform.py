@@ -4,8 +4,9 @@
 
 Random arrays of odd shapes in all four dtypes are written with numpy.save, transformed by
 `mpiexec -n NP dfft transform`, and compared with numpy.fft.rfftn / irfftn / fftn / ifftn; the
-inverse must recover the input; --axes against numpy's axes=. Malformed, truncated, wrong-dtype and unwritable cases must fail
-with a clear message and leave no output file behind.
+inverse must recover the input; --axes against numpy's axes=; --r2r (DCT/DST types I-IV per axis,
+alone and mixed with Fourier axes) against scipy.fft.dct/dst/idct/idst. Malformed, truncated,
+wrong-dtype and unwritable cases must fail with a clear message and leave no output file behind.
 """
 import os
 import sys
@@ -91,6 +92,65 @@ def complex_case(c, r, work, shape, dtype, decomp, variant, rng):
     run = r.dfft("transform", src, ortho, "--transform", "c2c", "--inverse", "--norm", "ortho", *flags)
     compare(c, run, lambda x: np.fft.ifftn(x, norm="ortho"), ortho, a, dtype, TOL[dtype],
             f"c2c inverse --norm ortho {tag} vs numpy.fft.ifftn(norm='ortho')")
+
+
+# (transform, per-axis kinds, dtype, decomposition): every DCT/DST type on some axis, alone and
+# mixed with Fourier axes (r2c halves the last periodic axis).
+R2R_CASES = [
+    ("r2r", ["dct1", "dst2", "dct3"], np.float64, "pencil"),
+    ("r2r", ["dct4", "dst1", "dst3"], np.float64, "slab-2d1d"),
+    ("r2r", ["dst4", "dct2", "dst2"], np.float32, "slab-1d2d"),
+    ("r2c", ["dct2", "dst3", "none"], np.float64, "pencil"),
+    ("c2c", ["none", "dct4", "dst1"], np.complex128, "slab-2d1d"),
+]
+
+
+def scipy_r2r(x, kinds, inverse, rfft_last):
+    """scipy.fft's dct/dst (idct/idst for the inverse, norm="backward") along the DCT/DST axes, numpy.fft
+    along the periodic ones; complex data by real and imaginary parts."""
+    from scipy import fft as sfft
+    for axis, k in enumerate(kinds):
+        if k == "none":
+            continue
+        f = {(False, "dct"): sfft.dct, (False, "dst"): sfft.dst, (True, "dct"): sfft.idct, (True, "dst"): sfft.idst}[
+            (inverse, k[:3])]
+        run = lambda v: f(v, type=int(k[3]), axis=axis, norm="backward")  # noqa: E731
+        x = run(x.real) + 1j * run(x.imag) if np.iscomplexobj(x) else run(x)
+    periodic = [a for a, k in enumerate(kinds) if k == "none"]
+    if rfft_last:
+        x = np.fft.rfft(x, axis=periodic[-1])
+        periodic = periodic[:-1]
+    if not periodic:
+        return x
+    return np.fft.ifftn(x, axes=periodic) if inverse else np.fft.fftn(x, axes=periodic)
+
+
+def r2r_case(c, r, work, rng):
+    """--r2r: DCT/DST types I-IV per axis against scipy.fft.dct/dst (and idct/idst for r2r --inverse)."""
+    try:
+        import scipy.fft  # noqa: F401
+    except ImportError:
+        c.check(False, "scipy is needed for the DCT/DST reference (python3-scipy)")
+        return
+    shape = (9, 7, 6)
+    for transform, kinds, dtype, decomp in R2R_CASES:
+        tag = f"{transform}_{'_'.join(kinds)}_{np.dtype(dtype).name}_{decomp}"
+        a = random_array(shape, dtype, rng)
+        src, out, back = (os.path.join(work, f"{tag}_{s}.npy") for s in ("a", "out", "back"))
+        np.save(src, a)
+        flags = ["--transform", transform, "--r2r", ",".join(kinds), "--decomp", decomp, "--quiet"]
+        out_dtype = np.complex128 if dtype == np.float64 and transform == "r2c" else dtype
+        run = r.dfft("transform", src, out, *flags)
+        compare(c, run, lambda x: scipy_r2r(x, kinds, False, transform == "r2c"), out, a, out_dtype, TOL[dtype],
+                f"{transform} --r2r {','.join(kinds)} {np.dtype(dtype).name} {decomp} vs scipy.fft")
+        if transform == "r2c":
+            continue
+        run = r.dfft("transform", out, back, *flags, "--inverse")
+        compare(c, run, lambda x: scipy_r2r(x, kinds, True, False), back, np.load(out) if run.returncode == 0 else a,
+                dtype, TOL[dtype], f"{transform} --r2r {','.join(kinds)} --inverse vs scipy.fft.idct/idst")
+        if run.returncode == 0:
+            err = rel_err(np.load(back), a)
+            c.check(err <= TOL[dtype], f"{tag}: the inverse does not recover the input ({err:.2e})")
 
 
 def axes_case(c, r, work, rng):
@@ -207,6 +267,7 @@ def main():
         fn(c, r, args.workdir, shape, dtype, decomp, variant, rng)
     fortran_case(c, r, args.workdir, rng)
     axes_case(c, r, args.workdir, rng)
+    r2r_case(c, r, args.workdir, rng)
     error_cases(c, r, args.workdir, rng)
     return c.finish(f"dfft transform on {args.np} rank(s)")
 

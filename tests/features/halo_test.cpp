@@ -194,7 +194,8 @@ TEST(Halo, WiderThanBlocksAndArray) {
 }
 
 // The arrays in the memory of the backend under test (GPU memory with --backend=cuda: the
-// pieces packed on the device and staged through host memory), on the plan's own blocks.
+// pieces packed on the device, handed to a CUDA-aware MPI as they are or staged through host
+// memory), on the plan's own blocks.
 TEST(Halo, OnTheBackendUnderTest) {
   const Shape shape{17, 12, 10};
   for (auto dec : {dfft::Decomposition::slab_2d1d, dfft::Decomposition::pencil}) {
@@ -207,6 +208,10 @@ TEST(Halo, OnTheBackendUnderTest) {
     if (!plan) continue;  // ranks sharing a GPU where the backend cannot
     for (const Case& c : cases(3)) {
       dfft::Halo<std::complex<float>> h(*plan, dfft::Side::input, spec_of(c));
+      // Device buffers go to MPI as they are exactly where the plan's automatic staging says
+      // this MPI reads device memory.
+      const bool on_gpu = o.backend == dfft::Backend::cuda;
+      EXPECT_EQ(h.staging(), on_gpu ? plan->staging() : dfft::Staging::host) << dfft::to_string(dec);
       check(h, plan->input_layout(), shape, spec_of(c), dfft::to_string(dec) + " " + name_of(c),
             true);
     }

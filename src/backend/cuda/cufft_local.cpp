@@ -9,6 +9,7 @@
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cufft_layout.hpp"
 #include "backend/cuda/r2r.hpp"
+#include "backend/cuda/store_callbacks.hpp"
 
 namespace dfft::detail {
 
@@ -52,11 +53,15 @@ class CufftLocal final : public LocalFft {
     out_elem_ = d.kind == FftDesc::Kind::c2r ? cplx / 2 : cplx;
     choose_layouts();
     dev_.activate();
+    // The normalisation goes into cuFFT's stores where it writes the step's output itself (not
+    // a temporary that a copy then reorders).
+    scales_ = d.scale != 1 && !tmp_out_.p && store_callbacks_available();
     const std::size_t nplans = std::min(kLoopStreams, map_.loops.size());
     for (std::size_t i = 0; i < nplans; ++i) {
       cufftHandle h;
       DFFT_LIVE(Live::cufft_plan, DFFT_CUFFT(cufftCreate(&h)));
       plans_.v.push_back(h);
+      if (scales_) set_scale_callback(h, type_of(d.kind, d.is_double), d.scale);
       std::size_t work = 0;
       DFFT_CUFFT(cufftMakePlanMany64(h, static_cast<int>(map_.n.size()), map_.n.data(),
                                      map_.inembed.data(), map_.istride, map_.idist,
@@ -72,6 +77,7 @@ class CufftLocal final : public LocalFft {
   }
 
   std::int64_t work_bytes() const override { return work_; }
+  bool scales() const override { return scales_; }
 
   void execute(void* in, void* out) override {
     if (plans_.v.empty()) return;
@@ -157,6 +163,7 @@ class CufftLocal final : public LocalFft {
   CufftMapping map_;
   Layout fft_in_, fft_out_;
   DevMem tmp_in_, tmp_out_;
+  bool scales_ = false;  // the plans apply d_.scale in a store callback
   Handles plans_;
   std::int64_t work_ = 0;  // cuFFT work areas and the relayout buffers, bytes
   std::vector<cudaStream_t> streams_;
@@ -168,7 +175,12 @@ class CufftLocal final : public LocalFft {
 
 std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void*, void*) {
   activate();
-  if (has_r2r_axis(d)) return make_cuda_r2r(d, *this);  // r2r_local.cpp
+  if (has_r2r_axis(d)) {
+    // Its cuFFT steps are not the last writes of the output: the caller scales.
+    FftDesc plain = d;
+    plain.scale = 1;
+    return make_cuda_r2r(plain, *this);  // r2r_local.cpp
+  }
   return std::make_unique<CufftLocal>(d, *this);
 }
 
