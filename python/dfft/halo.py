@@ -97,6 +97,7 @@ class Halo:
 
 def _check_array(a, shape, dtype, on_device):
     """(why the array cannot be used or "", its data address, its element count)."""
+    from . import _c_strides  # the package's check of a device array's layout
     if on_device:
         cai = getattr(a, "__cuda_array_interface__", None)
         if cai is None:
@@ -122,13 +123,6 @@ def _check_array(a, shape, dtype, on_device):
         return f"the array's shape is {a.shape}, the halo'd box's {tuple(shape)}", 0, 0
     return "", a.ctypes.data, a.size
 
-
-def _c_strides(shape, dtype):
-    strides, step = [], dtype.itemsize
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    return tuple(reversed(strides))
 
 
 def plan_halo(plan, width, width_hi=None, periodic=True, corners=False, side="input", dtype=None,
