@@ -106,8 +106,9 @@ class Device {
   virtual void scale(void* data, std::int64_t count, double factor, bool is_double) = 0;
   /// Write `count` reals of src, multiplied by `factor`, to dst in one pass, in order with the
   /// work queued before and after; false (nothing done) where the backend has no such pass and
-  /// the caller copies and scales apart. A GPU copies through a kernel either way, so the
-  /// normalisation rides along; on the CPU the plan's own grouping does better (keep_input_c2r).
+  /// the caller copies and scales apart. Where a plan copies the caller's array anyway (the
+  /// input-keeping c2r, a first FFT run in place in the workspace) the normalisation rides
+  /// along instead of taking a pass of its own.
   virtual bool scale_copy(const void* /*src*/, void* /*dst*/, std::int64_t /*count*/,
                           double /*factor*/, bool /*is_double*/) {
     return false;

@@ -318,6 +318,16 @@ void PlanImpl::plan_in_place_ends() {
       memory_.add(names_[k] + " in-place FFT work area", 0, f->work_bytes());
       (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place) = std::move(f);
     }
+  // Each rank timed its own first steps; the normalisation may ride on the copy only where all
+  // ranks copy an array of one run (a device with a scaling copy: the CPU's).
+  for (bool inverse : {false, true}) {
+    const std::size_t k = inverse ? n - 1 : 0;
+    const Layout& l = inverse ? path_.output : path_.input;
+    int mine = (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) && l.alloc_count() == l.box.count() &&
+               !has_offset(l) ? 1 : 0, all = 0;
+    DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_));
+    (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) = all == 1;
+  }
 }
 
 void PlanImpl::plan_keep_input() {
@@ -548,8 +558,14 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
           scaled = scaled || f.scales();
         }
       } else if (cur == in && (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first)) {
+        // The copy into the workspace carries the normalisation where every rank's does (the
+        // FFTs and exchanges that follow are linear): no pass of its own over the output.
         const Layout& l = d.sched[j].in;
-        dev_->copy_box(cur, l, next, l, l.box, is_double_ ? 16 : 8);
+        if (factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) &&
+            dev_->scale_copy(cur, next, 2 * l.box.count(), factor, is_double_))
+          scaled = true;
+        else
+          dev_->copy_box(cur, l, next, l, l.box, is_double_ ? 16 : 8);
         LocalFft& f = *(inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place);
         f.execute(next, next);
         scaled = scaled || f.scales();
@@ -687,7 +703,11 @@ std::string PlanImpl::describe() const {
     if (n == 0) continue;
     const StepExec& first = exec_[d.sched.front().path_index];
     if (inverse ? first.inv_copy_first : first.fwd_copy_first)
-      s << (inverse ? "inverse" : "forward") << ": the first FFT copies the input into the workspace and runs in place there\n";
+      s << (inverse ? "inverse" : "forward") << ": the first FFT copies the input into the workspace and runs in place there"
+        << (norm_factor(opt_, shape_, inverse) != 1 && (inverse ? first.inv_copy_scales : first.fwd_copy_scales)
+                ? "; the copy applies the normalisation"
+                : "")
+        << "\n";
     const StepExec& last = exec_[d.sched.back().path_index];
     const LocalFft* f = (inverse ? last.inv_fft : last.fwd_fft).get();
     if (norm_factor(opt_, shape_, inverse) != 1 && d.sched.back().fft && f && f->scales())

@@ -71,6 +71,10 @@ class PlanImpl {
     /// faster than the out-of-place FFT (copy_first).
     std::unique_ptr<detail::LocalFft> fwd_fft_in_place, inv_fft_in_place;
     bool fwd_copy_first = false, inv_copy_first = false;
+    // The copy of the caller's array (copy_first) also applies the direction's normalisation:
+    // only where every rank copies (agreed at plan time), since the exchanges that follow mix
+    // the ranks' data.
+    bool fwd_copy_scales = false, inv_copy_scales = false;
     /// The inverse FFT when it reads the caller's const array (src/exec/keep_input_c2r.hpp).
     std::unique_ptr<detail::KeepInputC2r> inv_keep;
     std::unique_ptr<detail::Transport> fwd_x, inv_x;

@@ -51,6 +51,24 @@ TEST_P(Normalize, RoundTripIsIdentity) {
   EXPECT_LE(normalized_roundtrip<float>(dec, tr), 1e-5);
 }
 
+// Each rank times its own first FFT and may copy the caller's array where another does not. The
+// normalisation may ride on that copy only where every rank copies: the exchange after it mixes
+// the ranks' data, so one rank's early scaling would meet another's late one.
+TEST(Normalize, RanksThatCopyTheInputAndRanksThatDoNot) {
+  const FirstStepChoice choice(world_rank() == 0 ? 1 : 0);
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil}) {
+    EXPECT_LE(normalized_roundtrip<double>(dec, Transform::c2c), 1e-12) << dfft::to_string(dec);
+    EXPECT_LE(normalized_roundtrip<float>(dec, Transform::c2c), 1e-5) << dfft::to_string(dec);
+  }
+}
+
+// Every rank copying it: the copy scales (where the CPU's scaling copy runs) and nothing else does.
+TEST(Normalize, EveryRankCopiesTheInput) {
+  const FirstStepChoice choice(1);
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil})
+    EXPECT_LE(normalized_roundtrip<double>(dec, Transform::c2c), 1e-12) << dfft::to_string(dec);
+}
+
 // And the built-in checks agree.
 TEST_P(Normalize, BuiltInChecksAgree) {
   auto [dec, tr] = GetParam();

@@ -306,6 +306,20 @@ class CpuDevice final : public Device {
     std::memcpy(dst, src, bytes);
   }
   void zero(void* data, std::size_t bytes) override { std::memset(data, 0, bytes); }
+  // A multiply on the way costs a copy loop nothing it would not spend on memory anyway.
+  bool scale_copy(const void* src, void* dst, std::int64_t n, double f, bool is_double) override {
+    if (is_double) {
+      const auto* s = static_cast<const double*>(src);
+      auto* d = static_cast<double*>(dst);
+      for (std::int64_t i = 0; i < n; ++i) d[i] = s[i] * f;
+    } else {
+      const auto* s = static_cast<const float*>(src);
+      auto* d = static_cast<float*>(dst);
+      const float ff = static_cast<float>(f);
+      for (std::int64_t i = 0; i < n; ++i) d[i] = s[i] * ff;
+    }
+    return true;
+  }
   void scale(void* data, std::int64_t n, double f, bool is_double) override {
     if (is_double) {
       auto* p = static_cast<double*>(data);
