@@ -40,7 +40,7 @@ cufftResult attach(cufftHandle h, cufftType t, double factor) {
 }
 
 std::once_flag probe_once;
-std::string unavailable;  // set once under probe_once
+std::string unavailable;  // why not, set once under probe_once ("" where they link)
 
 void probe() {
   const char* env = std::getenv("DFFT_CUFFT_CALLBACKS");
@@ -66,11 +66,6 @@ void probe() {
 bool store_callbacks_available() {
   std::call_once(probe_once, probe);
   return unavailable.empty();
-}
-
-std::string store_callbacks_unavailable_reason() {
-  store_callbacks_available();
-  return unavailable;
 }
 
 void set_scale_callback(cufftHandle h, cufftType type, double factor) {

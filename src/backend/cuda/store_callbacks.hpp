@@ -4,17 +4,12 @@
 
 #include <cufft.h>
 
-#include <string>
-
 namespace dfft::detail {
 
 /// Whether cuFFT links store callbacks in this process: decided once, by planning a small
 /// transform with one (a cuFFT or driver without JIT LTO fails there), unless
 /// DFFT_CUFFT_CALLBACKS=0 turns them off. The calling thread's GPU must be current.
 bool store_callbacks_available();
-
-/// Why store_callbacks_available() is false ("" when it is true).
-std::string store_callbacks_unavailable_reason();
 
 /// Attaches the scaling store callback for `type`'s output to `h`, after cufftCreate and before
 /// cufftMakePlan*; the callback multiplies by `factor` (rounded to float for single precision).
