@@ -241,16 +241,19 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
     PlanBuffer<T>& out = *arrays[1];
     PlanBuffer<T>& back = *arrays[2];
     fill_input(*plan, real, in, setup_threads(comm));
-    auto fwd = [&] {
-      if (r2r) plan->forward(static_cast<const T*>(in.get()), static_cast<T*>(out.get()));
-      else if (real) plan->forward(static_cast<const T*>(in.get()), static_cast<C*>(out.get()));
-      else plan->forward(static_cast<const C*>(in.get()), static_cast<C*>(out.get()));
+    // One call of each direction from `src` to `dst` (the same buffer for an in-place run).
+    auto forward = [&](void* src, void* dst) {
+      if (r2r) plan->forward(static_cast<const T*>(src), static_cast<T*>(dst));
+      else if (real) plan->forward(static_cast<const T*>(src), static_cast<C*>(dst));
+      else plan->forward(static_cast<const C*>(src), static_cast<C*>(dst));
     };
-    auto inv = [&] {
-      if (r2r) plan->inverse(static_cast<const T*>(out.get()), static_cast<T*>(back.get()));
-      else if (real) plan->inverse(static_cast<const C*>(out.get()), static_cast<T*>(back.get()));
-      else plan->inverse(static_cast<const C*>(out.get()), static_cast<C*>(back.get()));
+    auto inverse = [&](void* src, void* dst) {
+      if (r2r) plan->inverse(static_cast<const T*>(src), static_cast<T*>(dst));
+      else if (real) plan->inverse(static_cast<const C*>(src), static_cast<T*>(dst));
+      else plan->inverse(static_cast<const C*>(src), static_cast<C*>(dst));
     };
+    auto fwd = [&] { forward(in.get(), out.get()); };
+    auto inv = [&] { inverse(out.get(), back.get()); };
     // Online tuning settles before timing (bounded: it ends after a few dozen calls).
     for (int i = 0; i < 500 && plan->adapting(); ++i) {
       if (i % 2) inv();
@@ -264,18 +267,9 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
       plan->download(input.data(), in.get(), in_bytes);
       fwd();
       plan->download(spectrum.data(), out.get(), out_bytes);
-      T* w = static_cast<T*>(back.get());
-      auto* wc = reinterpret_cast<C*>(w);
-      auto fwd_in_place = [&] {
-        if (r2r) plan->forward(static_cast<const T*>(w), w);
-        else if (real) plan->forward(static_cast<const T*>(w), wc);
-        else plan->forward(static_cast<const C*>(wc), wc);
-      };
-      auto inv_in_place = [&] {
-        if (r2r) plan->inverse(static_cast<const T*>(w), w);
-        else if (real) plan->inverse(static_cast<const C*>(wc), w);
-        else plan->inverse(static_cast<const C*>(wc), wc);
-      };
+      void* w = back.get();
+      auto fwd_in_place = [&] { forward(w, w); };
+      auto inv_in_place = [&] { inverse(w, w); };
       m.forward = time_direction(*plan, fwd_in_place, s, comm, "forward", 0,
                                  [&] { plan->upload(w, input.data(), in_bytes); });
       m.inverse = time_direction(*plan, inv_in_place, s, comm, "inverse", s.warmup + s.reps,
