@@ -21,7 +21,8 @@ namespace dfft::validate {
 double random_value(std::uint64_t i, std::uint64_t seed);
 
 /// NaN when a check cannot run (reference too large to compute serially, Laplacian on axes
-/// shorter than 7 points).
+/// shorter than 7 points, reference and Laplacian of a plan with DCT/DST axes: both are
+/// periodic FFTs). The round trip runs for every plan, r2r included.
 constexpr double not_run = std::numeric_limits<double>::quiet_NaN();
 
 template <class T>
