@@ -22,8 +22,6 @@ namespace {
 // Chunks per block for the chunked methods where nothing else decides them: the value the
 // pipelined transports were measured best at on 2-16 ranks (docs/pipelined.md).
 constexpr int kDefaultChunks = 4;
-// Relative difference of two predictions below which the model cannot tell them apart.
-constexpr double kModelTie = 0.02;
 
 bool host_staged(Method m, const MachineFacts& f) {
   const auto& i = method_info(m);
@@ -165,6 +163,7 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
     std::stable_sort(r.ranked.begin(), tied, [&](const AutoCandidate& a, const AutoCandidate& b) {
       return a.order < b.order;
     });
+    r.tied = static_cast<int>(tied - r.ranked.begin());
   }
   if (r.ranked.empty()) {
     // Nothing left: explicit fields that no decomposition can satisfy. Build what was asked with

@@ -37,6 +37,9 @@ struct MachineFacts {
 /// automatic choice and the tuner gather them here alike.
 MachineFacts machine_facts(MPI_Comm comm, const Options& opt, const Topology& topo, int gpu_ordinal);
 
+/// Relative difference of two predictions below which the model cannot tell them apart.
+constexpr double kModelTie = 0.02;
+
 /// One ranked candidate of the choice.
 struct AutoCandidate {
   Options options;
@@ -49,6 +52,7 @@ struct AutoChoice {
   bool made = false;           // false: nothing was left automatic
   Options chosen;              // every automatic field resolved
   std::vector<AutoCandidate> ranked;  // usable candidates, best first
+  int tied = 0;  // how many leading ranked ones the model cannot tell apart (the first is taken)
   std::vector<std::string> ruled_out; // "nccl: two ranks share a GPU", ...
   std::string calibration;     // where the model's constants came from
   std::string note;            // why no model was needed (one rank)

@@ -71,6 +71,9 @@ std::vector<int> ranked(const TuneReport& r) {
     const auto& c = r.candidates[static_cast<std::size_t>(i)];
     if (i == r.winner) return {0, 0.0};
     if (std::find(r.finalists.begin(), r.finalists.end(), i) != r.finalists.end()) return {1, c.time()};
+    // The model's ties keep the candidate order they were taken in (choose_automatic).
+    if (c.status == S::predicted && std::find(r.tied.begin(), r.tied.end(), i) != r.tied.end())
+      return {1, static_cast<double>(i)};
     if (c.status == S::measured && std::isfinite(c.time())) return {2, c.time()};
     if (c.status == S::predicted && std::isfinite(c.predicted)) return {2, c.predicted};
     if (c.status == S::cut) return {3, c.first};
@@ -116,6 +119,9 @@ void choose_as_plans_do(const Problem& p, const MachineFacts& facts, const model
   for (const auto& w : choice.ruled_out) r.warnings.push_back("heuristic: ruled out " + w);
   r.warnings.insert(r.warnings.end(), choice.warnings.begin(), choice.warnings.end());
   r.winner = 0;
+  // The model's ties: within kModelTie of the best, listed in candidate order, not by prediction.
+  if (choice.tied > 1)
+    for (int i = 0; i < choice.tied; ++i) r.tied.push_back(i);
 }
 
 // Wisdom hit: builds the stored choice. False (with a warning) when there is none or it fails.
@@ -358,6 +364,9 @@ std::string describe(const TuneReport& r) {
     }
     if (r.wisdom_written) s << "; wisdom written to " << r.wisdom_file;
     if (r.mode == Tune::measure && r.winner >= 0) s << "\n  " << detail::certainty(r);
+    if (r.mode == Tune::heuristic && r.tied.size() > 1)
+      s << "\n  the model cannot tell the first " << r.tied.size()
+        << " apart (predictions within " << detail::kModelTie * 100 << "%): the first listed is taken";
   }
   for (const auto& w : r.warnings) s << "\n  warning: " << w;
   return s.str();

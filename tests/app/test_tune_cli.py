@@ -87,8 +87,16 @@ def heuristic(c, r, work):
     c.check(open(cal, "rb").read() == before, "tune --mode heuristic changed the wisdom file")
     rows = re.findall(r"^\s*(\d+)  (\S.*?) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)  +[\d.]+x  (.*)$", out, re.M)
     c.check(len(rows) >= 8, f"{len(rows)} predicted rows: {out[-1500:]}")
+    # Best first, except that predictions the model cannot tell apart (within 2%, marked "(tie)"
+    # beside the chosen) keep their candidate order; the table rounds to 0.001 ms.
     totals = [float(x[6]) for x in rows]
-    c.check(totals == sorted(totals), f"predicted rows not fastest first: {totals}")
+    tied = sum(1 for x in rows if "<- chosen" in x[7] or "(tie)" in x[7])
+    rest = totals[max(tied, 1):]
+    c.check(rest == sorted(rest), f"predicted rows after the tied ones not fastest first: {totals}")
+    c.check(all(t <= (min(totals) * 1.02 + 0.001) for t in totals[:max(tied, 1)]),
+            f"rows marked tied are not within 2% of the best: {totals[:tied]} best {min(totals)}")
+    c.check(tied < 2 or "the model cannot tell the first" in out,
+            f"tied rows without the summary saying so: {out[-600:]}")
     for rank, label, fft, pack, comm, unpack, total, rest in rows:
         parts = float(fft) + float(pack) + float(comm) + float(unpack)
         c.check(abs(parts - float(total)) <= 0.003, f"{label}: phases add up to {parts:.3f}, total {total}")

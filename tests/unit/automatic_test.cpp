@@ -101,6 +101,33 @@ TEST(Automatic, OneNodeOfPeerGpusTakesCudaIpc) {
     }
 }
 
+TEST(Automatic, TiesAreTheLeadingCandidatesWithinTheModelsResolution) {
+  for (int ranks : {2, 4})
+    for (std::int64_t n : {12, 64, 256}) {
+      const auto r = choose(cpus(ranks), n, {}, true);
+      ASSERT_FALSE(r.ranked.empty());
+      ASSERT_GE(r.tied, 1);
+      ASSERT_LE(r.tied, static_cast<int>(r.ranked.size()));
+      double best = r.ranked.front().predicted;
+      for (const auto& c : r.ranked) best = std::min(best, c.predicted);
+      for (int i = 0; i < static_cast<int>(r.ranked.size()); ++i) {
+        const auto& c = r.ranked[static_cast<std::size_t>(i)];
+        const double limit = best * (1 + dfft::detail::kModelTie);
+        if (i < r.tied) {
+          EXPECT_LE(c.predicted, limit) << c.label;
+        } else {
+          EXPECT_GT(c.predicted, limit) << c.label;
+        }
+        if (i > 0 && i < r.tied) {
+          EXPECT_LT(r.ranked[static_cast<std::size_t>(i) - 1].order, c.order) << c.label;
+        }
+        if (i > r.tied) {
+          EXPECT_LE(r.ranked[static_cast<std::size_t>(i) - 1].predicted, c.predicted) << c.label;
+        }
+      }
+    }
+}
+
 TEST(Automatic, SharedGpuRulesOutNccl) {
   const auto r = choose(gpus(2, true, true, true, false), 256);
   for (const auto& c : r.ranked)
