@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // fftw-mpi-bench: times FFTW's own distributed transform (libfftw3-mpi), double r2c forward and
-// c2r inverse, out-of-place, so that `dfft bench` has a baseline measured the same way: every
+// c2r inverse, so that `dfft bench` has a baseline measured the same way: every
 // repetition starts after a barrier, and the time of a repetition is the maximum over ranks.
 //
 //   mpirun -np 2 build/bin/fftw-mpi-bench --size 128 128 128 --effort measure --json f.jsonl
@@ -10,6 +10,9 @@
 // distribution of dfft's slab-2d1d. --threads T gives each rank T FFTW threads (hybrid MPI +
 // threads, FFTW manual "Combining MPI and Threads": MPI_Init_thread with MPI_THREAD_FUNNELED,
 // fftw_init_threads before fftw_mpi_init, fftw_plan_with_nthreads before planning).
+//
+// --in-place transforms one array (the real input padded in z, the spectrum over it), as dfft
+// bench --in-place does; out of place (the default), FFTW's c2r overwrites its input spectrum.
 //
 // FFTW-MPI reports only its whole time. --stages also times, with --transposed, the forward
 // built from FFTW's own pieces, each after a barrier: the local 2-D r2c over y and z
@@ -48,6 +51,7 @@ struct Args {
   int reps = 10;
   int warmup = 2;
   bool transposed = false;
+  bool in_place = false;
   bool stages = false;
   int threads = 1;
   std::string json;
@@ -80,8 +84,9 @@ class FftwMpi {
         n_[0], n_[1], nzc, comm, &n0_local_, &n0_start_, &n1_local, &n1_start);
     if (alloc < 0) throw std::runtime_error("fftw_mpi_local_size_3d_transposed failed");
     // fftw_alloc_* of 0 may return nullptr; ranks without data still take part in the plans.
-    real_ = fftw_alloc_real(static_cast<std::size_t>(std::max<std::ptrdiff_t>(2 * alloc, 2)));
     spec_ = fftw_alloc_complex(static_cast<std::size_t>(std::max<std::ptrdiff_t>(alloc, 1)));
+    real_ = a.in_place ? reinterpret_cast<double*>(spec_)
+                       : fftw_alloc_real(static_cast<std::size_t>(std::max<std::ptrdiff_t>(2 * alloc, 2)));
     if (!real_ || !spec_) throw std::runtime_error("fftw_alloc failed");
     const unsigned effort = a.effort == "measure" ? FFTW_MEASURE : FFTW_ESTIMATE;
     const double t0 = MPI_Wtime();
@@ -95,7 +100,7 @@ class FftwMpi {
   ~FftwMpi() {
     if (fwd_) fftw_destroy_plan(fwd_);
     if (inv_) fftw_destroy_plan(inv_);
-    fftw_free(real_);
+    if (real_ != reinterpret_cast<double*>(spec_)) fftw_free(real_);
     fftw_free(spec_);
   }
   FftwMpi(const FftwMpi&) = delete;
@@ -285,6 +290,7 @@ dfftapp::Record record(const Args& a, int ranks, bool forward, const Stats& s, c
   d.effort = a.effort;
   d.norm = "none";  // FFTW does not scale; the round-trip check divides by N outside the timing
   d.transposed_out = a.transposed;
+  d.options.in_place = a.in_place;
   d.warmup = a.warmup;
   d.reps = a.reps;
   d.time_min = s.min;
@@ -306,9 +312,9 @@ dfftapp::Record record(const Args& a, int ranks, bool forward, const Stats& s, c
 }
 
 void report(const Args& a, int ranks, const Result& r) {
-  std::printf("fftw-mpi-bench: %tdx%tdx%td double r2c, %d ranks x %d threads, effort %s, output split in %s\n",
+  std::printf("fftw-mpi-bench: %tdx%tdx%td double r2c, %d ranks x %d threads, effort %s, output split in %s, %s\n",
               a.size[0], a.size[1], a.size[2], ranks, a.threads, a.effort.c_str(),
-              a.transposed ? "y (FFTW_MPI_TRANSPOSED_OUT)" : "x");
+              a.transposed ? "y (FFTW_MPI_TRANSPOSED_OUT)" : "x", a.in_place ? "in place" : "out of place");
   std::printf("plan %.1f ms, %d warmup + %d reps, time = max over ranks per rep\n", r.plan_ms,
               a.warmup, a.reps);
   std::printf("%-9s %10s %10s %10s %9s\n", "direction", "min_ms", "median_ms", "max_ms", "GFlop/s");
@@ -339,13 +345,14 @@ void report(const Args& a, int ranks, const Result& r) {
 
 // Returns -1 to go on, otherwise the exit code (help or a parse error, printed by rank 0).
 int parse(int argc, char** argv, int rank, Args& a) {
-  CLI::App app{"Times FFTW's MPI r2c/c2r transform (double, out-of-place) for comparison"};
+  CLI::App app{"Times FFTW's MPI r2c/c2r transform (double) for comparison"};
   app.add_option("--size", a.size, "global size NX NY NZ")->expected(3);
   app.add_option("--effort", a.effort, "FFTW planning effort")
       ->check(CLI::IsMember({"estimate", "measure"}));
   app.add_option("--reps", a.reps, "timed repetitions")->check(CLI::PositiveNumber);
   app.add_option("--warmup", a.warmup, "untimed repetitions first")->check(CLI::NonNegativeNumber);
   app.add_flag("--transposed", a.transposed, "FFTW_MPI_TRANSPOSED_OUT/_IN (output split in y)");
+  app.add_flag("--in-place", a.in_place, "one array: the padded real input and the spectrum over it");
   app.add_flag("--stages", a.stages,
                "also time the transposed forward as FFTW's three pieces (needs --transposed)");
   app.add_option("--json", a.json, "write one JSON line per direction to FILE");

@@ -232,12 +232,17 @@ def peer_jobs(peer, sizes, glob, build, launch):
             cmd += ["--reps", reps, "--warmup", warmup, "--build", rel(build)] + [str(a) for a in peer.get("args", [])]
             jobs.append(("python %s %s" % (os.path.basename(peer["script"]), "x".join(map(str, size))), cmd))
         return jobs
-    transposed = peer.get("transposed", [False])
+    def listed(key):
+        v = peer.get(key, [False])
+        return v if isinstance(v, list) else [v]
     for size in sizes:
-        for t in transposed if isinstance(transposed, list) else [transposed]:
-            cmd = launch + [rel(os.path.join(build, "bin", "fftw-mpi-bench")), "--size"] + [str(v) for v in size]
-            cmd += ["--effort", effort, "--reps", reps, "--warmup", warmup] + (["--transposed"] if t else [])
-            jobs.append(("fftw-mpi %s%s" % ("x".join(map(str, size)), " transposed" if t else ""), cmd))
+        for t in listed("transposed"):
+            for ip in listed("in_place"):
+                cmd = launch + [rel(os.path.join(build, "bin", "fftw-mpi-bench")), "--size"] + [str(v) for v in size]
+                cmd += ["--effort", effort, "--reps", reps, "--warmup", warmup]
+                cmd += (["--transposed"] if t else []) + (["--in-place"] if ip else [])
+                jobs.append(("fftw-mpi %s%s%s" % ("x".join(map(str, size)), " transposed" if t else "",
+                                                  " in place" if ip else ""), cmd))
     return jobs
 
 

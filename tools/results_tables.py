@@ -78,12 +78,15 @@ def ms(v):
 
 def config_name(rec):
     if "library" in rec:
-        return rec["library"] + (" transposed" if rec.get("transposed_out") else "")
+        return (rec["library"] + (" transposed" if rec.get("transposed_out") else "") +
+                (" in place" if rec.get("in_place") else ""))
     parts = [rec.get("decomposition"), rec.get("variant"), text("methods", rec.get("methods"))]
     if rec.get("codec") not in (None, "none"):
         parts.append("codec " + rec["codec"])
     if rec.get("transposed_out"):
         parts.append("transposed out")
+    if rec.get("in_place"):
+        parts.append("in place")
     if rec.get("overlap", 1) not in (None, 1):
         parts.append("overlap %s" % rec["overlap"])
     if rec.get("staging") not in (None, "auto"):

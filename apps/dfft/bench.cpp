@@ -171,7 +171,7 @@ std::string label(const Config& c, const BenchArgs& a, int ranks) {
          r.transform + " " + shape_text(r.size) + " grid " + (r.grid.empty() ? "auto" : grid_text(r.grid)) +
          (c.opt.codec == dfft::Codec::none ? "" : " codec " + r.codec) +
          (c.opt.overlap > 1 ? " overlap " + std::to_string(c.opt.overlap) : "") +
-         (c.opt.transposed_out ? " transposed-out" : "");
+         (c.opt.transposed_out ? " transposed-out" : "") + (c.opt.in_place ? " in-place" : "");
 }
 
 struct Sweep {

@@ -113,6 +113,21 @@ std::string host_name() {
   return b;
 }
 
+namespace {
+
+// The plan options of the table: what the plan resolved is written in the record under the same
+// names; the others where they differ from the default (a reader takes an absent one as the
+// default, so older records mean the same). A peer's record sets the few that describe its run
+// (in_place).
+void add_options(nlohmann::json& j, const Record& r) {
+  for (const auto& f : dfft::option_fields()) {
+    const std::string key(f.name), value = f.get(r.options);
+    if (!j.contains(key) && value != f.default_text()) j[key] = option_json(f, value);
+  }
+}
+
+}  // namespace
+
 nlohmann::json to_json(const Record& r) {
   nlohmann::json j;
   // Fields every record has, dfft's or a peer library's.
@@ -146,6 +161,7 @@ nlohmann::json to_json(const Record& r) {
   if (!r.library.empty()) {  // a peer library's record: what only a dfft plan has does not apply
     j["library"] = r.library;
     j["plan_ms"] = or_null(r.plan_ms);
+    add_options(j, r);
     return j;
   }
   j["codec"] = r.codec;
@@ -174,13 +190,7 @@ nlohmann::json to_json(const Record& r) {
   j["intra_node_bytes"] = r.traffic.intra_node_bytes;
   j["inter_node_messages"] = r.traffic.inter_node_messages;
   j["inter_node_bytes"] = r.traffic.inter_node_bytes;
-  // The plan options of the table: what the plan resolved is written above under the same
-  // names; the others where they differ from the default (a reader takes an absent one as the
-  // default, so older records mean the same).
-  for (const auto& f : dfft::option_fields()) {
-    const std::string key(f.name), value = f.get(r.options);
-    if (!j.contains(key) && value != f.default_text()) j[key] = option_json(f, value);
-  }
+  add_options(j, r);
   return j;
 }
 

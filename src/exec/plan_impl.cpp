@@ -304,16 +304,19 @@ void PlanImpl::plan_in_place_ends() {
       const bool c2c = d.kind == FftDesc::Kind::forward || d.kind == FftDesc::Kind::backward;
       if (!c2c || d.real || !d.r2r.empty() || st.fft.wide.box.dims() > 0) continue;
       if (!(d.in.box == d.out.box) || d.in.order != d.out.order || d.in.strides() != d.out.strides()) continue;
-      const int forced = first_step_copy_choice();
-      if (first && (forced == 0 || (forced < 0 && (d.effort == Effort::estimate || d.in.box.empty())))) continue;
+      // A first step keeps its in-place plan even where copying loses: an execution in place
+      // (input and output one array) runs it there, with no copy (run()).
+      if (first && d.in.box.empty()) continue;
       auto f = dev_->make_fft(d, a_.get(), a_.get());
-      if (first) {
+      const int forced = first_step_copy_choice();
+      if (first && forced != 0 && !(forced < 0 && d.effort == Effort::estimate)) {
+        bool copy = true;
         if (forced < 0) {
           LocalFft& out_of_place = *(inverse ? exec_[k].inv_fft : exec_[k].fwd_fft);
           const double copied = time_first_step(*dev_, *f, true, d.in, elem, a_.get(), b_.get());
-          if (copied >= time_first_step(*dev_, out_of_place, false, d.in, elem, a_.get(), b_.get())) continue;
+          copy = copied < time_first_step(*dev_, out_of_place, false, d.in, elem, a_.get(), b_.get());
         }
-        (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) = true;
+        (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) = copy;
       }
       memory_.add(names_[k] + " in-place FFT work area", 0, f->work_bytes());
       (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place) = std::move(f);
@@ -328,6 +331,13 @@ void PlanImpl::plan_in_place_ends() {
     DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_));
     (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) = all == 1;
   }
+}
+
+bool PlanImpl::first_fft_in_caller_array(bool inverse) const {
+  const Direction& d = dir_[inverse ? 1 : 0];
+  if (d.sched.empty() || !d.sched[0].fft || d.group_at[0] >= 0) return false;
+  const StepExec& e = exec_[d.sched[0].path_index];
+  return (inverse ? e.inv_fft_in_place : e.fwd_fft_in_place) && (d.sched.size() == 1 || d.out_buf[1] != 1);
 }
 
 void PlanImpl::plan_keep_input() {
@@ -557,6 +567,14 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
           f.execute(scratch, next);
           scaled = scaled || f.scales();
         }
+      } else if (cur == in && in == out && j == 0 && first_fft_in_caller_array(inverse)) {
+        // Executed in place: the caller's array is the output as well, so the first FFT may
+        // transform it where it lies, and the step after it reads it from there (never writing
+        // it: its output is a work buffer).
+        LocalFft& f = *(inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place);
+        f.execute(const_cast<void*>(in), const_cast<void*>(in));
+        scaled = scaled || f.scales();
+        next = const_cast<void*>(in);
       } else if (cur == in && (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first)) {
         // The copy into the workspace carries the normalisation where every rank's does (the
         // FFTs and exchanges that follow are linear): no pass of its own over the output.
@@ -702,6 +720,9 @@ std::string PlanImpl::describe() const {
       s << (inverse ? "inverse" : "forward") << ": the last exchange writes the output array, the last FFT runs in place there\n";
     if (n == 0) continue;
     const StepExec& first = exec_[d.sched.front().path_index];
+    if (first_fft_in_caller_array(inverse) && (opt_.in_place || opt_.transform == Transform::c2c))
+      s << (inverse ? "inverse" : "forward") << " executed in place (input and output one array): the first FFT "
+        << "transforms the array where it lies\n";
     if (inverse ? first.inv_copy_first : first.fwd_copy_first)
       s << (inverse ? "inverse" : "forward") << ": the first FFT copies the input into the workspace and runs in place there"
         << (norm_factor(opt_, shape_, inverse) != 1 && (inverse ? first.inv_copy_scales : first.fwd_copy_scales)

@@ -117,6 +117,9 @@ class PlanImpl {
   /// The inverse's first FFT when it is a c2r on the caller's array: how it keeps that array.
   void plan_keep_input();
   void plan_in_place_ends();
+  /// Whether an execution in place (input and output one array) runs the direction's first FFT
+  /// in that array: it has an in-place plan, and the step after it writes a work buffer.
+  bool first_fft_in_caller_array(bool inverse) const;
   detail::ExchangeSpec exchange_spec(const detail::Step& st, bool inverse) const;
   MPI_Comm exchange_comm(const detail::Step& st) const;
   std::unique_ptr<detail::Transport> make_x(const detail::Step& st, Method m,

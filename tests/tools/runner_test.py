@@ -39,11 +39,13 @@ def dry_run():
     rc, out = runner("--dry-run")
     lines = [l for l in out.splitlines() if l.startswith("mpirun")]
     check(rc == 0, "dry run exits 0")
-    check(len(lines) == 6, "dry run lists 6 jobs (dfft + 2 fftw-mpi sizes, on 1 and 2 ranks): %d" % len(lines))
+    check(len(lines) == 10, "dry run lists 10 jobs (dfft + 2 fftw-mpi sizes out of place and in place, on 1 and "
+          "2 ranks): %d" % len(lines))
     check(any("-np 2 " in l and "dfft bench --cases" in l for l in lines), "a 2-rank dfft job")
     check(any("-np 1 " in l and "fftw-mpi-bench --size 17 12 10" in l for l in lines), "the 17x12x10 peer job")
+    check(sum("fftw-mpi-bench" in l and " --in-place" in l for l in lines) == 4, "the in-place peer jobs")
     rc, out = runner("--dry-run", "--ranks", "2,9")
-    check("not run: 9 ranks" in out and out.count("mpirun") == 3, "--ranks 2,9 refuses 9 (max_ranks 4)")
+    check("not run: 9 ranks" in out and out.count("mpirun") == 5, "--ranks 2,9 refuses 9 (max_ranks 4)")
 
 
 def real_run(results):
@@ -56,7 +58,9 @@ def real_run(results):
     dfft, peers = recs["tiny-suite.jsonl"], recs["tiny-suite.peers.jsonl"]
     # Per job: 2 sizes x (1 configuration + 1 single-device row) x 2 directions = 8.
     check(len(dfft) == 16, "16 dfft records: %d" % len(dfft))
-    check(len(peers) == 8, "8 fftw-mpi records (2 sizes x 2 directions x 2 jobs): %d" % len(peers))
+    check(len(peers) == 16, "16 fftw-mpi records (2 sizes x 2 placements x 2 directions x 2 jobs): %d" % len(peers))
+    check(sum(bool(r.get("in_place")) for r in peers) == 8 and
+          all(r["roundtrip_error"] < 1e-12 for r in peers), "8 in-place peer records, each round trip right")
     tags = [r.get("run", {}) for r in dfft + peers]
     check(all(t.get("machine") == "dev-2core" and t.get("suite") == "tiny-suite" for t in tags), "machine/suite tags")
     check(all(len(t.get("date", "")) == 20 and t["date"].endswith("Z") for t in tags), "UTC dates")
@@ -69,7 +73,7 @@ def real_run(results):
 
 def budget(results):
     rc, out = runner("--results", results, "--budget", "0")
-    check(rc != 0 and "not run:" in out and out.count("fftw-mpi-bench --size") == 4,
+    check(rc != 0 and "not run:" in out and out.count("fftw-mpi-bench --size") == 8,
           "a spent budget runs nothing, lists every job and fails")
     check(not os.path.exists(os.path.join(results, "dev-2core")), "nothing written")
 
