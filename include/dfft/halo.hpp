@@ -53,8 +53,10 @@ enum class Side { input, output };
 /// through datatypes made at construction. `p2p_sync`: the pieces for each peer are packed into
 /// one buffer by the backend's box copy and unpacked on arrival; on the CUDA backend (device
 /// arrays) a CUDA-aware MPI (MPIX_Query_cuda_support on every rank) reads and writes the device
-/// buffers, any other MPI gets them staged through host memory (staging()). Others:
-/// InvalidArgument.
+/// buffers, any other MPI gets them staged through host memory (staging()). `nccl` (CUDA
+/// backend, one GPU per rank): packed as p2p_sync, the buffers moved by grouped ncclSend and
+/// ncclRecv; ranks that share a GPU are refused at construction (Unsupported, naming them), as
+/// is a build without NCCL. Others: InvalidArgument.
 template <class T>
 class Halo {
  public:
@@ -62,7 +64,7 @@ class Halo {
   /// Collective: `mine` is this rank's layout (box and memory order, no padding); over all ranks
   /// the boxes tile a global array (empty boxes allowed: such ranks hold no array). `backend`
   /// cuda: exchange() takes device pointers of GPU `device` (-1: local rank modulo visible
-  /// devices), method p2p_sync.
+  /// devices), method p2p_sync or nccl.
   Halo(MPI_Comm comm, const Layout& mine, const HaloSpec& spec, Method method = Method::p2p_type,
        Backend backend = Backend::cpu, int device = -1);
   /// Every rank's layout, in rank order of `comm`, the same list on every rank (checked).
@@ -105,8 +107,9 @@ class Halo {
   /// Phase times of the last exchange() (p2p-type: all in comm; p2p-sync: pack with the copy to
   /// the host, comm, unpack with the copy from the host).
   const StageTiming& timing() const;
-  /// How the messages reach MPI: Staging::host for host arrays and for device buffers staged
-  /// through host memory, Staging::cuda_aware where MPI reads the device buffers itself.
+  /// How the messages travel: Staging::host for host arrays and for device buffers staged
+  /// through host memory, Staging::cuda_aware where the device buffers move as they are (a
+  /// CUDA-aware MPI reads them, or NCCL).
   Staging staging() const;
 
  private:

@@ -41,9 +41,10 @@ class Halo:
     the box (one number for every axis, or one per axis); width_hi: cells above (None: as width);
     periodic: True, False or one per axis; corners: also fill the edges and corners; dtype:
     float32, float64, complex64 or complex128; method: 'p2p-type' (MPI datatypes over the array)
-    or 'p2p-sync' (pieces packed per peer); backend: 'cpu' (numpy arrays) or 'cuda' (device
-    arrays on GPU `device`, -1: local rank modulo visible GPUs; method p2p-sync, the default
-    there). Widths, periodic, corners, method and backend are the same on every rank.
+    or 'p2p-sync' (pieces packed per peer), 'nccl' on 'cuda' (packed, moved by NCCL; one GPU
+    per rank); backend: 'cpu' (numpy arrays) or 'cuda' (device arrays on GPU `device`, -1: local
+    rank modulo visible GPUs; p2p-sync, the default there, or nccl). Widths, periodic, corners,
+    method and backend are the same on every rank.
     """
 
     def __init__(self, comm, box, width, width_hi=None, periodic=True, corners=False,

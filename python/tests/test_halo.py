@@ -132,7 +132,7 @@ def test_refusals_on_every_rank():
         plan.halo([1, -1, 1])
     with pytest.raises(ValueError, match="one entry per axis"):
         plan.halo([1, 1])
-    with pytest.raises(dfft.InvalidArgument, match="p2p-type or p2p-sync"):
+    with pytest.raises(dfft.InvalidArgument, match="p2p-type, p2p-sync or nccl"):
         plan.halo(1, method="a2a-sync")
     # pytest.raises keeps the plan alive in its traceback, so the garbage collector would drop
     # it at a different moment on each rank: freed here, together.

@@ -128,6 +128,18 @@ class Device {
   /// where MPI reads and writes, and when they are done. Host staging or device-direct MPI is
   /// the device's choice (ExchangeSpec::staging).
   virtual std::unique_ptr<Stager> make_stager(const ExchangeSpec& s, StageUse use);
+  /// One message of nccl_send_recv: a peer (rank in the communicator) and a device buffer.
+  struct Message {
+    int peer;
+    void* data;
+    std::size_t bytes;
+  };
+  /// NCCL over `comm`: nccl_prepare makes the communicator (collective over comm; refuses ranks
+  /// that share a GPU, naming them), nccl_send_recv moves every send and receive of one call
+  /// in one NCCL group on the plan's stream, after the work queued before, and waits for them.
+  /// A device without NCCL (the CPU's, a build without it) refuses.
+  virtual void nccl_prepare(MPI_Comm comm);
+  virtual void nccl_send_recv(MPI_Comm comm, const std::vector<Message>& sends, const std::vector<Message>& recvs);
 };
 
 /// `threads` (>= 1, Options::threads resolved): FFTW threads and copy/codec team per plan.

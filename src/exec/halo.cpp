@@ -164,16 +164,18 @@ class HaloImpl {
  public:
   HaloImpl(MPI_Comm comm, const Layout* mine, const std::vector<Layout>* all, const HaloSpec& spec,
            std::size_t elem, Method method, Backend backend, int device)
-      : elem_(elem), packed_(method == Method::p2p_sync) {
+      : elem_(elem), packed_(method == Method::p2p_sync || method == Method::nccl), nccl_(method == Method::nccl) {
     DFFT_MPI(MPI_Comm_dup(comm, &comm_));
     DFFT_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
     try {
       // Agreed before the device is made: making a CUDA device is collective over comm_.
       collectively(comm_, "halo", [&] {
-        if (method != Method::p2p_type && method != Method::p2p_sync)
-          fail("halo: method ", to_string(method), " (p2p-type or p2p-sync)");
+        if (method != Method::p2p_type && method != Method::p2p_sync && method != Method::nccl)
+          fail("halo: method ", to_string(method), " (p2p-type, p2p-sync or nccl)");
         if (backend == Backend::cuda && !packed_)
-          unsupported("halo: p2p-type hands MPI the array itself; device arrays take p2p-sync");
+          unsupported("halo: p2p-type hands MPI the array itself; device arrays take p2p-sync or nccl");
+        if (backend != Backend::cuda && nccl_)
+          unsupported("halo: method nccl moves device memory; it needs Backend::cuda");
       });
       if (!same_everywhere(comm_, {static_cast<int>(method), static_cast<int>(backend)}))
         fail("halo: ranks disagree on the method or backend; give the same on every rank");
@@ -183,6 +185,8 @@ class HaloImpl {
       int aware = dev_->on_device() && use_cuda_aware(Staging::automatic) ? 1 : 0, all_aware = 0;
       DFFT_MPI(MPI_Allreduce(&aware, &all_aware, 1, MPI_INT, MPI_MIN, comm_));
       mpi_reads_device_ = all_aware == 1;
+      // NCCL's communicator, made once (collective; refuses ranks that share a GPU).
+      if (nccl_) dev_->nccl_prepare(comm_);
       build(mine, all, spec);
     } catch (...) {
       free_buffers();
@@ -222,12 +226,13 @@ class HaloImpl {
     DFFT_MPI(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE));
   }
 
-  /// p2p-sync: every piece to a peer packed into that peer's part of one send buffer (in the
-  /// owner's memory order: both ends read a piece as its dense box in that order), staged
-  /// through host memory where MPI cannot read the device's.
+  /// p2p-sync and nccl: every piece to a peer packed into that peer's part of one send buffer
+  /// (in the owner's memory order: both ends read a piece as its dense box in that order); MPI
+  /// moves the buffers, staged through host memory where it cannot read the device's, or NCCL
+  /// in one group.
   void exchange_packed(void* data) {
     const auto e = static_cast<std::int64_t>(elem_);
-    const bool staged = dev_->on_device() && !mpi_reads_device_;
+    const bool staged = dev_->on_device() && !mpi_reads_device_ && !nccl_;
     char* sb = staged ? send_host_.data() : send_dev_;
     char* rb = staged ? recv_host_.data() : recv_dev_;
     {
@@ -237,7 +242,16 @@ class HaloImpl {
           dev_->copy_box(data, grown_, send_dev_ + l.off[i] * e, l.dense[i], l.dense[i].box, elem_);
       if (staged && send_bytes_) dev_->download(sb, send_dev_, send_bytes_);
     }
-    {
+    if (nccl_) {
+      PhaseTimer pt(t_.comm);
+      std::vector<Device::Message> sends, recvs;
+      for (const Link& l : recv_packed_)
+        recvs.push_back({l.peer, rb + l.start * e, static_cast<std::size_t>(l.cells * e)});
+      for (const Link& l : send_packed_)
+        sends.push_back({l.peer, sb + l.start * e, static_cast<std::size_t>(l.cells * e)});
+      dev_->nccl_send_recv(comm_, sends, recvs);
+      copy_self(data);
+    } else {
       PhaseTimer pt(t_.comm);
       std::vector<MPI_Request> req(recv_packed_.size() + send_packed_.size(), MPI_REQUEST_NULL);
       std::size_t k = 0;
@@ -270,7 +284,8 @@ class HaloImpl {
   std::int64_t sent_elements() const { return sent_; }
   std::int64_t self_elements() const { return self_elems_; }
   const StageTiming& timing() const { return t_; }
-  bool mpi_reads_device() const { return mpi_reads_device_; }
+  /// The device buffers move as they are (a CUDA-aware MPI, or NCCL).
+  bool device_direct() const { return mpi_reads_device_ || nccl_; }
 
  private:
   bool mpi_reads_device_ = false;  // device pack buffers handed to a CUDA-aware MPI
@@ -346,7 +361,7 @@ class HaloImpl {
       }
       if (send_bytes_) send_dev_ = static_cast<char*>(dev_->alloc(send_bytes_));
       if (recv_bytes_) recv_dev_ = static_cast<char*>(dev_->alloc(recv_bytes_));
-      if (dev_->on_device() && !mpi_reads_device_) {
+      if (dev_->on_device() && !mpi_reads_device_ && !nccl_) {
         send_host_.resize(send_bytes_);
         recv_host_.resize(recv_bytes_);
       }
@@ -434,7 +449,7 @@ class HaloImpl {
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::size_t elem_;
-  bool packed_;
+  bool packed_, nccl_;
   std::unique_ptr<Device> dev_;
   // p2p-sync: links and buffers (the device's memory; host images where MPI cannot read it).
   std::vector<Link> send_packed_, recv_packed_;
@@ -506,7 +521,7 @@ const StageTiming& Halo<T>::timing() const {
 }
 template <class T>
 Staging Halo<T>::staging() const {
-  return impl_->mpi_reads_device() ? Staging::cuda_aware : Staging::host;
+  return impl_->device_direct() ? Staging::cuda_aware : Staging::host;
 }
 
 template class Halo<float>;

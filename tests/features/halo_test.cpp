@@ -218,6 +218,46 @@ TEST(Halo, OnTheBackendUnderTest) {
   }
 }
 
+// Method nccl on the plan's blocks (device arrays, one GPU per rank): the same reference. On
+// the CPU backend it is refused; ranks that share a GPU are refused by NCCL, and the test says
+// it skipped, with the refusal.
+TEST(Halo, NcclOnTheBackendUnderTest) {
+  const Shape shape{17, 12, 10};
+  dfft::Options o = backend_options();
+  o.transform = dfft::Transform::c2c;
+  o.effort = dfft::Effort::estimate;
+  o.fftw_wisdom = false;
+  for (auto dec : {dfft::Decomposition::slab_2d1d, dfft::Decomposition::pencil}) {
+    o.decomposition = dec;
+    o.methods = {dfft::Method::p2p_sync};  // the plan itself needs no NCCL
+    auto plan = make_plan<float>(shape, o);
+    if (!plan) return;
+    const dfft::HaloSpec first = spec_of(cases(3).front());
+    auto make = [&](const dfft::HaloSpec& s) {
+      return std::make_unique<dfft::Halo<std::complex<float>>>(plan->comm(), plan->input_layout(), s,
+                                                               dfft::Method::nccl, o.backend, plan->device());
+    };
+    if (o.backend != dfft::Backend::cuda) {
+      expect_error_everywhere([&] { make(first); }, "method nccl moves device memory");
+      return;
+    }
+    std::unique_ptr<dfft::Halo<std::complex<float>>> h;
+    const Outcome refused = run_collective([&] { h = make(first); });
+    if (refused.ranks_with_error > 0) {
+      EXPECT_EQ(refused.ranks_with_error, world_size()) << refused.what;
+      if (refused.what.find("share a GPU") != std::string::npos) return skip_shared_gpu(refused.what);
+      if (refused.what.find("built without NCCL") != std::string::npos)
+        GTEST_SKIP() << "this dfft was built without NCCL\n" << refused.what;
+      FAIL() << refused.what;
+    }
+    for (const Case& c : cases(3)) {
+      h = make(spec_of(c));
+      EXPECT_EQ(h->staging(), dfft::Staging::cuda_aware);
+      check(*h, plan->input_layout(), shape, spec_of(c), "nccl " + dfft::to_string(dec) + " " + name_of(c), true);
+    }
+  }
+}
+
 TEST(Halo, RefusesBadInput) {
   const Shape shape{9, 8};
   const int p = world_size(), r = world_rank();
@@ -255,7 +295,7 @@ TEST(Halo, RefusesBadInput) {
         },
         "ranks disagree");
   expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, l, s, dfft::Method::a2a_sync); },
-                          "p2p-type or p2p-sync");
+                          "p2p-type, p2p-sync or nccl");
   Layout padded = l;
   padded.padded = {l.box.extent(0), 10};
   expect_error_everywhere([&] { dfft::Halo<double>(MPI_COMM_WORLD, padded, s); },

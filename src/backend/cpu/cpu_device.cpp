@@ -367,6 +367,12 @@ class HostMarks final : public Marks {
 
 std::unique_ptr<Marks> Device::make_marks(int n) { return std::make_unique<HostMarks>(n); }
 
+void Device::nccl_prepare(MPI_Comm) { unsupported("method nccl needs the CUDA backend (device memory, one GPU per rank)"); }
+
+void Device::nccl_send_recv(MPI_Comm, const std::vector<Message>&, const std::vector<Message>&) {
+  unsupported("method nccl needs the CUDA backend (device memory, one GPU per rank)");
+}
+
 std::unique_ptr<Device> make_cpu_device(int threads) { return std::make_unique<CpuDevice>(threads); }
 
 }  // namespace dfft::detail

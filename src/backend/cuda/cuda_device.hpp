@@ -57,6 +57,8 @@ class CudaDevice final : public Device {
   std::unique_ptr<LaneScope> comm_lane() override;
   /// src/backend/cuda/stager.cpp; host staging or CUDA-aware MPI per ExchangeSpec::staging.
   std::unique_ptr<Stager> make_stager(const ExchangeSpec& s, StageUse use) override;
+  void nccl_prepare(MPI_Comm comm) override;
+  void nccl_send_recv(MPI_Comm comm, const std::vector<Message>& sends, const std::vector<Message>& recvs) override;
 
   /// Make this device current on the calling thread (several plans may use several GPUs).
   void activate() const;

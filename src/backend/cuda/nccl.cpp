@@ -324,6 +324,24 @@ std::unique_ptr<Transport> make_device_nccl(MPI_Comm c, const ExchangeSpec& s, C
   return std::make_unique<NcclExchange>(c, s, d, chunks, taper);
 }
 
+void CudaDevice::nccl_prepare(MPI_Comm comm) { nccl_comm(comm); }
+
+void CudaDevice::nccl_send_recv(MPI_Comm comm, const std::vector<Message>& sends, const std::vector<Message>& recvs) {
+  ncclComm_t c = nccl_comm(comm);
+  activate();
+  DFFT_NCCL(ncclGroupStart());
+  // A failed call inside the group still closes it, so that NCCL is left usable.
+  try {
+    for (const Message& m : recvs) DFFT_NCCL(ncclRecv(m.data, m.bytes, ncclChar, m.peer, c, stream()));
+    for (const Message& m : sends) DFFT_NCCL(ncclSend(m.data, m.bytes, ncclChar, m.peer, c, stream()));
+  } catch (...) {
+    ncclGroupEnd();
+    throw;
+  }
+  DFFT_NCCL(ncclGroupEnd());
+  synchronize();
+}
+
 std::string nccl_library_version() {
   int v = 0;
   DFFT_NCCL(ncclGetVersion(&v));
@@ -338,10 +356,15 @@ std::string nccl_library_version() {
 #else  // built without NCCL
 
 namespace dfft::detail {
-std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&, int, bool) {
+namespace {
+[[noreturn]] void no_nccl() {
   unsupported("method nccl: this dfft was built without NCCL (configure with -DDFFT_NCCL=ON where ",
-       "nccl.h and libnccl are installed); use an MPI method");
+              "nccl.h and libnccl are installed); use an MPI method");
 }
+}  // namespace
+std::unique_ptr<Transport> make_device_nccl(MPI_Comm, const ExchangeSpec&, CudaDevice&, int, bool) { no_nccl(); }
+void CudaDevice::nccl_prepare(MPI_Comm) { no_nccl(); }
+void CudaDevice::nccl_send_recv(MPI_Comm, const std::vector<Message>&, const std::vector<Message>&) { no_nccl(); }
 }  // namespace dfft::detail
 
 #endif
