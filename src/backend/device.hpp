@@ -90,6 +90,10 @@ class Device {
 
   /// Plan a local FFT; scratch_in/scratch_out are plan-owned buffers large enough for the
   /// layouts that the planner may overwrite while measuring.
+  /// Kernel launches (library calls) one execution of make_fft(d) takes: cuFFT loops over the
+  /// batch members that do not collapse into its one batch stride; 1 on the CPU (FFTW's guru
+  /// plans take any number of batch dimensions).
+  virtual std::size_t fft_launches(const FftDesc& /*d*/) const { return 1; }
   virtual std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in,
                                              void* scratch_out) = 0;
   /// Copy the elements of `box` from src (layout sl) to dst (layout dl). Pack, unpack and the

@@ -59,9 +59,44 @@ int free_axis(const std::vector<int>& order, const std::vector<int>& fft_axes) {
   return -1;
 }
 
+// slices_well's answer, agreed over comm (true where it is not set).
+bool agreed(const SliceCheck& slices_well, const OrientedStep& f, int axis, MPI_Comm comm) {
+  if (!slices_well) return true;
+  std::vector<std::int64_t> bad{slices_well(f, axis) ? 0 : 1};
+  agree_max(comm, bad);
+  return bad[0] == 0;
+}
+
 }  // namespace
 
-std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& s, MPI_Comm comm) {
+std::vector<OrientedStep> oriented_steps(const Path& path, bool inverse) {
+  std::vector<OrientedStep> sched;
+  const std::size_t n = path.steps.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t k = inverse ? n - 1 - j : j;
+    const Step& st = path.steps[k];
+    OrientedStep o;
+    o.path_index = k;
+    o.fft = st.kind == Step::Kind::fft;
+    if (o.fft) {
+      o.axes = st.fft.axes;
+      o.in = inverse ? st.fft.out : st.fft.in;
+      o.out = inverse ? st.fft.in : st.fft.out;
+    } else {
+      o.src = inverse ? st.exchange.dst : st.exchange.src;
+      o.dst = inverse ? st.exchange.src : st.exchange.dst;
+      o.me = st.exchange.me;
+      o.grid_dim = st.exchange.grid_dim;
+      const Layout &a = o.src.front(), &b = o.dst.front();
+      o.identity = o.src.size() == 1 && a.box == b.box && a.order == b.order &&
+                   a.strides() == b.strides();
+    }
+    sched.push_back(std::move(o));
+  }
+  return sched;
+}
+
+std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& s, MPI_Comm comm, const SliceCheck& slices_well) {
   std::vector<GroupPlan> groups;
   std::vector<bool> taken(s.size(), false);
   for (std::size_t j = 1; j + 1 < s.size(); ++j) {
@@ -74,14 +109,27 @@ std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& s, MPI_Comm 
     if (!f && !g) continue;
     GroupPlan p;
     int c = common_axis(x, f, g, comm);
+    if (c >= 0 && !((!f || agreed(slices_well, *f, c, comm)) && (!g || agreed(slices_well, *g, c, comm)))) c = -1;
     if (c >= 0) {
       p.mode = GroupPlan::Mode::common;
       p.has_pre = f != nullptr;
       p.has_post = g != nullptr;
     } else {
-      // One side only: the one with more transformed axes (more FFT work to hide).
-      const bool pre = f && (!g || f->axes.size() >= g->axes.size());
-      c = pre ? free_axis(x.src[0].order, f->axes) : free_axis(x.dst[0].order, g->axes);
+      // One side only: the one with more transformed axes (more FFT work to hide), else (with
+      // slices_well) the other where that one's slices are not acceptable.
+      const bool first = f && (!g || f->axes.size() >= g->axes.size());
+      bool pre = first;
+      c = -1;
+      for (bool side : {first, !first}) {
+        const OrientedStep* h = side ? f : g;
+        const int a = !h ? -1 : side ? free_axis(x.src[0].order, f->axes) : free_axis(x.dst[0].order, g->axes);
+        if (a >= 0 && agreed(slices_well, *h, a, comm)) {
+          c = a;
+          pre = side;
+          break;
+        }
+        if (!slices_well) break;
+      }
       if (c < 0) continue;
       p.mode = pre ? GroupPlan::Mode::pre : GroupPlan::Mode::post;
       p.has_pre = pre;

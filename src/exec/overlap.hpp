@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -42,10 +43,18 @@ struct GroupPlan {
   std::size_t last() const { return x() + (has_post ? 1 : 0); }
 };
 
+/// A path's steps in the order one direction executes them.
+std::vector<OrientedStep> oriented_steps(const Path& p, bool inverse);
+
 /// Groups for a direction's schedule: each grid exchange with the FFT before and/or after it
 /// (an FFT belongs to at most one group). Collective over `comm`, the plan's communicator: every
 /// rank forms the same groups (MPI_COMM_NULL: decided from this process's geometry alone).
-std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& sched, MPI_Comm comm);
+/// `slices_well` (where set): whether slicing an FFT step along an axis is acceptable; the
+/// groups slice only along such axes (GPUs: where the slices together take no more cuFFT
+/// launches than the whole step, or one each). Its answers are agreed over `comm`.
+using SliceCheck = std::function<bool(const OrientedStep& fft, int axis)>;
+std::vector<GroupPlan> plan_groups(const std::vector<OrientedStep>& sched, MPI_Comm comm,
+                                   const SliceCheck& slices_well = {});
 
 /// `l` restricted along `axis` to part i of K of its own range: a view of the same memory.
 /// Balanced parts, or with `taper` (K >= 3) a first and a last part of half the others' share.

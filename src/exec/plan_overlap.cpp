@@ -35,30 +35,27 @@ void PlanImpl::build_direction(bool inverse) {
   Direction& d = dir_[inverse ? 1 : 0];
   d = Direction{};
   const std::size_t n = path_.steps.size();
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::size_t k = inverse ? n - 1 - j : j;
-    const Step& st = path_.steps[k];
-    OrientedStep o;
-    o.path_index = k;
-    o.fft = st.kind == Step::Kind::fft;
-    if (o.fft) {
-      o.axes = st.fft.axes;
-      o.in = inverse ? st.fft.out : st.fft.in;
-      o.out = inverse ? st.fft.in : st.fft.out;
-    } else {
-      o.src = inverse ? st.exchange.dst : st.exchange.src;
-      o.dst = inverse ? st.exchange.src : st.exchange.dst;
-      o.me = st.exchange.me;
-      o.grid_dim = st.exchange.grid_dim;
-      const Layout &a = o.src.front(), &b = o.dst.front();
-      o.identity = o.src.size() == 1 && a.box == b.box && a.order == b.order &&
-                   a.strides() == b.strides();
-    }
-    d.sched.push_back(std::move(o));
-  }
+  d.sched = oriented_steps(path_, inverse);
   d.group_at.assign(n, -1);
   if (tuning_.slices > 1) {
-    for (const GroupPlan& p : plan_groups(d.sched, comm_)) {
+    // On a GPU a slice along an axis that breaks an FFT's single batch stride turns one cuFFT
+    // launch into one per outer member, in every slice (the pencil x-step of 1024^3 on 2 x 2
+    // GPUs sliced along z: 1 launch whole, 512 per slice): such axes are not sliced along.
+    SliceCheck slices_well;
+    if (dev_->on_device())
+      slices_well = [&](const OrientedStep& o, int axis) {
+        const int k = tuning_.slices;
+        const FftDesc whole = fft_desc(path_.steps[o.path_index], inverse);
+        std::size_t sliced = 0;
+        for (int i = 0; i < k; ++i) {
+          FftDesc v = whole;
+          v.in = slice_view(whole.in, axis, k, i, taper_);
+          v.out = slice_view(whole.out, axis, k, i, taper_);
+          sliced += dev_->fft_launches(v);
+        }
+        return sliced <= std::max(dev_->fft_launches(whole), static_cast<std::size_t>(k));
+      };
+    for (const GroupPlan& p : plan_groups(d.sched, comm_, slices_well)) {
       d.group_at[p.first] = static_cast<int>(d.groups.size());
       build_group(d, p, inverse);
     }

@@ -16,6 +16,7 @@
 #include "backend/cpu/copy_box.hpp"
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cufft_layout.hpp"
+#include "exec/overlap.hpp"
 #include "plan/path.hpp"
 
 namespace {
@@ -193,6 +194,80 @@ TEST(CufftMapping, StridedStepBatchesOverTheContiguousAxis) {
     bool fb = false;
     EXPECT_LT(mapped_error(d, fb), 1e-12);
   }
+}
+
+// Overlap slices on GPUs: the executor's check (src/exec/plan_overlap.cpp) lets plan_groups
+// slice an FFT only where its slices together take no more cuFFT launches than the whole step
+// (or one each). The launches of every sliced step are counted here from the mapping the CUDA
+// backend runs (choose_layouts). Without the check the pencil x-step of 1024^3 on 2 x 2 ranks
+// was sliced along z: 512 launches per slice where the whole step takes one.
+std::size_t launches(const FftDesc& d) {
+  return d.in.box.empty() || d.out.box.empty() ? 0 : choose_layouts(d).map.loops.size();
+}
+
+TEST(OverlapSlices, KeepEachFftsLaunchesOnGpus) {
+  const int k = 4;
+  int groups = 0, sliced_steps = 0, big_pencil_groups = 0;
+  for (const std::vector<std::int64_t>& shape : {std::vector<std::int64_t>{1024, 1024, 1024}, {97, 64, 50}})
+    for (auto dec : {Decomposition::slab_2d1d, Decomposition::pencil})
+      for (auto var : {Variant::Default, Variant::Realigned})
+        for (auto tr : {Transform::r2c, Transform::c2c})
+          for (int ranks : {2, 4}) {
+            Options o;
+            o.decomposition = dec;
+            o.variant = var;
+            o.transform = tr;
+            const auto grid = choose_grid(dec, {}, ranks, 3);
+            for (int r = 0; r < ranks; ++r) {
+              const Path path = make_path(shape, o, grid, r);
+              for (bool inverse : {false, true}) {
+                const auto sched = oriented_steps(path, inverse);
+                auto desc = [&](const OrientedStep& st) {
+                  FftDesc d;
+                  d.axes = st.axes;
+                  d.in = st.in;
+                  d.out = st.out;
+                  const bool r2c = path.steps[st.path_index].fft.r2c;
+                  d.kind = r2c ? (inverse ? FftDesc::Kind::c2r : FftDesc::Kind::r2c)
+                               : (inverse ? FftDesc::Kind::backward : FftDesc::Kind::forward);
+                  return d;
+                };
+                auto sliced = [&](const FftDesc& d, int axis) {
+                  std::size_t n = 0;
+                  for (int i = 0; i < k; ++i) {
+                    FftDesc v = d;
+                    v.in = slice_view(d.in, axis, k, i);
+                    v.out = slice_view(d.out, axis, k, i);
+                    n += launches(v);
+                  }
+                  return n;
+                };
+                const SliceCheck check = [&](const OrientedStep& st, int axis) {
+                  const FftDesc d = desc(st);
+                  return sliced(d, axis) <= std::max<std::size_t>(launches(d), k);
+                };
+                const auto planned = plan_groups(sched, MPI_COMM_NULL, check);
+                groups += static_cast<int>(planned.size());
+                if (shape[0] == 1024 && dec == Decomposition::pencil && ranks == 4)
+                  big_pencil_groups += static_cast<int>(planned.size());
+                for (const GroupPlan& g : planned)
+                  for (std::size_t j : {g.first, g.last()}) {
+                    if (!sched[j].fft) continue;
+                    const FftDesc d = desc(sched[j]);
+                    ++sliced_steps;
+                    EXPECT_LE(sliced(d, g.axis), std::max<std::size_t>(launches(d), k))
+                        << to_string(dec) << " " << to_string(var) << " " << ranks << " ranks, rank " << r
+                        << (inverse ? " inverse" : " forward") << ", step " << j << " sliced along axis "
+                        << g.axis << ": " << launches(d) << " launches whole\n" << describe(path);
+                  }
+              }
+            }
+          }
+  EXPECT_GT(groups, 50);
+  EXPECT_GT(sliced_steps, 50);
+  // The 2 x 2 pencil of 1024^3 still overlaps both exchanges in both directions (2 variants,
+  // 2 transforms, 4 ranks, 2 directions, 2 groups).
+  EXPECT_EQ(big_pencil_groups, 64);
 }
 
 TEST(CopyKernels, IndexArithmeticMatchesHostCopy) {

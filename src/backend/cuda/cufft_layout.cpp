@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "util/check.hpp"
+
 namespace dfft::detail {
 
 namespace {
@@ -95,6 +97,18 @@ std::vector<std::array<Layout, 2>> layout_candidates(const FftDesc& d) {
           {d.in, Layout{d.out.box, d.in.order, {}}},
           {Layout{d.in.box, d.out.order, {}}, d.out},
           {Layout{d.in.box, canon, {}}, Layout{d.out.box, canon, {}}}};
+}
+
+ChosenLayouts choose_layouts(const FftDesc& d) {
+  for (const auto& c : layout_candidates(d)) {
+    CufftMapping m = map_layouts(d, c[0], c[1]);
+    if (!m.ok) continue;
+    const bool aligned = std::none_of(m.loops.begin(), m.loops.end(), [&](const auto& io) {
+      return (d.kind == FftDesc::Kind::r2c && io.first % 2 != 0) || (d.kind == FftDesc::Kind::c2r && io.second % 2 != 0);
+    });
+    if (aligned) return {c, std::move(m)};
+  }
+  fail_internal("no cuFFT layout for this step");
 }
 
 }  // namespace dfft::detail

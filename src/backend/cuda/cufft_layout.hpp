@@ -36,4 +36,13 @@ CufftMapping map_layouts(const FftDesc& d, const Layout& in, const Layout& out);
 /// fastest, in the step's axis order: always maps).
 std::vector<std::array<Layout, 2>> layout_candidates(const FftDesc& d);
 
+/// The layouts an FFT step runs between and their mapping: the first candidate that maps and
+/// whose loops start every real array on a complex element's boundary (cuFFT refuses a real
+/// array at an odd offset: CUFFT_INVALID_VALUE). The last candidate always qualifies.
+struct ChosenLayouts {
+  std::array<Layout, 2> layouts;
+  CufftMapping map;
+};
+ChosenLayouts choose_layouts(const FftDesc& d);
+
 }  // namespace dfft::detail

@@ -110,32 +110,19 @@ class CufftLocal final : public LocalFft {
   // Direct when possible; otherwise through a temporary on the output side, the input side,
   // or both (the last always maps: FFT axes fastest, in the step's own axis order).
   void choose_layouts() {
-    for (const auto& c : layout_candidates(d_)) {
-      map_ = map_layouts(d_, c[0], c[1]);
-      if (!map_.ok || !real_side_aligned()) continue;
-      fft_in_ = c[0];
-      fft_out_ = c[1];
-      tmp_in_.dev = tmp_out_.dev = &dev_;
-      if (fft_in_.order != d_.in.order || fft_in_.padded != d_.in.padded) {
-        tmp_in_.p = dev_.alloc(static_cast<std::size_t>(d_.in.box.count()) * in_elem_);
-        work_ += d_.in.box.count() * static_cast<std::int64_t>(in_elem_);
-      }
-      if (fft_out_.order != d_.out.order || fft_out_.padded != d_.out.padded) {
-        tmp_out_.p = dev_.alloc(static_cast<std::size_t>(d_.out.box.count()) * out_elem_);
-        work_ += d_.out.box.count() * static_cast<std::int64_t>(out_elem_);
-      }
-      return;
+    auto chosen = dfft::detail::choose_layouts(d_);
+    map_ = std::move(chosen.map);
+    fft_in_ = chosen.layouts[0];
+    fft_out_ = chosen.layouts[1];
+    tmp_in_.dev = tmp_out_.dev = &dev_;
+    if (fft_in_.order != d_.in.order || fft_in_.padded != d_.in.padded) {
+      tmp_in_.p = dev_.alloc(static_cast<std::size_t>(d_.in.box.count()) * in_elem_);
+      work_ += d_.in.box.count() * static_cast<std::int64_t>(in_elem_);
     }
-    fail_internal("no cuFFT layout for this step");
-  }
-
-  // cuFFT refuses (CUFFT_INVALID_VALUE) a real array that does not start on a complex element's
-  // boundary, which a loop offset of an odd number of reals gives; such a mapping is passed over
-  // for one through temporaries (the last candidate has no loops).
-  bool real_side_aligned() const {
-    for (const auto& [i, o] : map_.loops)
-      if ((d_.kind == FftDesc::Kind::r2c && i % 2 != 0) || (d_.kind == FftDesc::Kind::c2r && o % 2 != 0)) return false;
-    return true;
+    if (fft_out_.order != d_.out.order || fft_out_.padded != d_.out.padded) {
+      tmp_out_.p = dev_.alloc(static_cast<std::size_t>(d_.out.box.count()) * out_elem_);
+      work_ += d_.out.box.count() * static_cast<std::int64_t>(out_elem_);
+    }
   }
 
   void run(std::size_t p, void* in, void* out, std::pair<std::int64_t, std::int64_t> off) {
@@ -172,6 +159,12 @@ class CufftLocal final : public LocalFft {
 };
 
 }  // namespace
+
+std::size_t CudaDevice::fft_launches(const FftDesc& d) const {
+  if (d.in.box.empty() || d.out.box.empty()) return 0;
+  if (has_r2r_axis(d)) return 1;  // pre/post-processing kernels around it are not counted
+  return dfft::detail::choose_layouts(d).map.loops.size();
+}
 
 std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void*, void*) {
   activate();
