@@ -14,6 +14,8 @@ Kinds (options besides the record filters of results_pages.py):
   halo       halo-bench records (test=halo): dfft::Halo (p2p-type, p2p-sync) against the
              hand-written MPI_Sendrecv exchange, one row per size, ranks, blocks, width and
              corners (the latest record)
+  halo-gpu   gpu-halo-bench records (test=halo-gpu): dfft::Halo on device arrays (nccl,
+             p2p-sync) against a hand-written NCCL exchange, rows as for halo
   defaults   what a user gets without options, from the defaults-python suite: per rank count, dfft's
              Python Plan (library dfft-python), dfft bench's C++ plan, mpi4py-fft and serial FFTW
              (the single-device rows of 1-rank jobs); the median over the processes of each
@@ -261,25 +263,44 @@ def kind_scaling(spec, records):
     return table(keys + ["%d rank%s" % (r, "s" if r > 1 else "") for r in ranks], rows), rows, used(pairs)
 
 
-def kind_halo(spec, records):
+def halo_rows(spec, records, test, times, ratio, extra=()):
+    """Rows of halo-bench (test=halo) or gpu-halo-bench (test=halo-gpu) records, the latest per
+    machine, size, ranks, blocks, width and corners: `times` the time_us keys in column order,
+    `ratio` the pair (numerator, denominator) of them, `extra` more record fields after them."""
     keys = ("machine", "size", "ranks", "blocks", "width", "corners")
     latest = {}
-    for rec in select(records, dict(spec, test="halo")):
+    for rec in select(records, dict(spec, test=test)):
         key = tuple(text(k, field(rec, k)) for k in keys)
         if key not in latest or field(rec, "date") >= field(latest[key], "date"):
             latest[key] = rec
     rows = []
     for rec in latest.values():
         t = rec.get("time_us", {})
-        d, p, s = t.get("dfft"), t.get("dfft_packed"), t.get("sendrecv")
+        num, den = t.get(ratio[0]), t.get(ratio[1])
         rows.append([text(k, field(rec, k)) for k in ("size", "ranks", "blocks", "grid", "width")]
                     + ["yes" if rec.get("corners") else "no", text("size", rec.get("local_box")),
-                       text("cells", rec.get("cells")), "%.1f" % d,
-                       "-" if p is None else "%.1f" % p, "%.1f" % s,
-                       "%.2f" % (d / s) if s else "-", "yes" if rec.get("same") else "NO"])
-    header = ["size", "ranks", "blocks", "grid", "width", "corners", "local box", "cells moved/rank",
-              "p2p-type us", "p2p-sync us", "MPI_Sendrecv us", "p2p-type/Sendrecv", "same"]
-    return table(header, rows), rows, list(latest.values())
+                       text("cells", rec.get("cells"))]
+                    + ["-" if t.get(k) is None else "%.1f" % t[k] for k in times]
+                    + [str(rec.get(k, "-")) for k in extra]
+                    + ["%.2f" % (num / den) if num is not None and den else "-", "yes" if rec.get("same") else "NO"])
+    return rows, list(latest.values())
+
+
+HALO_HEADER = ["size", "ranks", "blocks", "grid", "width", "corners", "local box", "cells moved/rank"]
+
+
+def kind_halo(spec, records):
+    rows, used_recs = halo_rows(spec, records, "halo", ("dfft", "dfft_packed", "sendrecv"), ("dfft", "sendrecv"))
+    header = HALO_HEADER + ["p2p-type us", "p2p-sync us", "MPI_Sendrecv us", "p2p-type/Sendrecv", "same"]
+    return table(header, rows), rows, used_recs
+
+
+def kind_halo_gpu(spec, records):
+    rows, used_recs = halo_rows(spec, records, "halo-gpu", ("dfft_nccl", "dfft_p2p_sync", "nccl_by_hand"),
+                                ("dfft_nccl", "nccl_by_hand"), extra=("p2p_sync_via",))
+    header = HALO_HEADER + ["dfft nccl us", "dfft p2p-sync us", "NCCL by hand us", "p2p-sync via",
+                            "nccl/by hand", "same"]
+    return table(header, rows), rows, used_recs
 
 
 def provenance(records):
@@ -469,6 +490,7 @@ KINDS = {"list": kind_list,
          "peer": lambda s, r: kind_compare(dict(s, by=s.get("by", "size")), r, peer, "FFTW-MPI", True),
          "scaling": kind_scaling,
          "halo": kind_halo,
+         "halo-gpu": kind_halo_gpu,
          "r2r": kind_r2r}
 
 
