@@ -29,10 +29,11 @@
 #include <vector>
 
 #include "dfft/halo.hpp"
+#include "halo_bench_util.hpp"
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using namespace halo_bench;
 
 [[noreturn]] void die(const std::string& what) {
   int rank = 0;
@@ -139,51 +140,17 @@ class NcclHalo {
   double* buf_[4] = {};
 };
 
-/// "a","b" as a JSON list of numbers.
-template <class V>
-std::string json_list(const V& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-/// The JSON string of `s` (the characters a host, CPU, GPU or MPI name can hold, escaped).
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) o += c;
-  }
-  return o + "\"";
-}
-
 /// The machine block of a record: host, GPU model, MPI library (first line), NCCL version.
 std::string machine_json(int size, int device) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, device));
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
-  int len = 0;
-  MPI_Get_library_version(lib, &len);
-  std::string mpi(lib, static_cast<std::size_t>(len));
-  mpi = mpi.substr(0, mpi.find_first_of(",\n"));
   int nv = 0;
   CHECK(ncclGetVersion(&nv));
   return "{\"host\": " + json_string(host) + ", \"gpu_model\": " + json_string(prop.name) +
-         ", \"mpi_library\": " + json_string(mpi) + ", \"nccl_version\": " + std::to_string(nv) +
+         ", \"mpi_library\": " + json_string(mpi_library()) + ", \"nccl_version\": " + std::to_string(nv) +
          ", \"ranks\": " + std::to_string(size) + "}";
-}
-
-/// Mean seconds per call of f over `reps` calls, on the slowest rank.
-template <class F>
-double time_reps(int reps, F&& f) {
-  CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  const double t0 = MPI_Wtime();
-  for (int r = 0; r < reps; ++r) f();
-  double t = (MPI_Wtime() - t0) / reps, worst = 0;
-  CHECK(MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-  return worst;
 }
 
 struct DeviceArray {
@@ -206,27 +173,11 @@ struct DeviceArray {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 4) {
-    if (rank == 0) std::fprintf(stderr, "usage: gpu-halo-bench N0 N1 N2 [reps] [trials] [--json FILE]\n");
-    MPI_Finalize();
-    return 2;
-  }
-  std::string json_path, command = "gpu-halo-bench";
-  std::vector<std::string> pos;
-  for (int i = 1; i < argc; ++i) {
-    command += std::string(" ") + argv[i];
-    if (std::string(argv[i]) == "--json" && i + 1 < argc)
-      json_path = argv[++i], command += std::string(" ") + argv[i];
-    else
-      pos.push_back(argv[i]);
-  }
-  const Shape shape{std::atol(pos.at(0).c_str()), std::atol(pos.at(1).c_str()), std::atol(pos.at(2).c_str())};
-  const int reps = pos.size() > 3 ? std::atoi(pos[3].c_str()) : 20;
-  const int trials = pos.size() > 4 ? std::atoi(pos[4].c_str()) : 5;
+  halo_bench::Args args;
+  if (!args.start("gpu-halo-bench", argc, argv)) return 2;
+  const int rank = args.rank, size = args.size;
+  const Shape& shape = args.shape;
+  const int reps = args.reps, trials = args.trials;
 
   // One GPU per rank: the local rank modulo the visible GPUs (dfft::Halo's device -1 does the same).
   MPI_Comm local;
@@ -262,10 +213,7 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
   std::ofstream json;
-  if (rank == 0 && !json_path.empty()) json.open(json_path, std::ios::app);
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  if (rank == 0 && !args.json.empty()) json.open(args.json, std::ios::app);
   const std::string machine = rank == 0 ? machine_json(size, device) : "";
   int failures = 0;
   if (rank == 0) {
@@ -278,37 +226,18 @@ int main(int argc, char** argv) {
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
   for (int split : {1, 2}) {  // slabs (axis 0 cut), pencils (axes 0 and 1 cut)
-    std::vector<int> dims(3, 1);
-    int d2[2] = {0, 0};
-    CHECK(MPI_Dims_create(size, split, d2));
-    if (split == 2 && d2[1] == 1) continue;  // the same blocks as the slabs
-    for (int a = 0; a < split; ++a) dims[a] = d2[a];
-    const int periods[3] = {1, 1, 1};
-    MPI_Comm cart;
-    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 3, dims.data(), periods, 0, &cart));
-    int coords[3];
-    CHECK(MPI_Cart_coords(cart, rank, 3, coords));
-    dfft::Layout l;
-    l.order = {0, 1, 2};
-    Shape n(3);
-    for (int a = 0; a < 3; ++a) {
-      l.box.lo.push_back(shape[a] * coords[a] / dims[a]);
-      l.box.hi.push_back(shape[a] * (coords[a] + 1) / dims[a]);
-      n[a] = l.box.hi[a] - l.box.lo[a];
-    }
+    const Blocks blocks(shape, split, size, rank, [](int rc, const char* call) { check(rc, call); });
+    if (blocks.cart == MPI_COMM_NULL) continue;  // the same blocks as the slabs
+    const auto& dims = blocks.dims;
+    const auto& n = blocks.n;
+    const dfft::Layout& l = blocks.layout;
     for (int w : {1, 2}) {
       for (bool corners : {false, true}) {
         const dfft::HaloSpec spec{Shape(3, w), {}, {}, corners};
         dfft::Halo<double> hn(MPI_COMM_WORLD, l, spec, dfft::Method::nccl, dfft::Backend::cuda, device);
         dfft::Halo<double> hp(MPI_COMM_WORLD, l, spec, dfft::Method::p2p_sync, dfft::Backend::cuda, device);
-        NcclHalo by_hand(cart, nccl, stream, n, w, corners);
-        // The interior from the global index, the halo -1.
-        std::vector<double> init(static_cast<std::size_t>(hn.count()), -1.0);
-        for (std::int64_t i = 0; i < n[0]; ++i)
-          for (std::int64_t j = 0; j < n[1]; ++j)
-            for (std::int64_t k = 0; k < n[2]; ++k)
-              init[static_cast<std::size_t>(((i + w) * (n[1] + 2 * w) + j + w) * (n[2] + 2 * w) + k + w)] =
-                  static_cast<double>(((l.box.lo[0] + i) * shape[1] + l.box.lo[1] + j) * shape[2] + l.box.lo[2] + k);
+        NcclHalo by_hand(blocks.cart, nccl, stream, n, w, corners);
+        const std::vector<double> init = blocks.array(shape, w);
         DeviceArray a(init), b(init), c(init);
         hn.exchange(std::span<double>(a.p, a.n));
         hp.exchange(std::span<double>(c.p, c.n));
@@ -339,11 +268,10 @@ int main(int argc, char** argv) {
                << ", \"trials\": " << trials << ", \"p2p_sync_via\": " << json_string(via)
                << ", \"time_us\": {\"dfft_nccl\": " << best_n * 1e6 << ", \"dfft_p2p_sync\": " << best_p * 1e6
                << ", \"nccl_by_hand\": " << best_h * 1e6 << "}, \"same\": " << (all_same ? "true" : "false")
-               << ", \"timestamp\": \"" << stamp << "\", \"machine\": " << machine << ", \"run\": {\"command\": "
-               << json_string("mpirun --bind-to none -np " + std::to_string(size) + " " + command) << "}}\n";
+               << ", \"timestamp\": \"" << args.stamp << "\", \"machine\": " << machine << ", \"run\": {\"command\": "
+               << json_string("mpirun --bind-to none -np " + std::to_string(size) + " " + args.command) << "}}\n";
       }
     }
-    CHECK(MPI_Comm_free(&cart));
   }
   CHECK(cudaStreamDestroy(stream));
   CHECK(ncclCommDestroy(nccl));

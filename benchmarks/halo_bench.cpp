@@ -23,10 +23,11 @@
 #include <vector>
 
 #include "dfft/halo.hpp"
+#include "halo_bench_util.hpp"
 
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using namespace halo_bench;
 
 void check(int rc, const char* call) {
   if (rc != MPI_SUCCESS) {
@@ -90,24 +91,6 @@ class SendrecvHalo {
   std::vector<Axis> axes_;
 };
 
-/// "a","b" as a JSON list of numbers.
-template <class V>
-std::string json_list(const V& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-/// The JSON string of `s` (the characters a host, CPU or MPI name can hold, escaped).
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) o += c;
-  }
-  return o + "\"";
-}
-
 /// The machine block of a record: host, CPU model, MPI library (first line).
 std::string machine_json(int size) {
   char host[256] = {0};
@@ -119,56 +102,20 @@ std::string machine_json(int size) {
       cpu = line.substr(line.find(':') + 2);
       break;
     }
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
-  int len = 0;
-  MPI_Get_library_version(lib, &len);
-  std::string mpi(lib, static_cast<std::size_t>(len));
-  mpi = mpi.substr(0, mpi.find_first_of(",\n"));
   return "{\"host\": " + json_string(host) + ", \"cpu_model\": " + json_string(cpu) +
-         ", \"mpi_library\": " + json_string(mpi) + ", \"ranks\": " + std::to_string(size) + "}";
-}
-
-/// Mean seconds per call of f over `reps` calls, on the slowest rank.
-template <class F>
-double time_reps(int reps, F&& f) {
-  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-  const double t0 = MPI_Wtime();
-  for (int r = 0; r < reps; ++r) f();
-  double t = (MPI_Wtime() - t0) / reps, worst = 0;
-  check(MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-  return worst;
+         ", \"mpi_library\": " + json_string(mpi_library()) + ", \"ranks\": " + std::to_string(size) + "}";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 4) {
-    if (rank == 0) std::fprintf(stderr, "usage: halo-bench N0 N1 N2 [reps] [trials]\n");
-    MPI_Finalize();
-    return 2;
-  }
-  std::string json_path, command = "halo-bench";
-  std::vector<std::string> pos;
-  for (int i = 1; i < argc; ++i) {
-    command += std::string(" ") + argv[i];
-    if (std::string(argv[i]) == "--json" && i + 1 < argc)
-      json_path = argv[++i], command += std::string(" ") + argv[i];
-    else
-      pos.push_back(argv[i]);
-  }
-  const Shape shape{std::atol(pos.at(0).c_str()), std::atol(pos.at(1).c_str()),
-                    std::atol(pos.at(2).c_str())};
-  const int reps = pos.size() > 3 ? std::atoi(pos[3].c_str()) : 20;
-  const int trials = pos.size() > 4 ? std::atoi(pos[4].c_str()) : 5;
+  halo_bench::Args args;
+  if (!args.start("halo-bench", argc, argv)) return 2;
+  const int rank = args.rank, size = args.size;
+  const Shape& shape = args.shape;
+  const int reps = args.reps, trials = args.trials;
   std::ofstream json;
-  if (rank == 0 && !json_path.empty()) json.open(json_path, std::ios::app);
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  if (rank == 0 && !args.json.empty()) json.open(args.json, std::ios::app);
   const std::string machine = rank == 0 ? machine_json(size) : "";
   int failures = 0;
   if (rank == 0) {
@@ -183,39 +130,19 @@ int main(int argc, char** argv) {
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
   for (int split : {1, 2}) {  // slabs (axis 0 cut), pencils (axes 0 and 1 cut)
-    std::vector<int> dims(3, 1);
-    int d2[2] = {0, 0};
-    check(MPI_Dims_create(size, split, d2), "MPI_Dims_create");
-    if (split == 2 && d2[1] == 1) continue;  // the same blocks as the slabs
-    for (int a = 0; a < split; ++a) dims[a] = d2[a];
-    const int periods[3] = {1, 1, 1};
-    MPI_Comm cart;
-    check(MPI_Cart_create(MPI_COMM_WORLD, 3, dims.data(), periods, 0, &cart), "MPI_Cart_create");
-    int coords[3];
-    check(MPI_Cart_coords(cart, rank, 3, coords), "MPI_Cart_coords");
-    dfft::Layout l;
-    l.order = {0, 1, 2};
-    Shape n(3);
-    for (int a = 0; a < 3; ++a) {
-      l.box.lo.push_back(shape[a] * coords[a] / dims[a]);
-      l.box.hi.push_back(shape[a] * (coords[a] + 1) / dims[a]);
-      n[a] = l.box.hi[a] - l.box.lo[a];
-    }
+    const Blocks blocks(shape, split, size, rank, check);
+    if (blocks.cart == MPI_COMM_NULL) continue;  // the same blocks as the slabs
+    const auto& dims = blocks.dims;
+    const auto& n = blocks.n;
+    const dfft::Layout& l = blocks.layout;
+    MPI_Comm cart = blocks.cart;
     for (int w : {1, 2}) {
       for (bool corners : {false, true}) {
         dfft::Halo<double> h(MPI_COMM_WORLD, l, {Shape(3, w), {}, {}, corners});
         dfft::Halo<double> hp(MPI_COMM_WORLD, l, {Shape(3, w), {}, {}, corners},
                               dfft::Method::p2p_sync);
         SendrecvHalo s(cart, n, w, corners);
-        // Both arrays: the interior from the global index, the halo -1.
-        std::vector<double> a(static_cast<std::size_t>(h.count()), -1.0);
-        for (std::int64_t i = 0; i < n[0]; ++i)
-          for (std::int64_t j = 0; j < n[1]; ++j)
-            for (std::int64_t k = 0; k < n[2]; ++k)
-              a[static_cast<std::size_t>(((i + w) * (n[1] + 2 * w) + j + w) * (n[2] + 2 * w) + k +
-                                         w)] =
-                  static_cast<double>(((l.box.lo[0] + i) * shape[1] + l.box.lo[1] + j) * shape[2] +
-                                      l.box.lo[2] + k);
+        std::vector<double> a = blocks.array(shape, w);
         std::vector<double> b = a, c = a;
         h.exchange(std::span<double>(a));
         hp.exchange(std::span<double>(c));
@@ -248,12 +175,11 @@ int main(int argc, char** argv) {
                << ", \"reps\": " << reps << ", \"trials\": " << trials
                << ", \"time_us\": {\"dfft\": " << best_h * 1e6
                << ", \"dfft_packed\": " << best_p * 1e6 << ", \"sendrecv\": " << best_s * 1e6
-               << "}, \"same\": " << (all_same ? "true" : "false") << ", \"timestamp\": \"" << stamp
+               << "}, \"same\": " << (all_same ? "true" : "false") << ", \"timestamp\": \"" << args.stamp
                << "\", \"machine\": " << machine << ", \"run\": {\"command\": "
-               << json_string("mpirun -np " + std::to_string(size) + " " + command) << "}}\n";
+               << json_string("mpirun -np " + std::to_string(size) + " " + args.command) << "}}\n";
       }
     }
-    MPI_Comm_free(&cart);
   }
   MPI_Finalize();
   return failures ? 1 : 0;
