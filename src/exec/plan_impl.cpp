@@ -337,7 +337,11 @@ bool PlanImpl::first_fft_in_caller_array(bool inverse) const {
   const Direction& d = dir_[inverse ? 1 : 0];
   if (d.sched.empty() || !d.sched[0].fft || d.group_at[0] >= 0) return false;
   const StepExec& e = exec_[d.sched[0].path_index];
-  return (inverse ? e.inv_fft_in_place : e.fwd_fft_in_place) && (d.sched.size() == 1 || d.out_buf[1] != 1);
+  // The step after it reads the array: it must not write the output array (the same one), nor
+  // run in a group, whose sliced FFT after the exchange may write the output while the exchange
+  // still reads.
+  return (inverse ? e.inv_fft_in_place : e.fwd_fft_in_place) &&
+         (d.sched.size() == 1 || (d.out_buf[1] != 1 && d.group_at[1] < 0));
 }
 
 void PlanImpl::plan_keep_input() {
@@ -516,7 +520,15 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
       const GroupPlan& p = g.plan;
       void* p1 = p.has_pre ? buffer(d.out_buf[j], in, out) : cur;
       void* p2 = buffer(d.out_buf[p.x()], in, out);
+      if (p2 == out && cur == out) {
+        // Executed in place, the group's first FFT slices read the caller's array while its
+        // exchange would write the output array, the same one: the exchange writes a free work
+        // buffer instead, and the step after the group reads it from there (out of place).
+        p2 = p1 == work_[0] ? work_[1] : work_[0];
+      }
       void* p3 = p.has_post ? buffer(d.out_buf[p.x() + 1], in, out) : p2;
+      if (p.has_post && p3 == out && cur == out)
+        fail_internal("an overlap group that reads the caller's array writes it as well (executed in place)");
       GroupTiming gt;
       run_group(g, *dev_, cur, p1, p2, p3, gt);
       if (p.has_post && std::any_of(g.slices.begin(), g.slices.end(),

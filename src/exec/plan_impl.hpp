@@ -118,7 +118,8 @@ class PlanImpl {
   void plan_keep_input();
   void plan_in_place_ends();
   /// Whether an execution in place (input and output one array) runs the direction's first FFT
-  /// in that array: it has an in-place plan, and the step after it writes a work buffer.
+  /// in that array: it has an in-place plan, and the step after it writes a work buffer and is
+  /// not in an overlap group.
   bool first_fft_in_caller_array(bool inverse) const;
   detail::ExchangeSpec exchange_spec(const detail::Step& st, bool inverse) const;
   MPI_Comm exchange_comm(const detail::Step& st) const;
