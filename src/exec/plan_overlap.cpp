@@ -84,8 +84,14 @@ void PlanImpl::build_direction(bool inverse) {
       ++j;
     }
   }
-  // The exchange before a last FFT that has an in-place plan writes the output array directly.
-  if (n >= 3 && d.group_at[n - 1] < 0 && d.group_at[n - 2] < 0 && !d.sched[n - 2].fft &&
+  // The exchange before a last FFT that has an in-place plan writes the output array directly,
+  // where neither runs in a group (a group spans its steps from p.first to p.last(); group_at
+  // marks only the first): a grouped exchange writing the output would have the FFT slices
+  // after it transform that array in place through out-of-place plans.
+  std::vector<bool> grouped(n, false);
+  for (const GroupExec& g : d.groups)
+    for (std::size_t i = g.plan.first; i <= g.plan.last(); ++i) grouped[i] = true;
+  if (n >= 3 && !grouped[n - 1] && !grouped[n - 2] && !d.sched[n - 2].fft &&
       !d.sched[n - 2].identity && d.sched[n - 1].fft) {
     const StepExec& e = exec_[d.sched[n - 1].path_index];
     if (inverse ? e.inv_fft_in_place : e.fwd_fft_in_place) d.out_buf[n - 2] = 1;
