@@ -55,8 +55,8 @@ enum class Side { input, output };
 /// arrays) a CUDA-aware MPI (MPIX_Query_cuda_support on every rank) reads and writes the device
 /// buffers, any other MPI gets them staged through host memory (staging()). `nccl` (CUDA
 /// backend, one GPU per rank): packed as p2p_sync, the buffers moved by grouped ncclSend and
-/// ncclRecv; ranks that share a GPU are refused at construction (Unsupported, naming them), as
-/// is a build without NCCL. Others: InvalidArgument.
+/// ncclRecv; ranks that share a GPU are refused at construction (InvalidArgument, naming them),
+/// a build without NCCL too (Unsupported). Others: InvalidArgument.
 template <class T>
 class Halo {
  public:

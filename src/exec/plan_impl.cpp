@@ -306,9 +306,9 @@ void PlanImpl::plan_in_place_ends() {
       if (!(d.in.box == d.out.box) || d.in.order != d.out.order || d.in.strides() != d.out.strides()) continue;
       // A first step keeps its in-place plan even where copying loses: an execution in place
       // (input and output one array) runs it there, with no copy (run()).
-      if (first && d.in.box.empty()) continue;
-      auto f = dev_->make_fft(d, a_.get(), a_.get());
       const int forced = first_step_copy_choice();
+      if (first && d.in.box.empty() && forced != 1) continue;
+      auto f = dev_->make_fft(d, a_.get(), a_.get());
       if (first && forced != 0 && !(forced < 0 && d.effort == Effort::estimate)) {
         bool copy = true;
         if (forced < 0) {
@@ -589,6 +589,12 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
         LocalFft& f = *(inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place);
         f.execute(const_cast<void*>(in), const_cast<void*>(in));
         scaled = scaled || f.scales();
+        // Where the ranks agreed that the copy applies the normalisation, a rank that copies
+        // nothing applies it here, before the exchange, as the others do.
+        if (factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales)) {
+          dev_->scale(const_cast<void*>(in), 2 * d.sched[j].in.box.count(), factor, is_double_);
+          scaled = true;
+        }
         next = const_cast<void*>(in);
       } else if (cur == in && (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first)) {
         // The copy into the workspace carries the normalisation where every rank's does (the

@@ -69,6 +69,37 @@ TEST(Normalize, EveryRankCopiesTheInput) {
     EXPECT_LE(normalized_roundtrip<double>(dec, Transform::c2c), 1e-12) << dfft::to_string(dec);
 }
 
+// Every rank copying it, but rank 0 executes the inverse in place (its first FFT then copies
+// nothing and transforms its array where it lies): it must scale before the exchange as the
+// ranks that copy do.
+TEST(Normalize, EveryRankCopiesButOneExecutesInPlace) {
+  const FirstStepChoice choice(1);
+  using C = std::complex<double>;
+  for (auto dec : {Decomposition::slab_2d1d, Decomposition::slab_1d2d, Decomposition::pencil}) {
+    dfft::Options o;
+    o.decomposition = dec;
+    o.transform = Transform::c2c;
+    dfft::Plan<double> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
+    const auto ni = static_cast<std::size_t>(plan.input_count()), no = static_cast<std::size_t>(plan.output_count());
+    std::vector<C> in(ni), spec(no), back(ni);
+    for (std::size_t i = 0; i < ni; ++i) {
+      const auto g = static_cast<std::int64_t>(i) + 97 * world_rank();
+      in[i] = C(signal(g, 5), signal(g, 6));
+    }
+    plan.forward(in.data(), spec.data());
+    std::vector<C> buf(std::max(ni, no));
+    std::copy(spec.begin(), spec.end(), buf.begin());
+    if (world_rank() == 0)
+      plan.inverse(buf.data(), buf.data());
+    else
+      plan.inverse(spec.data(), buf.data());
+    std::copy(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(ni), back.begin());
+    double e = 0;
+    for (std::size_t i = 0; i < ni; ++i) e = std::max(e, std::abs(back[i] - in[i]));
+    EXPECT_LE(max_over_ranks(e), 1e-12) << dfft::to_string(dec);
+  }
+}
+
 // And the built-in checks agree.
 TEST_P(Normalize, BuiltInChecksAgree) {
   auto [dec, tr] = GetParam();
