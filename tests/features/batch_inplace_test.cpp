@@ -67,6 +67,23 @@ Shape spectrum_of(const Shape& shape, bool r2c) {
   return spec;
 }
 
+// Runs f<T, In>(c) with the element types of c: T the precision, In the input's element (real
+// for r2c, complex for c2c).
+template <class F>
+void with_types(const Case& c, F f) {
+  if (c.dbl) {
+    if (c.tr == Transform::r2c)
+      f.template operator()<double, double>(c);
+    else
+      f.template operator()<double, std::complex<double>>(c);
+  } else {
+    if (c.tr == Transform::r2c)
+      f.template operator()<float, float>(c);
+    else
+      f.template operator()<float, std::complex<float>>(c);
+  }
+}
+
 // `overlap` > 1: the FFTs beside an exchange run in slices; the batch axis is one that no FFT
 // transforms, so the group takes the FFTs on both sides of the exchange.
 template <class T, class In>
@@ -114,33 +131,11 @@ void batch_case(const Case& c, int overlap = 1) {
 class Batch : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Batch, FiveEqualFiveSinglesWithOverlapSlices) {
-  const auto& c = GetParam();
-  if (c.dbl) {
-    if (c.tr == Transform::r2c)
-      batch_case<double, double>(c, 4);
-    else
-      batch_case<double, std::complex<double>>(c, 4);
-  } else {
-    if (c.tr == Transform::r2c)
-      batch_case<float, float>(c, 4);
-    else
-      batch_case<float, std::complex<float>>(c, 4);
-  }
+  with_types(GetParam(), [&]<class T, class In>(const Case& c) { batch_case<T, In>(c, 4); });
 }
 
 TEST_P(Batch, FiveEqualFiveSingles) {
-  const auto& c = GetParam();
-  if (c.dbl) {
-    if (c.tr == Transform::r2c)
-      batch_case<double, double>(c);
-    else
-      batch_case<double, std::complex<double>>(c);
-  } else {
-    if (c.tr == Transform::r2c)
-      batch_case<float, float>(c);
-    else
-      batch_case<float, std::complex<float>>(c);
-  }
+  with_types(GetParam(), [&]<class T, class In>(const Case& c) { batch_case<T, In>(c); });
 }
 
 // `overlap` > 1: the FFTs beside an exchange run in slices; executed in place, the first FFT
@@ -192,33 +187,11 @@ void inplace_case(const Case& c, int overlap = 1) {
 class InPlace : public ::testing::TestWithParam<Case> {};
 
 TEST_P(InPlace, EqualsOutOfPlace) {
-  const auto& c = GetParam();
-  if (c.dbl) {
-    if (c.tr == Transform::r2c)
-      inplace_case<double, double>(c);
-    else
-      inplace_case<double, std::complex<double>>(c);
-  } else {
-    if (c.tr == Transform::r2c)
-      inplace_case<float, float>(c);
-    else
-      inplace_case<float, std::complex<float>>(c);
-  }
+  with_types(GetParam(), [&]<class T, class In>(const Case& c) { inplace_case<T, In>(c); });
 }
 
 TEST_P(InPlace, EqualsOutOfPlaceWithOverlapSlices) {
-  const auto& c = GetParam();
-  if (c.dbl) {
-    if (c.tr == Transform::r2c)
-      inplace_case<double, double>(c, 4);
-    else
-      inplace_case<double, std::complex<double>>(c, 4);
-  } else {
-    if (c.tr == Transform::r2c)
-      inplace_case<float, float>(c, 4);
-    else
-      inplace_case<float, std::complex<float>>(c, 4);
-  }
+  with_types(GetParam(), [&]<class T, class In>(const Case& c) { inplace_case<T, In>(c, 4); });
 }
 
 // c2c over axes {0, 1} of a 3-D array with 4 overlap slices: axis 2 is transformed by no FFT, so
