@@ -36,6 +36,16 @@ struct FftDesc {
   double scale = 1;
 };
 
+/// Bytes of one element of an FFT step's input and of its output (real or complex).
+inline std::size_t elem_in(const FftDesc& d) {
+  const std::size_t c = d.is_double ? 16 : 8;
+  return d.kind == FftDesc::Kind::r2c || d.real ? c / 2 : c;
+}
+inline std::size_t elem_out(const FftDesc& d) {
+  const std::size_t c = d.is_double ? 16 : 8;
+  return d.kind == FftDesc::Kind::c2r || d.real ? c / 2 : c;
+}
+
 class LocalFft {
  public:
   virtual ~LocalFft() = default;

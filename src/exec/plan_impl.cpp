@@ -615,11 +615,8 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
         if (cur == next && !in_place && !dev_->on_device()) {
           // FFTW runs a plan made out of place only out of place: a step handed one array for
           // both (a one-step plan executed in place) transforms a copy of it in a work buffer.
-          const FftDesc fd = fft_desc(st, inverse);
-          const std::size_t c = is_double_ ? 16 : 8;
-          const std::size_t e = fd.kind == FftDesc::Kind::r2c || fd.real ? c / 2 : c;
           void* copy = work_[0] != cur ? work_[0] : work_[1];
-          dev_->copy_box(cur, d.sched[j].in, copy, d.sched[j].in, d.sched[j].in.box, e);
+          dev_->copy_box(cur, d.sched[j].in, copy, d.sched[j].in, d.sched[j].in.box, elem_in(fft_desc(st, inverse)));
           used->execute(copy, next);
         } else {
           used->execute(cur, next);

@@ -20,14 +20,6 @@ int pick(std::initializer_list<int> avoid) {
   return 4;
 }
 
-std::size_t elem_in(const FftDesc& d) {
-  const std::size_t c = d.is_double ? 16 : 8;
-  return d.kind == FftDesc::Kind::r2c || d.real ? c / 2 : c;
-}
-std::size_t elem_out(const FftDesc& d) {
-  const std::size_t c = d.is_double ? 16 : 8;
-  return d.kind == FftDesc::Kind::c2r || d.real ? c / 2 : c;
-}
 
 }  // namespace
 
