@@ -354,7 +354,7 @@ int parse(int argc, char** argv, int rank, Args& a) {
   app.add_flag("--transposed", a.transposed, "FFTW_MPI_TRANSPOSED_OUT/_IN (output split in y)");
   app.add_flag("--in-place", a.in_place, "one array: the padded real input and the spectrum over it");
   app.add_flag("--stages", a.stages,
-               "also time the transposed forward as FFTW's three pieces (needs --transposed)");
+               "also time the transposed forward as FFTW's three pieces (needs --transposed, not with --in-place)");
   app.add_option("--json", a.json, "write one JSON line per direction to FILE");
   app.add_option("--threads", a.threads, "FFTW threads per rank")->check(CLI::PositiveNumber);
   try {
@@ -365,6 +365,11 @@ int parse(int argc, char** argv, int rank, Args& a) {
   }
   if (a.stages && !a.transposed) {
     if (rank == 0) std::fprintf(stderr, "--stages: times the transposed-output forward; add --transposed\n");
+    return 1;
+  }
+  if (a.stages && a.in_place) {
+    // Its pieces run out of place; their times would be stored beside an in-place whole.
+    if (rank == 0) std::fprintf(stderr, "--stages times the out-of-place pieces; drop --in-place\n");
     return 1;
   }
   for (auto s : a.size)

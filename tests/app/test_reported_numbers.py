@@ -82,6 +82,13 @@ def field_sets(c, r, work):
         for rec in (records.read(path) if run.returncode == 0 else []):
             missing = [k for k in records.COMMON + records.PEER if k not in rec]
             c.check(not missing, f"fftw-mpi-bench record lacks {missing}")
+        # Its pieces run out of place: stored beside an in-place whole they would mislead.
+        staged = os.path.join(work, "fftw-staged.jsonl")
+        run = subprocess.run(r.prefix + [fftw, "--size", "16", "12", "10", "--reps", "1", "--warmup", "0",
+                                         "--transposed", "--stages", "--in-place", "--json", staged],
+                             capture_output=True, text=True, timeout=120)
+        c.check(run.returncode != 0 and "drop --in-place" in run.stderr and not os.path.exists(staged),
+                f"fftw-mpi-bench --stages --in-place: exit {run.returncode}: {run.stderr[-300:]}")
     else:
         print("  fftw-mpi-bench: not built, its record not checked")
     return recs
