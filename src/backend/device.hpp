@@ -34,6 +34,9 @@ struct FftDesc {
   /// A factor the FFT may apply to every element as it stores it (the normalisation, on a
   /// direction's last FFT); LocalFft::scales() says whether it did. 1: none.
   double scale = 1;
+  /// Apply `scale` as the FFT reads its input instead (a cuFFT load callback): the same result,
+  /// as the FFT is linear, at a cost that may differ.
+  bool scale_on_load = false;
 };
 
 /// Bytes of one element of an FFT step's input and of its output (real or complex).

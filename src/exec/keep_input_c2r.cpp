@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "plan/geometry.hpp"
@@ -23,6 +24,14 @@ std::string axes_text(const std::vector<int>& axes) {
   return s;
 }
 
+std::string fixed_ms(double seconds) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(3);
+  o << seconds * 1e3;
+  return o.str();
+}
+
 bool row_major(const Layout& l) {
   return l.padded.empty() && l.order == natural_order(l.box.dims());
 }
@@ -36,10 +45,16 @@ class Chosen final : public KeepInputC2r {
   Chosen(Device& dev, const FftDesc& d, LocalFft& whole) : dev_(dev), d_(d), whole_(whole) {}
 
   // The candidate after `k` leading axes (0: the copy), planned on a and b; `grouped`: its c2r
-  // (then of the last axis alone) in groups of lines, each scaled while in cache.
-  void plan(int k, bool grouped, void* a, void* b) {
+  // (then of the last axis alone) in groups of lines, each scaled while in cache; `scale_first`:
+  // the c2c, not the c2r, applies d.scale; `on_load`: as it reads (else as it stores).
+  void plan(const KeepInputCandidate& k, void* a, void* b) {
+    plan(k.split, k.grouped, k.scale_first, k.scale_on_load, a, b);
+  }
+  void plan(int k, bool grouped, bool scale_first, bool on_load, void* a, void* b) {
     split_ = k;
     grouped_ = grouped;
+    scale_first_ = scale_first;
+    on_load_ = on_load;
     first_.reset();
     second_.reset();
     tail_.reset();
@@ -48,10 +63,13 @@ class Chosen final : public KeepInputC2r {
     c.kind = FftDesc::Kind::backward;
     c.axes.assign(d_.axes.begin(), d_.axes.begin() + k);
     c.out = d_.in;
-    c.scale = 1;  // the c2r that follows applies it, where it can
+    if (!scale_first) c.scale = 1;  // the c2r that follows applies it, where it can
+    c.scale_on_load = on_load;
     first_ = dev_.make_fft(c, a, b);
     FftDesc r = d_;
     r.axes.assign(d_.axes.begin() + k, d_.axes.end());
+    if (scale_first) r.scale = 1;
+    r.scale_on_load = on_load;
     if (!grouped) {
       second_ = dev_.make_fft(r, b, a);
       return;
@@ -86,7 +104,7 @@ class Chosen final : public KeepInputC2r {
     first_->execute(src, scratch);  // out of place: FFTW and cuFFT keep the input of a c2c
     if (!grouped_) {
       second_->execute(scratch, out);
-      return second_->scales();
+      return scale_first_ ? first_->scales() : second_->scales();
     }
     auto* s = static_cast<char*>(scratch);
     auto* o = static_cast<char*>(out);
@@ -109,16 +127,20 @@ class Chosen final : public KeepInputC2r {
     return w;
   }
 
+  std::string timings() const override { return timings_; }
+  void set_timings(std::string t) { timings_ = std::move(t); }
+
   std::string name() const override {
     if (split_ == 0) return "copy";
     const auto k = static_cast<std::ptrdiff_t>(split_);
     return "c2c(" + axes_text({d_.axes.begin(), d_.axes.begin() + k}) + ") then c2r(" +
            axes_text({d_.axes.begin() + k, d_.axes.end()}) + ")" +
-           (grouped_ ? " in groups of " + std::to_string(lines_) + " lines" : "");
+           (grouped_ ? " in groups of " + std::to_string(lines_) + " lines" : "") +
+           (d_.scale == 1 || !(scale_first_ || on_load_)
+                ? ""
+                : std::string(", the ") + (scale_first_ ? "c2c" : "c2r") + " normalising as it " +
+                      (on_load_ ? "loads" : "stores"));
   }
-
-  int split() const { return split_; }
-  bool grouped() const { return grouped_; }
 
  private:
   std::int64_t real_bytes() const { return d_.is_double ? 8 : 4; }
@@ -137,9 +159,10 @@ class Chosen final : public KeepInputC2r {
   FftDesc d_;
   LocalFft& whole_;
   int split_ = 0;
-  bool grouped_ = false;
+  bool grouped_ = false, scale_first_ = false, on_load_ = false;
   std::int64_t n_ = 0, m_ = 0, lines_ = 0, groups_ = 0, rest_ = 0;  // rest_: lines of the tail group
   std::unique_ptr<LocalFft> first_, second_, tail_;
+  std::string timings_;
 };
 
 // Seconds of one execution with input a, scratch b and output a (the input is spent by the
@@ -164,8 +187,9 @@ double time_candidate(Device& dev, Chosen& c, const FftDesc& d, void* a, void* b
 // one (as FFTW's wisdom gives it the same FFT plans), so that two such plans run, and describe
 // themselves, alike and the timing is paid once.
 std::mutex choices_mutex;
-std::map<std::string, int>& choices() {
-  static std::map<std::string, int> m;
+// The chosen candidate and what the timing gave for each.
+std::map<std::string, std::pair<int, std::string>>& choices() {
+  static std::map<std::string, std::pair<int, std::string>> m;
   return m;
 }
 
@@ -198,43 +222,59 @@ bool keep_input_can_group(const Device& dev, const FftDesc& c2r) {
          c2r.axes.back() == c2r.in.box.dims() - 1;
 }
 
+std::vector<KeepInputCandidate> keep_input_candidates(const Device& dev, const FftDesc& c2r) {
+  const int r = static_cast<int>(c2r.axes.size());
+  const bool periodic = std::all_of(c2r.r2r.begin(), c2r.r2r.end(), [](R2R k) { return k == R2R::none; });
+  if (c2r.kind != FftDesc::Kind::c2r || r < 2 || !periodic) return {};
+  std::vector<KeepInputCandidate> c{{0, false, false}};
+  for (int k = 1; k < r; ++k) c.push_back({k, false, false});
+  if (keep_input_can_group(dev, c2r)) c.push_back({r - 1, true, false});
+  // A GPU FFT that normalises runs a kernel with a cuFFT callback linked in, whose cost depends
+  // on the transform it is linked into and on whether it loads or stores: the c2c over the
+  // leading axes may carry the factor at a lower cost than the c2r, and a load callback at a
+  // lower cost than a store callback (the plan times them).
+  if (dev.on_device() && c2r.scale != 1)
+    for (int k = 1; k < r; ++k)
+      for (bool first : {false, true})
+        for (bool load : {false, true})
+          if (first || load) c.push_back({k, false, first, load});
+  return c;
+}
+
 std::unique_ptr<KeepInputC2r> make_keep_input_c2r(Device& dev, const FftDesc& c2r, LocalFft& whole,
                                                   void* a, void* b, double factor, int choice) {
   if (c2r.kind != FftDesc::Kind::c2r) fail_internal("make_keep_input_c2r takes a c2r step");
-  const int r = static_cast<int>(c2r.axes.size());
-  const bool periodic = std::all_of(c2r.r2r.begin(), c2r.r2r.end(), [](R2R k) { return k == R2R::none; });
-  if (r < 2 || !periodic) return nullptr;
-  if (choice >= r + 1) fail_internal("a c2r over ", r, " axes has no candidate ", choice);
-  // Candidates: 0 the copy, 1 .. r-1 the splits, r the grouped last-axis split.
-  const bool can_group = keep_input_can_group(dev, c2r);
-  const int last = can_group ? r : r - 1;
+  const auto cands = keep_input_candidates(dev, c2r);
+  if (cands.empty()) return nullptr;
+  const int n = static_cast<int>(cands.size());
+  if (choice >= n) fail_internal("this c2r has no candidate ", choice, " (", n, " candidates)");
   auto c = std::make_unique<Chosen>(dev, c2r, whole);
-  auto plan = [&](int k) { c->plan(k == r ? r - 1 : k, k == r, a, b); };
   if (choice >= 0 || c2r.effort == Effort::estimate || c2r.in.box.empty()) {
-    const int k = std::max(choice, 0);
-    if (k == r && !can_group) fail_internal("this c2r cannot run in groups of lines");
-    plan(k);
+    c->plan(cands[static_cast<std::size_t>(std::max(choice, 0))], a, b);
     return c;
   }
   const std::string key = problem_key(dev, c2r, factor);
   {
     std::lock_guard<std::mutex> lock(choices_mutex);
     if (auto it = choices().find(key); it != choices().end()) {
-      plan(it->second);
+      c->plan(cands[static_cast<std::size_t>(it->second.first)], a, b);
+      c->set_timings(it->second.second);
       return c;
     }
   }
   int best = 0;
-  plan(0);
-  double best_t = time_candidate(dev, *c, c2r, a, b, factor);
-  for (int k = 1; k <= last; ++k) {
-    plan(k);
+  double best_t = std::numeric_limits<double>::infinity();
+  std::ostringstream timed;
+  for (int k = 0; k < n; ++k) {
+    c->plan(cands[static_cast<std::size_t>(k)], a, b);
     const double t = time_candidate(dev, *c, c2r, a, b, factor);
+    timed << (k ? "; " : "") << c->name() << ' ' << fixed_ms(t) << " ms";
     if (t < best_t) best = k, best_t = t;
   }
-  if (best != last) plan(best);
+  if (best != n - 1) c->plan(cands[static_cast<std::size_t>(best)], a, b);
+  c->set_timings(timed.str());
   std::lock_guard<std::mutex> lock(choices_mutex);
-  choices().emplace(key, best);
+  choices().emplace(key, std::make_pair(best, timed.str()));
   return c;
 }
 

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/device.hpp"
 
@@ -30,6 +31,8 @@ class KeepInputC2r {
   virtual std::int64_t work_bytes() const = 0;
   /// "copy" or "c2c(AXES) then c2r(AXES)": what describe() reports.
   virtual std::string name() const = 0;
+  /// Each candidate's time where this FFT chose by timing ("copy 10.6 ms; ..."), else empty.
+  virtual std::string timings() const = 0;
 };
 
 /// Copies the caller's spectrum `in` (layout `l`, complex elements) into `to` (same layout) before
@@ -42,11 +45,25 @@ bool copy_spectrum(Device& dev, const void* in, const Layout& l, void* to, bool 
 /// CPU, with row-major layouts whose last axis is the halved one.
 bool keep_input_can_group(const Device& dev, const FftDesc& c2r);
 
+/// One way of keeping the input: `split` 0 is the copy, 1 <= k < r the split after k axes;
+/// `grouped`: the c2r of the last axis in groups of lines (where keep_input_can_group);
+/// `scale_first`: the c2c applies FftDesc::scale instead of the c2r; `scale_on_load`: as it
+/// reads its input, not as it stores (FftDesc::scale_on_load).
+struct KeepInputCandidate {
+  int split = 0;
+  bool grouped = false;
+  bool scale_first = false;
+  bool scale_on_load = false;
+};
+
+/// The candidates for `c2r` on `dev`, the copy first; empty where there is nothing to choose
+/// (one axis, DCT/DST axes).
+std::vector<KeepInputCandidate> keep_input_candidates(const Device& dev, const FftDesc& c2r);
+
 /// `c2r`: the step's inverse FFT description; `whole`: its one-step c2r (kept by the caller).
 /// `a`, `b`: the plan's two work buffers, each large enough for either layout, written while
 /// the candidates are planned and timed. `choice`: -1 decides (by timing under Effort::measure
-/// and above, the copy under estimate); 0 forces the copy, 1 <= k < r the split after k axes,
-/// r the split after r-1 axes with the c2r in groups of lines (where keep_input_can_group).
+/// and above, the copy under estimate); k >= 0 forces keep_input_candidates(dev, c2r)[k].
 /// `factor`: the normalisation the plan's inverse applies (candidates are timed with it).
 /// Returns nullptr where there is nothing to choose (one axis, DCT/DST axes).
 std::unique_ptr<KeepInputC2r> make_keep_input_c2r(Device& dev, const FftDesc& c2r, LocalFft& whole,

@@ -741,7 +741,11 @@ std::string PlanImpl::describe() const {
       s << "copied by the reshape " << (output ? "to" : "from") << " the decomposition's blocks (and back)\n";
   }
   for (const StepExec& e : exec_)
-    if (e.inv_keep) s << "inverse from the caller's array: " << e.inv_keep->name() << "\n";
+    if (e.inv_keep) {
+      s << "inverse from the caller's array: " << e.inv_keep->name();
+      if (const auto t = e.inv_keep->timings(); !t.empty()) s << " (timed: " << t << ")";
+      s << "\n";
+    }
   for (bool inverse : {false, true}) {
     const Direction& d = dir_[inverse ? 1 : 0];
     const std::size_t n = d.sched.size();

@@ -74,6 +74,7 @@ void check(const Case& c, int choice, dfft::Effort effort, double factor) {
   d.out = layout(c.shape, row);
   d.is_double = sizeof(T) == 8;
   d.effort = effort;
+  d.scale = factor;  // as the plan asks of its inverse's last FFT (a GPU FFT may apply it)
   // The spectrum in the input's memory order.
   std::vector<C> in_host(spec.size());
   const Layout rowl = layout(half, row);
@@ -96,7 +97,8 @@ void check(const Case& c, int choice, dfft::Effort effort, double factor) {
   Buffer scratch(*dev, bytes);
   const bool applied = keep->execute(in.get(), scratch.get(), out.get(), factor);
   dev->synchronize();
-  if (choice == r) {
+  const auto cands = dfft::detail::keep_input_candidates(*dev, d);
+  if (choice >= 0 && cands[static_cast<std::size_t>(choice)].grouped) {
     EXPECT_TRUE(applied) << "the grouped c2r scales as it goes";
   }
   const auto got = out.host();
@@ -136,16 +138,25 @@ TEST(KeepInputC2r, EveryChoiceInvertsAndKeepsTheInput) {
     d.in = layout(half, c.order);
     d.out = layout(c.shape, d.axes);
     const int r = static_cast<int>(c.shape.size());
-    const int last = dfft::detail::keep_input_can_group(*dev, d) ? r : r - 1;
-    // On the CPU every row-major case has the grouped candidate; the permuted orders do not.
-    EXPECT_EQ(last == r, !on_cuda() && c.order == d.axes);
-    for (int choice = 0; choice <= last; ++choice)
-      for (double factor : {1.0, 0.25}) {
+    for (double factor : {1.0, 0.25}) {
+      d.scale = factor;
+      const auto cands = dfft::detail::keep_input_candidates(*dev, d);
+      const auto grouped = std::count_if(cands.begin(), cands.end(), [](const auto& k) { return k.grouped; });
+      const auto moved = std::count_if(cands.begin(), cands.end(),
+                                       [](const auto& k) { return k.scale_first || k.scale_on_load; });
+      // On the CPU every row-major case has the grouped candidate; the permuted orders do not.
+      EXPECT_EQ(grouped, !on_cuda() && c.order == d.axes ? 1 : 0);
+      // On a GPU, where the c2r normalises, each split also with the factor in the c2c's stores,
+      // the c2c's loads and the c2r's loads.
+      EXPECT_EQ(moved, on_cuda() && factor != 1 ? 3 * (r - 1) : 0);
+      EXPECT_EQ(static_cast<int>(cands.size()), r + grouped + moved);
+      for (int choice = 0; choice < static_cast<int>(cands.size()); ++choice) {
         SCOPED_TRACE("shape of " + std::to_string(r) + " axes, choice " + std::to_string(choice) +
                      ", factor " + std::to_string(factor));
         check<double>(c, choice, dfft::Effort::estimate, factor);
         check<float>(c, choice, dfft::Effort::estimate, factor);
       }
+    }
   }
 }
 

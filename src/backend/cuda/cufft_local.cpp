@@ -54,14 +54,15 @@ class CufftLocal final : public LocalFft {
     choose_layouts();
     dev_.activate();
     // The normalisation goes into cuFFT's stores where it writes the step's output itself (not
-    // a temporary that a copy then reorders).
-    scales_ = d.scale != 1 && !tmp_out_.p && store_callbacks_available();
+    // a temporary that a copy then reorders), or into its loads where it reads the step's input
+    // itself.
+    scales_ = d.scale != 1 && !(d.scale_on_load ? tmp_in_.p : tmp_out_.p) && store_callbacks_available();
     const std::size_t nplans = std::min(kLoopStreams, map_.loops.size());
     for (std::size_t i = 0; i < nplans; ++i) {
       cufftHandle h;
       DFFT_LIVE(Live::cufft_plan, DFFT_CUFFT(cufftCreate(&h)));
       plans_.v.push_back(h);
-      if (scales_) set_scale_callback(h, type_of(d.kind, d.is_double), d.scale);
+      if (scales_) set_scale_callback(h, type_of(d.kind, d.is_double), d.scale, d.scale_on_load);
       std::size_t work = 0;
       DFFT_CUFFT(cufftMakePlanMany64(h, static_cast<int>(map_.n.size()), map_.n.data(),
                                      map_.inembed.data(), map_.istride, map_.idist,

@@ -27,3 +27,26 @@ __device__ void dfft_scale_store_z(void* out, unsigned long long i, cufftDoubleC
   const double f = dfft_factor(info);
   static_cast<cufftDoubleComplex*>(out)[i] = make_cuDoubleComplex(v.x * f, v.y * f);
 }
+
+// The same factor applied as cuFFT reads the input (FftDesc::scale_on_load): a kernel linked
+// with a load callback may cost less than one linked with a store callback, depending on the
+// transform; the planner times both where it can choose.
+__device__ cufftReal dfft_scale_load_r(void* in, unsigned long long i, void* info, void*) {
+  return static_cast<const cufftReal*>(in)[i] * static_cast<float>(dfft_factor(info));
+}
+
+__device__ cufftDoubleReal dfft_scale_load_d(void* in, unsigned long long i, void* info, void*) {
+  return static_cast<const cufftDoubleReal*>(in)[i] * dfft_factor(info);
+}
+
+__device__ cufftComplex dfft_scale_load_c(void* in, unsigned long long i, void* info, void*) {
+  const float f = static_cast<float>(dfft_factor(info));
+  const cufftComplex v = static_cast<const cufftComplex*>(in)[i];
+  return make_cuComplex(v.x * f, v.y * f);
+}
+
+__device__ cufftDoubleComplex dfft_scale_load_z(void* in, unsigned long long i, void* info, void*) {
+  const double f = dfft_factor(info);
+  const cufftDoubleComplex v = static_cast<const cufftDoubleComplex*>(in)[i];
+  return make_cuDoubleComplex(v.x * f, v.y * f);
+}

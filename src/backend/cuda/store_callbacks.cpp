@@ -21,7 +21,14 @@ struct Callback {
   cufftXtCallbackType type;
 };
 
-Callback callback_for(cufftType t) {
+Callback callback_for(cufftType t, bool on_load) {
+  if (on_load) switch (t) {
+      case CUFFT_R2C: return {"dfft_scale_load_r", CUFFT_CB_LD_REAL};
+      case CUFFT_D2Z: return {"dfft_scale_load_d", CUFFT_CB_LD_REAL_DOUBLE};
+      case CUFFT_C2R:
+      case CUFFT_C2C: return {"dfft_scale_load_c", CUFFT_CB_LD_COMPLEX};
+      default: return {"dfft_scale_load_z", CUFFT_CB_LD_COMPLEX_DOUBLE};
+    }
   switch (t) {
     case CUFFT_C2R: return {"dfft_scale_store_r", CUFFT_CB_ST_REAL};
     case CUFFT_Z2D: return {"dfft_scale_store_d", CUFFT_CB_ST_REAL_DOUBLE};
@@ -31,8 +38,8 @@ Callback callback_for(cufftType t) {
   }
 }
 
-cufftResult attach(cufftHandle h, cufftType t, double factor) {
-  const Callback c = callback_for(t);
+cufftResult attach(cufftHandle h, cufftType t, double factor, bool on_load) {
+  const Callback c = callback_for(t, on_load);
   // The factor travels in the caller-info pointer itself (scale_callbacks.cu).
   void* info = reinterpret_cast<void*>(static_cast<std::uintptr_t>(std::bit_cast<std::uint64_t>(factor)));
   return cufftXtSetJITCallback(h, c.symbol, dfft_scale_callbacks_fatbin, sizeof(dfft_scale_callbacks_fatbin),
@@ -51,7 +58,7 @@ void probe() {
   cufftHandle h = 0;
   cufftResult r = cufftCreate(&h);
   if (r == CUFFT_SUCCESS) {
-    r = attach(h, CUFFT_C2R, 0.5);
+    r = attach(h, CUFFT_C2R, 0.5, false);
     std::size_t work = 0;
     // Planned to see whether cuFFT links the callback, never executed: no stream to set.
     if (r == CUFFT_SUCCESS) r = cufftMakePlan1d(h, 16, CUFFT_C2R, 1, &work);  // stream-order: allowed
@@ -68,8 +75,8 @@ bool store_callbacks_available() {
   return unavailable.empty();
 }
 
-void set_scale_callback(cufftHandle h, cufftType type, double factor) {
-  DFFT_CUFFT(attach(h, type, factor));
+void set_scale_callback(cufftHandle h, cufftType type, double factor, bool on_load) {
+  DFFT_CUFFT(attach(h, type, factor, on_load));
 }
 
 }  // namespace dfft::detail

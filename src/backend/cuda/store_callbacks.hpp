@@ -11,8 +11,9 @@ namespace dfft::detail {
 /// DFFT_CUFFT_CALLBACKS=0 turns them off. The calling thread's GPU must be current.
 bool store_callbacks_available();
 
-/// Attaches the scaling store callback for `type`'s output to `h`, after cufftCreate and before
-/// cufftMakePlan*; the callback multiplies by `factor` (rounded to float for single precision).
-void set_scale_callback(cufftHandle h, cufftType type, double factor);
+/// Attaches the scaling callback for `type` to `h`, after cufftCreate and before cufftMakePlan*:
+/// a store callback on its output, or with `on_load` a load callback on its input; it
+/// multiplies by `factor` (rounded to float for single precision).
+void set_scale_callback(cufftHandle h, cufftType type, double factor, bool on_load = false);
 
 }  // namespace dfft::detail
