@@ -107,6 +107,9 @@ class Device {
   /// batch members that do not collapse into its one batch stride; 1 on the CPU (FFTW's guru
   /// plans take any number of batch dimensions).
   virtual std::size_t fft_launches(const FftDesc& /*d*/) const { return 1; }
+  /// Device bytes that make_fft(d) will allocate beyond the plan's buffers (FFT library work
+  /// areas, relayout temporaries), estimated before planning; 0 where none or unknown.
+  virtual std::int64_t fft_bytes_estimate(const FftDesc& /*d*/) { return 0; }
   virtual std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in,
                                              void* scratch_out) = 0;
   /// Copy the elements of `box` from src (layout sl) to dst (layout dl). Pack, unpack and the

@@ -225,6 +225,9 @@ void PlanImpl::build_steps() {
   for (std::size_t k = 0; k < nsteps; ++k)
     if (path_.steps[k].kind == Step::Kind::fft && path_.steps[k].fft.wide.box.dims() > 0)
       memory_.add(names_[k] + " padded spectrum", 2 * padded_fft_bytes(fft_desc(path_.steps[k], false), path_.steps[k].fft.wide), 0);
+  for (std::size_t k = 0; k < nsteps; ++k)
+    if (path_.steps[k].kind == Step::Kind::fft && path_.steps[k].fft.wide.box.dims() == 0)
+      for (bool inverse : {false, true}) fft_estimate_ += dev_->fft_bytes_estimate(fft_desc(path_.steps[k], inverse));
   check_memory();
   a_ = Buffer(*dev_, work_bytes_);
   b_ = Buffer(*dev_, work_bytes_);

@@ -160,6 +160,10 @@ class PlanImpl {
   std::size_t work_bytes_ = 0;  // one work buffer, a multiple of kWorkAlign
   int work_buffers_ = 2;        // a_, b_ and, where overlap groups need it, c_
   Memory memory_;
+  // The FFT library's work areas as estimated before planning (Device::fft_bytes_estimate):
+  // part of the memory check, which runs before anything is allocated; memory_ counts the
+  // actual ones once the FFTs are planned.
+  std::int64_t fft_estimate_ = 0;
   std::vector<StepExec> exec_;
   std::vector<Method> step_method_;  // per step (exchanges)
   Tuning tuning_;

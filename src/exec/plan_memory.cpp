@@ -82,15 +82,16 @@ void PlanImpl::check_memory() const {
   const std::int64_t limit = opt_.memory_limit_bytes;
   if (limit < 0) fail("memory_limit_bytes must be >= 0 (0: the available memory), got ", limit);
   const bool gpu = dev_->on_device();
+  const std::int64_t device_need = memory_.device_bytes + fft_estimate_;
   Refusal mine;
   if (limit > 0) {
     // The option bounds each rank on its own.
     if (memory_.host_bytes > limit)
       mine = {memory_.host_bytes, limit,
               refusal_text("host", memory_.host_bytes, rank_, 0, 1, "", limit, "Options::memory_limit_bytes")};
-    else if (gpu && memory_.device_bytes > limit)
-      mine = {memory_.device_bytes, limit,
-              refusal_text("GPU", memory_.device_bytes, rank_, 0, 1, "", limit, "Options::memory_limit_bytes")};
+    else if (gpu && device_need > limit)
+      mine = {device_need, limit,
+              refusal_text("GPU", device_need, rank_, 0, 1, "", limit, "Options::memory_limit_bytes")};
   } else {
     // The ranks of a node draw on one MemAvailable, the ranks of one memory cgroup on one limit,
     // and the ranks on one GPU on its free memory: each is compared with what all of them need.
@@ -105,7 +106,7 @@ void PlanImpl::check_memory() const {
       }
     });
     const std::vector<int> node = shared_memory_nodes(comm_);
-    const std::int64_t row[4] = {memory_.host_bytes, memory_.device_bytes, key_of(host.cgroup_limit_file),
+    const std::int64_t row[4] = {memory_.host_bytes, device_need, key_of(host.cgroup_limit_file),
                                  key_of(gpu_id)};
     std::vector<std::int64_t> all(4 * static_cast<std::size_t>(size_));
     DFFT_MPI(MPI_Allgather(row, 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, comm_));
@@ -136,7 +137,7 @@ void PlanImpl::check_memory() const {
                            "MemAvailable in /proc/meminfo")};
     else if (gpu && gpu_free > 0 && gpu_need > gpu_free)
       mine = {gpu_need, gpu_free,
-              refusal_text("GPU", memory_.device_bytes, rank_, gpu_need, gpu_ranks, "on its GPU", gpu_free,
+              refusal_text("GPU", device_need, rank_, gpu_need, gpu_ranks, "on its GPU", gpu_free,
                            concat("cudaMemGetInfo's free bytes of GPU ", dev_->ordinal()))};
   }
   // Every rank refuses when any rank does, with that rank's numbers: nobody is left waiting in

@@ -10,6 +10,7 @@
 //    every rank with a dfft::Error naming cudaMalloc, the bytes and the rank, leaks nothing, and
 //    the next plan works.
 #include <cuda_runtime.h>
+#include <cufft.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -249,6 +250,57 @@ TEST_F(GpuHardening, AllocationFailureIsClearAndClean) {
       max_over_ranks(cycle_once<double>(cycle_options(0, Method::a2a_sync), {32, 24, 20}, most)),
       1e-12);
   EXPECT_EQ(cuda_live_counts(), before);
+}
+
+// cuFFT's work areas are known only once cuFFT has planned, after the plan's buffers exist; the
+// check before anything is allocated counts them by estimate. A one-rank c2c double cube whose
+// work buffers fit the GPU while buffers and cuFFT's work area together do not must be refused
+// there, on cudaMemGetInfo's numbers, not fail inside cuFFT's planner after the buffers took
+// the GPU (2048^3 double on one H200 failed with CUFFT_INTERNAL_ERROR from cufftMakePlanMany64).
+TEST_F(GpuHardening, FftWorkAreasCountBeforeAllocating) {
+  if (world_size() != 1)
+    GTEST_SKIP() << "one rank: its FFT is one cuFFT 3-D transform, whose work area the test asks cuFFT for";
+  dfft::Options o;
+  o.backend = dfft::Backend::cuda;
+  o.transform = dfft::Transform::c2c;
+  o.effort = dfft::Effort::estimate;
+  // The plan's buffers per cell, read off a small plan of the same kind.
+  const std::int64_t n0 = 120;
+  double per_cell = 0;
+  {
+    dfft::Plan<double> small(MPI_COMM_WORLD, {n0, n0, n0}, o);
+    for (const auto& item : small.memory().items)
+      if (item.what == "work buffers") per_cell = static_cast<double>(item.device_bytes) / static_cast<double>(n0 * n0 * n0);
+  }
+  ASSERT_GT(per_cell, 0.0);
+  std::size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  const auto f = static_cast<double>(free_bytes);
+  std::int64_t n = 0;
+  double buffers = 0, work = 0;
+  for (std::int64_t c : {1024, 1080, 1152, 1200, 1280, 1296, 1350, 1440, 1458, 1500, 1536, 1600, 1620, 1728, 1800,
+                         1920, 2000, 2048, 2160, 2250, 2304, 2400, 2430, 2560, 2592, 2700, 2880, 3000}) {
+    cufftHandle h = 0;
+    ASSERT_EQ(cufftCreate(&h), CUFFT_SUCCESS);
+    std::size_t w = 0;
+    const cufftResult r = cufftGetSize3d(h, static_cast<int>(c), static_cast<int>(c), static_cast<int>(c), CUFFT_Z2Z, &w);
+    cufftDestroy(h);
+    const double b = per_cell * static_cast<double>(c * c * c);
+    if (r == CUFFT_SUCCESS && b < 0.97 * f && b + static_cast<double>(w) > 1.03 * f) {
+      n = c, buffers = b, work = static_cast<double>(w);
+      break;
+    }
+  }
+  if (n == 0) GTEST_SKIP() << "no cube edge here whose buffers fit the free " << free_bytes
+                           << " bytes while buffers and cuFFT's work area do not";
+  const LiveCounts before = cuda_live_counts();
+  const Outcome r = run_collective([&] { dfft::Plan<double> p(MPI_COMM_WORLD, {n, n, n}, o); });
+  std::printf("[gpu-fft-work] %lld^3 c2c double: buffers %.3g, cuFFT work area %.3g, free %.3g bytes: %s\n",
+              static_cast<long long>(n), buffers, work, f, r.what.c_str());
+  EXPECT_EQ(r.ranks_with_error, 1);
+  EXPECT_THAT(r.what, ::testing::HasSubstr("cudaMemGetInfo")) << r.what;
+  EXPECT_EQ(cuda_live_counts(), before) << dfft::detail::to_string(cuda_live_counts());
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a sticky CUDA error was left behind";
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ class CudaDevice final : public Device {
   std::string memory_identity() const override;
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in, void* scratch_out) override;
   std::size_t fft_launches(const FftDesc& d) const override;
+  std::int64_t fft_bytes_estimate(const FftDesc& d) override;
   /// Queues the copy on the main stream and waits for it (callers outside this backend
   /// hand the result to MPI next). Transports of this backend use copy_box_async.
   void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,

@@ -167,6 +167,27 @@ std::size_t CudaDevice::fft_launches(const FftDesc& d) const {
   return dfft::detail::choose_layouts(d).map.loops.size();
 }
 
+std::int64_t CudaDevice::fft_bytes_estimate(const FftDesc& d) {
+  if (d.in.box.empty() || d.out.box.empty() || has_r2r_axis(d) || d.real || d.axes.size() > 3) return 0;
+  const auto chosen = dfft::detail::choose_layouts(d);
+  const auto& m = chosen.map;
+  std::int64_t bytes = 0;
+  if (chosen.layouts[0].order != d.in.order || chosen.layouts[0].padded != d.in.padded)
+    bytes += d.in.box.count() * static_cast<std::int64_t>(elem_in(d));
+  if (chosen.layouts[1].order != d.out.order || chosen.layouts[1].padded != d.out.padded)
+    bytes += d.out.box.count() * static_cast<std::int64_t>(elem_out(d));
+  activate();
+  cufftHandle h = 0;
+  DFFT_CUFFT(cufftCreate(&h));
+  std::size_t work = 0;
+  auto n = m.n, inembed = m.inembed, onembed = m.onembed;
+  const cufftResult r = cufftGetSizeMany64(h, static_cast<int>(n.size()), n.data(), inembed.data(), m.istride, m.idist,
+                                           onembed.data(), m.ostride, m.odist, type_of(d.kind, d.is_double), m.batch, &work);
+  cufftDestroy(h);
+  DFFT_CUFFT(r);
+  return bytes + static_cast<std::int64_t>(work) * static_cast<std::int64_t>(std::min(kLoopStreams, m.loops.size()));
+}
+
 std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void*, void*) {
   activate();
   if (has_r2r_axis(d)) {
