@@ -14,11 +14,13 @@
 // --in-place transforms one array (the real input padded in z, the spectrum over it), as dfft
 // bench --in-place does; out of place (the default), FFTW's c2r overwrites its input spectrum.
 //
-// FFTW-MPI reports only its whole time. --stages also times, with --transposed, the forward
+// FFTW-MPI reports only its whole time. --stages also times, with --transposed, each direction
 // built from FFTW's own pieces, each after a barrier: the local 2-D r2c over y and z
 // (fftw_plan_many_dft_r2c), FFTW's distributed transpose (fftw_mpi_plan_many_transpose, x-split
-// to y-split, output y,x,z) and the 1-D FFT along x (fftw_plan_guru64_dft). Their sum beside the
-// whole transform says how FFTW-MPI's time splits, to set beside the stage times of `dfft bench`.
+// to y-split, output y,x,z) and the 1-D FFT along x (fftw_plan_guru64_dft); the inverse the same
+// backwards (the c2r by fftw_plan_many_dft_c2r). With --in-place every piece runs in place in one
+// array. Their sums beside the whole transforms say how FFTW-MPI's time splits, to set beside
+// the stage times of `dfft bench`.
 #include <fftw3-mpi.h>
 #include <mpi.h>
 
@@ -146,7 +148,10 @@ class FftwMpi {
   double plan_seconds_ = 0;
 };
 
-// The forward transform with transposed output, as three separately timed FFTW plans.
+// The transform with transposed output, each direction as three separately timed FFTW plans,
+// out of place or (with --in-place) each piece in place in the one padded array, as FFTW-MPI's
+// in-place plans run them. Forward: r2c over (y, z), transpose x <-> y, FFT along x. Inverse: FFT
+// along x, transpose back, c2r over (y, z).
 class FftwStages {
  public:
   FftwStages(const Args& a, MPI_Comm comm) : n_(a.size) {
@@ -156,54 +161,74 @@ class FftwStages {
         2, std::array<std::ptrdiff_t, 2>{n_[0], n_[1]}.data(), 2 * nzc, FFTW_MPI_DEFAULT_BLOCK,
         FFTW_MPI_DEFAULT_BLOCK, comm, &n0_local_, &n0_start_, &n1_local_, &n1_start_);
     if (alloc < 0) throw std::runtime_error("fftw_mpi_local_size_many_transposed failed");
-    const auto doubles = static_cast<std::size_t>(std::max<std::ptrdiff_t>(alloc, 2));
-    real_ = fftw_alloc_real(doubles);
-    spec_ = fftw_alloc_real(doubles);
-    work_ = fftw_alloc_real(doubles);
+    doubles_ = static_cast<std::size_t>(std::max<std::ptrdiff_t>(alloc, 2));
+    real_ = fftw_alloc_real(doubles_);
+    spec_ = a.in_place ? real_ : fftw_alloc_real(doubles_);
+    work_ = a.in_place ? real_ : fftw_alloc_real(doubles_);
     if (!real_ || !spec_ || !work_) throw std::runtime_error("fftw_alloc failed");
-    for (std::size_t i = 0; i < doubles; ++i) real_[i] = std::sin(1e-3 * static_cast<double>(i));
     const unsigned effort = a.effort == "measure" ? FFTW_MEASURE : FFTW_ESTIMATE;
     // Local 2-D r2c over (y, z) of each x plane; real rows padded to 2*nzc like FFTW-MPI's.
     const int yz[2] = {static_cast<int>(n_[1]), static_cast<int>(n_[2])};
     const int rpad[2] = {static_cast<int>(n_[1]), static_cast<int>(2 * nzc)};
     const int cpad[2] = {static_cast<int>(n_[1]), static_cast<int>(nzc)};
-    if (n0_local_ > 0)
-      r2c_ = fftw_plan_many_dft_r2c(2, yz, static_cast<int>(n0_local_), real_, rpad, 1,
-                                    static_cast<int>(n_[1] * 2 * nzc),
-                                    reinterpret_cast<fftw_complex*>(spec_), cpad, 1,
-                                    static_cast<int>(n_[1] * nzc), effort);
-    // (x_local, y, z) -> (y_local, x, z); the intermediate array may be overwritten, as FFTW-MPI's
-    // own plans may overwrite their scratch.
+    const int planes = static_cast<int>(n0_local_), rdist = static_cast<int>(n_[1] * 2 * nzc),
+              cdist = static_cast<int>(n_[1] * nzc);
+    auto* spec = reinterpret_cast<fftw_complex*>(spec_);
+    if (n0_local_ > 0) {
+      r2c_ = fftw_plan_many_dft_r2c(2, yz, planes, real_, rpad, 1, rdist, spec, cpad, 1, cdist, effort);
+      c2r_ = fftw_plan_many_dft_c2r(2, yz, planes, spec, cpad, 1, cdist, real_, rpad, 1, rdist, effort);
+    }
+    // (x_local, y, z) -> (y_local, x, z) and back; out of place the input may be overwritten, as
+    // FFTW-MPI's own plans may overwrite their scratch.
     transpose_ = fftw_mpi_plan_many_transpose(n_[0], n_[1], 2 * nzc, FFTW_MPI_DEFAULT_BLOCK,
                                               FFTW_MPI_DEFAULT_BLOCK, spec_, work_, comm,
                                               effort | FFTW_DESTROY_INPUT);
+    back_ = fftw_mpi_plan_many_transpose(n_[1], n_[0], 2 * nzc, FFTW_MPI_DEFAULT_BLOCK,
+                                         FFTW_MPI_DEFAULT_BLOCK, work_, spec_, comm,
+                                         effort | FFTW_DESTROY_INPUT);
     // 1-D along x in (y_local, x, z): x at a distance of nzc, in place.
     const fftw_iodim64 dim{n_[0], nzc, nzc};
     const fftw_iodim64 loops[2] = {{n1_local_, n_[0] * nzc, n_[0] * nzc}, {nzc, 1, 1}};
     auto* w = reinterpret_cast<fftw_complex*>(work_);
-    if (n1_local_ > 0) x_ = fftw_plan_guru64_dft(1, &dim, 2, loops, w, w, FFTW_FORWARD, effort);
-    if ((n0_local_ > 0 && !r2c_) || !transpose_ || (n1_local_ > 0 && !x_))
-      throw std::runtime_error("FFTW could not plan a stage of the split forward transform");
+    if (n1_local_ > 0) {
+      x_ = fftw_plan_guru64_dft(1, &dim, 2, loops, w, w, FFTW_FORWARD, effort);
+      x_inv_ = fftw_plan_guru64_dft(1, &dim, 2, loops, w, w, FFTW_BACKWARD, effort);
+    }
+    if ((n0_local_ > 0 && (!r2c_ || !c2r_)) || !transpose_ || !back_ || (n1_local_ > 0 && (!x_ || !x_inv_)))
+      throw std::runtime_error("FFTW could not plan a stage of the split transform");
+    // Planning with FFTW_MEASURE overwrote the arrays.
+    for (std::size_t i = 0; i < doubles_; ++i) real_[i] = std::sin(1e-3 * static_cast<double>(i));
   }
   ~FftwStages() {
-    for (fftw_plan p : {r2c_, transpose_, x_})
+    for (fftw_plan p : {r2c_, c2r_, transpose_, back_, x_, x_inv_})
       if (p) fftw_destroy_plan(p);
+    if (work_ != real_) fftw_free(work_);
+    if (spec_ != real_) fftw_free(spec_);
     fftw_free(real_);
-    fftw_free(spec_);
-    fftw_free(work_);
   }
   FftwStages(const FftwStages&) = delete;
   FftwStages& operator=(const FftwStages&) = delete;
 
+  // Forward, then the inverse of what the forward left.
   void r2c() { if (r2c_) fftw_execute(r2c_); }
   void transpose() { fftw_execute(transpose_); }
   void along_x() { if (x_) fftw_execute(x_); }
+  void along_x_inverse() { if (x_inv_) fftw_execute(x_inv_); }
+  void transpose_back() { fftw_execute(back_); }
+  void c2r() { if (c2r_) fftw_execute(c2r_); }
+  // Untimed, after each round trip: keeps the values bounded over the repetitions.
+  void rescale() {
+    const double f = 1.0 / static_cast<double>(n_[0] * n_[1] * n_[2]);
+    for (std::size_t i = 0; i < doubles_; ++i) real_[i] *= f;
+  }
 
  private:
   std::vector<std::ptrdiff_t> n_;
   std::ptrdiff_t n0_local_ = 0, n0_start_ = 0, n1_local_ = 0, n1_start_ = 0;
+  std::size_t doubles_ = 0;
   double *real_ = nullptr, *spec_ = nullptr, *work_ = nullptr;
-  fftw_plan r2c_ = nullptr, transpose_ = nullptr, x_ = nullptr;
+  fftw_plan r2c_ = nullptr, c2r_ = nullptr, transpose_ = nullptr, back_ = nullptr, x_ = nullptr,
+            x_inv_ = nullptr;
 };
 
 template <class F>
@@ -219,23 +244,25 @@ double timed_max(MPI_Comm comm, F&& run) {
 struct Result {
   Stats fwd, inv;
   double error = 0, plan_ms = 0;
-  // Forward split into FFTW's pieces (--stages): r2c over (y, z), transpose, FFT along x.
+  // Each direction split into FFTW's pieces (--stages): forward r2c over (y, z), transpose, FFT
+  // along x; inverse FFT along x, transpose back, c2r over (y, z).
   std::vector<Stats> stages;
 };
 
 std::vector<Stats> run_stages(const Args& a, MPI_Comm comm) {
   FftwStages f(a, comm);
-  std::vector<double> t[3];
+  std::vector<double> t[6];
   for (int r = -a.warmup; r < a.reps; ++r) {
-    const double s0 = timed_max(comm, [&] { f.r2c(); });
-    const double s1 = timed_max(comm, [&] { f.transpose(); });
-    const double s2 = timed_max(comm, [&] { f.along_x(); });
+    const double s[6] = {timed_max(comm, [&] { f.r2c(); }),       timed_max(comm, [&] { f.transpose(); }),
+                         timed_max(comm, [&] { f.along_x(); }),   timed_max(comm, [&] { f.along_x_inverse(); }),
+                         timed_max(comm, [&] { f.transpose_back(); }), timed_max(comm, [&] { f.c2r(); })};
+    f.rescale();
     if (r < 0) continue;
-    t[0].push_back(s0);
-    t[1].push_back(s1);
-    t[2].push_back(s2);
+    for (int k = 0; k < 6; ++k) t[k].push_back(s[k]);
   }
-  return {stats_of(t[0]), stats_of(t[1]), stats_of(t[2])};
+  std::vector<Stats> out;
+  for (auto& v : t) out.push_back(stats_of(v));
+  return out;
 }
 
 Result run(const Args& a, MPI_Comm comm) {
@@ -306,6 +333,10 @@ dfftapp::Record record(const Args& a, int ranks, bool forward, const Stats& s, c
     d.stages = {{"fft(1,2)", {r.stages[0].median, 0, 0, 0}},
                 {"transpose", {0, 0, r.stages[1].median, 0}},
                 {"fft(0)", {r.stages[2].median, 0, 0, 0}}};
+  if (!r.stages.empty() && !forward)
+    d.stages = {{"fft(0)", {r.stages[3].median, 0, 0, 0}},
+                {"transpose", {0, 0, r.stages[4].median, 0}},
+                {"fft(1,2)", {r.stages[5].median, 0, 0, 0}}};
   d.timestamp = dfftapp::utc_timestamp();
   d.host = dfftapp::host_name();
   return d;
@@ -324,14 +355,18 @@ void report(const Args& a, int ranks, const Result& r) {
               gflops(a, r.inv.median));
   std::printf("round-trip relative L2 error %.3e\n", r.error);
   if (!r.stages.empty()) {
-    const char* names[3] = {"r2c over y,z", "transpose", "fft along x"};
-    double sum = 0;
-    std::printf("forward from FFTW's pieces (each after a barrier):\n");
-    for (int k = 0; k < 3; ++k) {
-      std::printf("  %-14s %10.3f ms median\n", names[k], r.stages[k].median);
-      sum += r.stages[k].median;
+    const char* names[6] = {"r2c over y,z", "transpose", "fft along x", "fft along x", "transpose back", "c2r over y,z"};
+    for (int dir = 0; dir < 2; ++dir) {
+      double sum = 0;
+      std::printf("%s from FFTW's pieces (each after a barrier, %s):\n", dir ? "inverse" : "forward",
+                  a.in_place ? "in place" : "out of place");
+      for (int k = 3 * dir; k < 3 * dir + 3; ++k) {
+        std::printf("  %-14s %10.3f ms median\n", names[k], r.stages[static_cast<std::size_t>(k)].median);
+        sum += r.stages[static_cast<std::size_t>(k)].median;
+      }
+      std::printf("  %-14s %10.3f ms (whole %s %.3f ms)\n", "sum", sum, dir ? "inverse" : "forward",
+                  dir ? r.inv.median : r.fwd.median);
     }
-    std::printf("  %-14s %10.3f ms (whole forward %.3f ms)\n", "sum", sum, r.fwd.median);
   }
   if (a.json.empty()) return;
   dfftapp::JsonLines out;
@@ -354,7 +389,7 @@ int parse(int argc, char** argv, int rank, Args& a) {
   app.add_flag("--transposed", a.transposed, "FFTW_MPI_TRANSPOSED_OUT/_IN (output split in y)");
   app.add_flag("--in-place", a.in_place, "one array: the padded real input and the spectrum over it");
   app.add_flag("--stages", a.stages,
-               "also time the transposed forward as FFTW's three pieces (needs --transposed, not with --in-place)");
+               "also time each direction of the transposed transform as FFTW's three pieces (needs --transposed)");
   app.add_option("--json", a.json, "write one JSON line per direction to FILE");
   app.add_option("--threads", a.threads, "FFTW threads per rank")->check(CLI::PositiveNumber);
   try {
@@ -365,11 +400,6 @@ int parse(int argc, char** argv, int rank, Args& a) {
   }
   if (a.stages && !a.transposed) {
     if (rank == 0) std::fprintf(stderr, "--stages: times the transposed-output forward; add --transposed\n");
-    return 1;
-  }
-  if (a.stages && a.in_place) {
-    // Its pieces run out of place; their times would be stored beside an in-place whole.
-    if (rank == 0) std::fprintf(stderr, "--stages times the out-of-place pieces; drop --in-place\n");
     return 1;
   }
   for (auto s : a.size)
