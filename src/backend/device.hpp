@@ -107,9 +107,15 @@ class Device {
   /// batch members that do not collapse into its one batch stride; 1 on the CPU (FFTW's guru
   /// plans take any number of batch dimensions).
   virtual std::size_t fft_launches(const FftDesc& /*d*/) const { return 1; }
-  /// Device bytes that make_fft(d) will allocate beyond the plan's buffers (FFT library work
-  /// areas, relayout temporaries), estimated before planning; 0 where none or unknown.
-  virtual std::int64_t fft_bytes_estimate(const FftDesc& /*d*/) { return 0; }
+  /// Device bytes that make_fft(d) will take beyond the plan's buffers, estimated before
+  /// planning: `own` (relayout temporaries of this FFT alone) and `shared` (the FFT library's
+  /// work area, which the device's FFTs share: the device holds the largest); 0 where none.
+  struct FftBytes {
+    std::int64_t own = 0, shared = 0;
+  };
+  virtual FftBytes fft_bytes_estimate(const FftDesc& /*d*/) { return {}; }
+  /// Device bytes of the FFT library work areas the device's FFTs share (cuFFT's).
+  virtual std::int64_t shared_fft_work_bytes() const { return 0; }
   virtual std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in,
                                              void* scratch_out) = 0;
   /// Copy the elements of `box` from src (layout sl) to dst (layout dl). Pack, unpack and the

@@ -225,9 +225,15 @@ void PlanImpl::build_steps() {
   for (std::size_t k = 0; k < nsteps; ++k)
     if (path_.steps[k].kind == Step::Kind::fft && path_.steps[k].fft.wide.box.dims() > 0)
       memory_.add(names_[k] + " padded spectrum", 2 * padded_fft_bytes(fft_desc(path_.steps[k], false), path_.steps[k].fft.wide), 0);
+  std::int64_t shared_estimate = 0;
   for (std::size_t k = 0; k < nsteps; ++k)
     if (path_.steps[k].kind == Step::Kind::fft && path_.steps[k].fft.wide.box.dims() == 0)
-      for (bool inverse : {false, true}) fft_estimate_ += dev_->fft_bytes_estimate(fft_desc(path_.steps[k], inverse));
+      for (bool inverse : {false, true}) {
+        const Device::FftBytes b = dev_->fft_bytes_estimate(fft_desc(path_.steps[k], inverse));
+        fft_estimate_ += b.own;
+        shared_estimate = std::max(shared_estimate, b.shared);
+      }
+  fft_estimate_ += shared_estimate;
   check_memory();
   a_ = Buffer(*dev_, work_bytes_);
   b_ = Buffer(*dev_, work_bytes_);
@@ -247,6 +253,7 @@ void PlanImpl::build_steps() {
   // The third buffer exists where an overlap group needs it (memory_ counted it for any
   // overlap > 1); adapt may still make it later.
   work_buffers_ = c_.get() ? 3 : 2;
+  memory_.add("FFT library work areas, shared by the plan's FFTs", 0, dev_->shared_fft_work_bytes());
   if (opt_.overlap > 1 && work_buffers_ == 2 && !opt_.adapt && !opt_.user_workspace)
     drop_third_buffer_from_memory();
   if (opt_.user_workspace) {

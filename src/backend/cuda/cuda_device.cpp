@@ -98,6 +98,8 @@ CudaDevice::~CudaDevice() {
 #if defined(DFFT_HAS_NCCL)
   for (auto& [sub, nc] : nccl_) live_released(Live::nccl_comm, ncclCommDestroy(nc));
 #endif
+  for (auto& w : fft_work_)
+    if (w.p) release(w.p);
   for (int i = 0; i < static_cast<int>(Scratch::count); ++i) {
     if (!scratch_[i].p) continue;
     if (i <= static_cast<int>(Scratch::host_recv)) release_host(scratch_[i].p);

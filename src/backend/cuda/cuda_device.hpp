@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <cufft.h>
 #include <mpi.h>
 
 #include <cstddef>
@@ -40,7 +41,15 @@ class CudaDevice final : public Device {
   std::string memory_identity() const override;
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in, void* scratch_out) override;
   std::size_t fft_launches(const FftDesc& d) const override;
-  std::int64_t fft_bytes_estimate(const FftDesc& d) override;
+  FftBytes fft_bytes_estimate(const FftDesc& d) override;
+  std::int64_t shared_fft_work_bytes() const override;
+  /// cuFFT work areas shared by this device's FFTs (created with auto-allocation off): slot i
+  /// serves the i-th plan of every FFT, as an FFT's plans run side by side on side streams and
+  /// two FFTs of a plan never run at once. Grows slot `slot` to `bytes` (re-pointing every
+  /// handle on it, after the device is idle) and points `h` at it.
+  void attach_fft_work(cufftHandle h, std::size_t slot, std::size_t bytes);
+  /// Before `h` is destroyed.
+  void detach_fft_work(cufftHandle h) noexcept;
   /// Queues the copy on the main stream and waits for it (callers outside this backend
   /// hand the result to MPI next). Transports of this backend use copy_box_async.
   void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
@@ -109,6 +118,12 @@ class CudaDevice final : public Device {
 #endif
 
  private:
+  struct FftWorkSlot {
+    void* p = nullptr;
+    std::size_t bytes = 0;
+    std::vector<cufftHandle> users;
+  };
+  std::vector<FftWorkSlot> fft_work_;
   MPI_Comm comm_;
   int ordinal_ = 0;
   cudaStream_t stream_ = nullptr;

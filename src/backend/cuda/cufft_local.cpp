@@ -27,9 +27,13 @@ constexpr std::size_t kLoopStreams = 4;
 
 // Owners that clean up even when the constructor of CufftLocal throws half way.
 struct Handles {
+  CudaDevice* dev = nullptr;
   std::vector<cufftHandle> v;
   ~Handles() {
-    for (auto h : v) live_released(Live::cufft_plan, cufftDestroy(h));
+    for (auto h : v) {
+      if (dev) dev->detach_fft_work(h);
+      live_released(Live::cufft_plan, cufftDestroy(h));
+    }
   }
 };
 struct DevMem {
@@ -58,17 +62,21 @@ class CufftLocal final : public LocalFft {
     // itself.
     scales_ = d.scale != 1 && !(d.scale_on_load ? tmp_in_.p : tmp_out_.p) && store_callbacks_available();
     const std::size_t nplans = std::min(kLoopStreams, map_.loops.size());
+    plans_.dev = &dev_;
     for (std::size_t i = 0; i < nplans; ++i) {
       cufftHandle h;
       DFFT_LIVE(Live::cufft_plan, DFFT_CUFFT(cufftCreate(&h)));
       plans_.v.push_back(h);
       if (scales_) set_scale_callback(h, type_of(d.kind, d.is_double), d.scale, d.scale_on_load);
+      // The work area comes from the device's shared slots (CudaDevice::attach_fft_work): a
+      // plan's FFTs run one after another, so one area per slot serves them all.
+      DFFT_CUFFT(cufftSetAutoAllocation(h, 0));
       std::size_t work = 0;
       DFFT_CUFFT(cufftMakePlanMany64(h, static_cast<int>(map_.n.size()), map_.n.data(),
                                      map_.inembed.data(), map_.istride, map_.idist,
                                      map_.onembed.data(), map_.ostride, map_.odist,
                                      type_of(d.kind, d.is_double), map_.batch, &work));
-      work_ += static_cast<std::int64_t>(work);
+      dev_.attach_fft_work(h, i, work);
       cudaStream_t s = nplans == 1 ? dev_.stream() : dev_.side_stream(static_cast<int>(i));
       DFFT_CUFFT(cufftSetStream(h, s));
       streams_.push_back(s);
@@ -153,7 +161,7 @@ class CufftLocal final : public LocalFft {
   DevMem tmp_in_, tmp_out_;
   bool scales_ = false;  // the plans apply d_.scale in a store callback
   Handles plans_;
-  std::int64_t work_ = 0;  // cuFFT work areas and the relayout buffers, bytes
+  std::int64_t work_ = 0;  // the relayout buffers, bytes (cuFFT's work areas are the device's)
   std::vector<cudaStream_t> streams_;
   std::vector<std::unique_ptr<Event>> done_;
   std::unique_ptr<Event> start_;
@@ -167,8 +175,8 @@ std::size_t CudaDevice::fft_launches(const FftDesc& d) const {
   return dfft::detail::choose_layouts(d).map.loops.size();
 }
 
-std::int64_t CudaDevice::fft_bytes_estimate(const FftDesc& d) {
-  if (d.in.box.empty() || d.out.box.empty() || has_r2r_axis(d) || d.real || d.axes.size() > 3) return 0;
+Device::FftBytes CudaDevice::fft_bytes_estimate(const FftDesc& d) {
+  if (d.in.box.empty() || d.out.box.empty() || has_r2r_axis(d) || d.real || d.axes.size() > 3) return {};
   const auto chosen = dfft::detail::choose_layouts(d);
   const auto& m = chosen.map;
   std::int64_t bytes = 0;
@@ -185,7 +193,34 @@ std::int64_t CudaDevice::fft_bytes_estimate(const FftDesc& d) {
                                            onembed.data(), m.ostride, m.odist, type_of(d.kind, d.is_double), m.batch, &work);
   cufftDestroy(h);
   DFFT_CUFFT(r);
-  return bytes + static_cast<std::int64_t>(work) * static_cast<std::int64_t>(std::min(kLoopStreams, m.loops.size()));
+  return {bytes, static_cast<std::int64_t>(work) * static_cast<std::int64_t>(std::min(kLoopStreams, m.loops.size()))};
+}
+
+std::int64_t CudaDevice::shared_fft_work_bytes() const {
+  std::int64_t b = 0;
+  for (const auto& w : fft_work_) b += static_cast<std::int64_t>(w.bytes);
+  return b;
+}
+
+void CudaDevice::attach_fft_work(cufftHandle h, std::size_t slot, std::size_t bytes) {
+  if (fft_work_.size() <= slot) fft_work_.resize(slot + 1);
+  FftWorkSlot& w = fft_work_[slot];
+  if (bytes > w.bytes) {
+    // Handles already on the slot may have work queued: the old area goes once the device is idle.
+    activate();
+    DFFT_CUDA(cudaDeviceSynchronize());
+    void* p = alloc(bytes);
+    for (cufftHandle u : w.users) DFFT_CUFFT(cufftSetWorkArea(u, p));
+    if (w.p) release(w.p);
+    w.p = p;
+    w.bytes = bytes;
+  }
+  if (bytes > 0) DFFT_CUFFT(cufftSetWorkArea(h, w.p));
+  w.users.push_back(h);
+}
+
+void CudaDevice::detach_fft_work(cufftHandle h) noexcept {
+  for (auto& w : fft_work_) w.users.erase(std::remove(w.users.begin(), w.users.end(), h), w.users.end());
 }
 
 std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void*, void*) {
