@@ -47,10 +47,9 @@ class Chosen final : public KeepInputC2r {
   // The candidate after `k` leading axes (0: the copy), planned on a and b; `grouped`: its c2r
   // (then of the last axis alone) in groups of lines, each scaled while in cache; `scale_first`:
   // the c2c, not the c2r, applies d.scale; `on_load`: as it reads (else as it stores).
-  void plan(const KeepInputCandidate& k, void* a, void* b) {
-    plan(k.split, k.grouped, k.scale_first, k.scale_on_load, a, b);
-  }
-  void plan(int k, bool grouped, bool scale_first, bool on_load, void* a, void* b) {
+  void plan(const KeepInputCandidate& cand, void* a, void* b) {
+    const int k = cand.split;
+    const bool grouped = cand.grouped, scale_first = cand.scale_first, on_load = cand.scale_on_load;
     split_ = k;
     grouped_ = grouped;
     scale_first_ = scale_first;

@@ -46,7 +46,7 @@ class CudaDevice final : public Device {
   /// cuFFT work areas shared by this device's FFTs (created with auto-allocation off): slot i
   /// serves the i-th plan of every FFT, as an FFT's plans run side by side on side streams and
   /// two FFTs of a plan never run at once. Grows slot `slot` to `bytes` (re-pointing every
-  /// handle on it, after the device is idle) and points `h` at it.
+  /// handle on it once the plan's streams are idle) and points `h` at it.
   void attach_fft_work(cufftHandle h, std::size_t slot, std::size_t bytes);
   /// Before `h` is destroyed.
   void detach_fft_work(cufftHandle h) noexcept;

@@ -44,6 +44,10 @@ struct DevMem {
   }
 };
 
+// Whether an FFT step whose cuFFT plan runs on layout `fft` needs a temporary for the step's
+// own layout `given` (a copy that reorders or unpads).
+bool relayout(const Layout& fft, const Layout& given) { return fft.order != given.order || fft.padded != given.padded; }
+
 class CufftLocal final : public LocalFft {
  public:
   CufftLocal(const FftDesc& d, CudaDevice& dev) : d_(d), dev_(dev) {
@@ -124,11 +128,11 @@ class CufftLocal final : public LocalFft {
     fft_in_ = chosen.layouts[0];
     fft_out_ = chosen.layouts[1];
     tmp_in_.dev = tmp_out_.dev = &dev_;
-    if (fft_in_.order != d_.in.order || fft_in_.padded != d_.in.padded) {
+    if (relayout(fft_in_, d_.in)) {
       tmp_in_.p = dev_.alloc(static_cast<std::size_t>(d_.in.box.count()) * in_elem_);
       work_ += d_.in.box.count() * static_cast<std::int64_t>(in_elem_);
     }
-    if (fft_out_.order != d_.out.order || fft_out_.padded != d_.out.padded) {
+    if (relayout(fft_out_, d_.out)) {
       tmp_out_.p = dev_.alloc(static_cast<std::size_t>(d_.out.box.count()) * out_elem_);
       work_ += d_.out.box.count() * static_cast<std::int64_t>(out_elem_);
     }
@@ -180,10 +184,8 @@ Device::FftBytes CudaDevice::fft_bytes_estimate(const FftDesc& d) {
   const auto chosen = dfft::detail::choose_layouts(d);
   const auto& m = chosen.map;
   std::int64_t bytes = 0;
-  if (chosen.layouts[0].order != d.in.order || chosen.layouts[0].padded != d.in.padded)
-    bytes += d.in.box.count() * static_cast<std::int64_t>(elem_in(d));
-  if (chosen.layouts[1].order != d.out.order || chosen.layouts[1].padded != d.out.padded)
-    bytes += d.out.box.count() * static_cast<std::int64_t>(elem_out(d));
+  if (relayout(chosen.layouts[0], d.in)) bytes += d.in.box.count() * static_cast<std::int64_t>(elem_in(d));
+  if (relayout(chosen.layouts[1], d.out)) bytes += d.out.box.count() * static_cast<std::int64_t>(elem_out(d));
   activate();
   cufftHandle h = 0;
   DFFT_CUFFT(cufftCreate(&h));
@@ -206,9 +208,12 @@ void CudaDevice::attach_fft_work(cufftHandle h, std::size_t slot, std::size_t by
   if (fft_work_.size() <= slot) fft_work_.resize(slot + 1);
   FftWorkSlot& w = fft_work_[slot];
   if (bytes > w.bytes) {
-    // Handles already on the slot may have work queued: the old area goes once the device is idle.
+    // Handles already on the slot may have work queued: the old area goes once that work is
+    // done. The plan's FFTs run on its main stream or on side streams the main stream waits for.
     activate();
-    DFFT_CUDA(cudaDeviceSynchronize());
+    DFFT_CUDA(cudaStreamSynchronize(stream_));
+    for (auto s : side_)
+      if (s) DFFT_CUDA(cudaStreamSynchronize(s));
     void* p = alloc(bytes);
     for (cufftHandle u : w.users) DFFT_CUFFT(cufftSetWorkArea(u, p));
     if (w.p) release(w.p);
