@@ -24,14 +24,6 @@ std::string axes_text(const std::vector<int>& axes) {
   return s;
 }
 
-std::string fixed_ms(double seconds) {
-  std::ostringstream o;
-  o.setf(std::ios::fixed);
-  o.precision(3);
-  o << seconds * 1e3;
-  return o.str();
-}
-
 bool row_major(const Layout& l) {
   return l.padded.empty() && l.order == natural_order(l.box.dims());
 }
@@ -44,16 +36,14 @@ class Chosen final : public KeepInputC2r {
  public:
   Chosen(Device& dev, const FftDesc& d, LocalFft& whole) : dev_(dev), d_(d), whole_(whole) {}
 
-  // The candidate after `k` leading axes (0: the copy), planned on a and b; `grouped`: its c2r
-  // (then of the last axis alone) in groups of lines, each scaled while in cache; `scale_first`:
-  // the c2c, not the c2r, applies d.scale; `on_load`: as it reads (else as it stores).
+  // Plans candidate `cand` on a and b: the split after `cand.split` leading axes (0: the copy);
+  // `grouped`: its c2r (then of the last axis alone) in groups of lines, each scaled while in
+  // cache; `scale_first`: the c2c, not the c2r, applies d.scale; `scale_on_load`: as it reads
+  // (else as it stores).
   void plan(const KeepInputCandidate& cand, void* a, void* b) {
+    cand_ = cand;
     const int k = cand.split;
-    const bool grouped = cand.grouped, scale_first = cand.scale_first, on_load = cand.scale_on_load;
-    split_ = k;
-    grouped_ = grouped;
-    scale_first_ = scale_first;
-    on_load_ = on_load;
+    const bool scale_first = cand.scale_first, on_load = cand.scale_on_load;
     first_.reset();
     second_.reset();
     tail_.reset();
@@ -69,7 +59,7 @@ class Chosen final : public KeepInputC2r {
     r.axes.assign(d_.axes.begin() + k, d_.axes.end());
     if (scale_first) r.scale = 1;
     r.scale_on_load = on_load;
-    if (!grouped) {
+    if (!cand.grouped) {
       second_ = dev_.make_fft(r, b, a);
       return;
     }
@@ -89,7 +79,7 @@ class Chosen final : public KeepInputC2r {
 
   bool execute(const void* in, void* scratch, void* out, double factor) override {
     void* src = const_cast<void*>(in);
-    if (split_ == 0) {
+    if (cand_.split == 0) {
       // The c2r applies the factor as it stores where it can; the copy does otherwise.
       if (whole_.scales()) {
         copy_spectrum(dev_, src, d_.in, scratch, d_.is_double, 1);
@@ -101,9 +91,9 @@ class Chosen final : public KeepInputC2r {
       return scaled && factor != 1;
     }
     first_->execute(src, scratch);  // out of place: FFTW and cuFFT keep the input of a c2c
-    if (!grouped_) {
+    if (!cand_.grouped) {
       second_->execute(scratch, out);
-      return scale_first_ ? first_->scales() : second_->scales();
+      return cand_.scale_first ? first_->scales() : second_->scales();
     }
     auto* s = static_cast<char*>(scratch);
     auto* o = static_cast<char*>(out);
@@ -130,15 +120,15 @@ class Chosen final : public KeepInputC2r {
   void set_timings(std::string t) { timings_ = std::move(t); }
 
   std::string name() const override {
-    if (split_ == 0) return "copy";
-    const auto k = static_cast<std::ptrdiff_t>(split_);
+    if (cand_.split == 0) return "copy";
+    const auto k = static_cast<std::ptrdiff_t>(cand_.split);
     return "c2c(" + axes_text({d_.axes.begin(), d_.axes.begin() + k}) + ") then c2r(" +
            axes_text({d_.axes.begin() + k, d_.axes.end()}) + ")" +
-           (grouped_ ? " in groups of " + std::to_string(lines_) + " lines" : "") +
-           (d_.scale == 1 || !(scale_first_ || on_load_)
+           (cand_.grouped ? " in groups of " + std::to_string(lines_) + " lines" : "") +
+           (d_.scale == 1 || !(cand_.scale_first || cand_.scale_on_load)
                 ? ""
-                : std::string(", the ") + (scale_first_ ? "c2c" : "c2r") + " normalising as it " +
-                      (on_load_ ? "loads" : "stores"));
+                : std::string(", the ") + (cand_.scale_first ? "c2c" : "c2r") + " normalising as it " +
+                      (cand_.scale_on_load ? "loads" : "stores"));
   }
 
  private:
@@ -157,8 +147,7 @@ class Chosen final : public KeepInputC2r {
   Device& dev_;
   FftDesc d_;
   LocalFft& whole_;
-  int split_ = 0;
-  bool grouped_ = false, scale_first_ = false, on_load_ = false;
+  KeepInputCandidate cand_;
   std::int64_t n_ = 0, m_ = 0, lines_ = 0, groups_ = 0, rest_ = 0;  // rest_: lines of the tail group
   std::unique_ptr<LocalFft> first_, second_, tail_;
   std::string timings_;
@@ -276,7 +265,7 @@ std::unique_ptr<KeepInputC2r> make_keep_input_c2r(Device& dev, const FftDesc& c2
     c->plan(cand, a, b);
     last = k;
     const double t = time_candidate(dev, *c, c2r, a, b, factor);
-    timed << (k ? "; " : "") << c->name() << ' ' << fixed_ms(t) << " ms";
+    timed << (k ? "; " : "") << c->name() << ' ' << ms_text(t);
     if (t < best_t) best = k, best_t = t;
     if (!moved && cand.split > 0 && !cand.grouped && t < best_split_t) best_split = cand.split, best_split_t = t;
   }

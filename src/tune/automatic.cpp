@@ -47,13 +47,6 @@ std::string ruled_out_because(Method m, const MachineFacts& f, const Options& op
   return {};
 }
 
-std::string fmt_ms(double s) {
-  std::ostringstream o;
-  o.precision(3);
-  o << s * 1e3 << " ms";
-  return o.str();
-}
-
 }  // namespace
 
 int MachineFacts::nodes() const {
@@ -210,7 +203,7 @@ std::string AutoChoice::describe() const {
     << (note.empty() ? "predicted by the model with " + calibration : note) << ")\n";
   const std::size_t top = std::min<std::size_t>(3, ranked.size());
   for (std::size_t i = 0; i < top; ++i)
-    s << "  " << i + 1 << ". " << ranked[i].label << ": predicted " << fmt_ms(ranked[i].predicted)
+    s << "  " << i + 1 << ". " << ranked[i].label << ": predicted " << ms_text(ranked[i].predicted)
       << " per forward\n";
   if (ranked.size() > top) s << "  (" << ranked.size() - top << " more candidates)\n";
   for (const auto& w : ruled_out) s << "  ruled out " << w << "\n";

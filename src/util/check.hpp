@@ -55,6 +55,15 @@ std::string concat(const A&... parts) {
   return s.str();
 }
 
+/// Seconds as milliseconds to three significant digits ("9.28 ms"), as describe() texts print
+/// times.
+inline std::string ms_text(double seconds) {
+  std::ostringstream o;
+  o.precision(3);
+  o << seconds * 1e3 << " ms";
+  return o.str();
+}
+
 /// Bad input (InvalidArgument), from stream-able parts: fail("grid ", g, " has ", n, " ranks").
 template <class... A>
 [[noreturn]] void fail(const A&... parts) {
