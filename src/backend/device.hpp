@@ -37,6 +37,11 @@ struct FftDesc {
   /// Apply `scale` as the FFT reads its input instead (a cuFFT load callback): the same result,
   /// as the FFT is linear, at a cost that may differ.
   bool scale_on_load = false;
+  /// What runs this FFT where the device has its own kernel for it besides the FFT library's
+  /// (Device::own_fft_applies: a GPU's column FFT, src/backend/cuda/column_fft.hpp, which
+  /// applies `scale` as it stores): `automatic` times both under Effort::measure and above and
+  /// takes the library under estimate.
+  enum class Engine { automatic, library, own } engine = Engine::automatic;
 };
 
 /// Bytes of one element of an FFT step's input and of its output (real or complex).
@@ -60,6 +65,11 @@ class LocalFft {
   /// Whether execute() multiplies its output by FftDesc::scale (a cuFFT store callback); the
   /// caller scales otherwise.
   virtual bool scales() const { return false; }
+  /// What runs it where that is not the FFT library (FftDesc::engine): "dfft's column kernel";
+  /// empty for the library.
+  virtual std::string engine() const { return {}; }
+  /// Where the engine was chosen by timing: each one's time ("cuFFT 3.01 ms, ..."); else empty.
+  virtual std::string engine_timing() const { return {}; }
 };
 
 /// Ordering and timing marks for overlapped execution (src/exec/overlap.cpp). A mark is
@@ -116,6 +126,8 @@ class Device {
   virtual FftBytes fft_bytes_estimate(const FftDesc& /*d*/) { return {}; }
   /// Device bytes of the FFT library work areas the device's FFTs share (cuFFT's).
   virtual std::int64_t shared_fft_work_bytes() const { return 0; }
+  /// Whether make_fft can run `d` with the device's own kernel (FftDesc::Engine::own).
+  virtual bool own_fft_applies(const FftDesc& /*d*/) const { return false; }
   virtual std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in,
                                              void* scratch_out) = 0;
   /// Copy the elements of `box` from src (layout sl) to dst (layout dl). Pack, unpack and the

@@ -28,6 +28,18 @@ bool row_major(const Layout& l) {
   return l.padded.empty() && l.order == natural_order(l.box.dims());
 }
 
+// The c2c over the leading cand.split axes of a split candidate, from the input's layout into
+// the same layout in the workspace.
+FftDesc split_c2c(const FftDesc& d, const KeepInputCandidate& cand) {
+  FftDesc c = d;
+  c.kind = FftDesc::Kind::backward;
+  c.axes.assign(d.axes.begin(), d.axes.begin() + cand.split);
+  c.out = d.in;
+  if (!cand.scale_first) c.scale = 1;  // the c2r that follows applies it, where it can
+  c.scale_on_load = cand.scale_on_load;
+  return c;
+}
+
 // Output bytes of one group of lines of the grouped c2r: well inside a core's L2 cache, so the
 // scaling that follows reads it from there.
 constexpr std::int64_t kGroupBytes = 128 * 1024;
@@ -48,13 +60,7 @@ class Chosen final : public KeepInputC2r {
     second_.reset();
     tail_.reset();
     if (k == 0) return;
-    FftDesc c = d_;
-    c.kind = FftDesc::Kind::backward;
-    c.axes.assign(d_.axes.begin(), d_.axes.begin() + k);
-    c.out = d_.in;
-    if (!scale_first) c.scale = 1;  // the c2r that follows applies it, where it can
-    c.scale_on_load = on_load;
-    first_ = dev_.make_fft(c, a, b);
+    first_ = dev_.make_fft(split_c2c(d_, cand), a, b);
     FftDesc r = d_;
     r.axes.assign(d_.axes.begin() + k, d_.axes.end());
     if (scale_first) r.scale = 1;
@@ -125,6 +131,7 @@ class Chosen final : public KeepInputC2r {
     return "c2c(" + axes_text({d_.axes.begin(), d_.axes.begin() + k}) + ") then c2r(" +
            axes_text({d_.axes.begin() + k, d_.axes.end()}) + ")" +
            (cand_.grouped ? " in groups of " + std::to_string(lines_) + " lines" : "") +
+           (first_ && !first_->engine().empty() ? ", the c2c by " + first_->engine() : "") +
            (d_.scale == 1 || !(cand_.scale_first || cand_.scale_on_load)
                 ? ""
                 : std::string(", the ") + (cand_.scale_first ? "c2c" : "c2r") + " normalising as it " +

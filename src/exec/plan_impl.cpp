@@ -750,6 +750,15 @@ std::string PlanImpl::describe() const {
     else
       s << "copied by the reshape " << (output ? "to" : "from") << " the decomposition's blocks (and back)\n";
   }
+  // FFT steps whose engine is not the FFT library, or was chosen by timing (a GPU's column kernel).
+  for (std::size_t k = 0; k < exec_.size(); ++k)
+    for (bool inverse : {false, true}) {
+      const LocalFft* f = (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft).get();
+      if (!f || (f->engine().empty() && f->engine_timing().empty())) continue;
+      s << names_[k] << (inverse ? " inverse: " : " forward: ") << (f->engine().empty() ? "the FFT library" : f->engine());
+      if (const auto t = f->engine_timing(); !t.empty()) s << " (timed: " << t << ")";
+      s << "\n";
+    }
   for (const StepExec& e : exec_)
     if (e.inv_keep) {
       s << "inverse from the caller's array: " << e.inv_keep->name();

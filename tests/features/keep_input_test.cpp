@@ -119,7 +119,10 @@ const std::vector<Case> kCases = {
     {{17, 12, 10}, {0, 1, 2}}, {{17, 12, 10}, {1, 0, 2}}, {{9, 15}, {0, 1}},
     {{5, 6, 7, 4}, {0, 1, 2, 3}}, {{16, 9, 11}, {2, 0, 1}},
     // lines of the last axis in several groups and a shorter last one (the grouped c2r)
-    {{33, 41, 512}, {0, 1, 2}}};
+    {{33, 41, 512}, {0, 1, 2}},
+    // a leading axis of a length the GPU's column kernel is built for (64 to 2048): under
+    // measure its c2c may run there
+    {{64, 6, 10}, {0, 1, 2}}, {{1024, 3, 4}, {0, 1, 2}}};
 
 // cuFFT plans at most 3 axes in one step (a plan of more splits its steps before this point).
 bool skip_on_backend(const Case& c) { return on_cuda() && c.shape.size() > 3; }

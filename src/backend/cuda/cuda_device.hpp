@@ -43,6 +43,7 @@ class CudaDevice final : public Device {
   std::size_t fft_launches(const FftDesc& d) const override;
   FftBytes fft_bytes_estimate(const FftDesc& d) override;
   std::int64_t shared_fft_work_bytes() const override;
+  bool own_fft_applies(const FftDesc& d) const override;
   /// cuFFT work areas shared by this device's FFTs (created with auto-allocation off): slot i
   /// serves the i-th plan of every FFT, as an FFT's plans run side by side on side streams and
   /// two FFTs of a plan never run at once. Grows slot `slot` to `bytes` (re-pointing every

@@ -5,7 +5,10 @@
 // matched, the step goes through temporaries in a compatible order (box copies before and/or
 // after): correct first, and never produced by today's planner.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
+#include "backend/cuda/column_fft.hpp"
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cufft_layout.hpp"
 #include "backend/cuda/r2r.hpp"
@@ -228,8 +231,24 @@ void CudaDevice::detach_fft_work(cufftHandle h) noexcept {
   for (auto& w : fft_work_) w.users.erase(std::remove(w.users.begin(), w.users.end(), h), w.users.end());
 }
 
-std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void*, void*) {
+bool CudaDevice::own_fft_applies(const FftDesc& d) const { return column_fft_applies(d, *this); }
+
+std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void* scratch_in, void* scratch_out) {
   activate();
+  if (d.engine == FftDesc::Engine::own) {
+    if (!column_fft_applies(d, *this)) fail_internal("an FFT step asked for the column kernel, which does not apply to it");
+    return make_column_fft(d, *this);
+  }
+  if (d.engine == FftDesc::Engine::automatic) {
+    // DFFT_COLUMN_FFT (docs/environment.md): 0 never, 1 wherever it applies, else timed.
+    const char* env = std::getenv("DFFT_COLUMN_FFT");
+    const std::string policy = env ? env : "";
+    if (policy != "0" && column_fft_applies(d, *this)) {
+      if (policy == "1") return make_column_fft(d, *this);
+      if (d.effort != Effort::estimate && scratch_in && scratch_out)
+        return timed_column_fft(d, *this, scratch_in, scratch_out, std::make_unique<CufftLocal>(d, *this));
+    }
+  }
   if (has_r2r_axis(d)) {
     // Its cuFFT steps are not the last writes of the output: the caller scales.
     FftDesc plain = d;

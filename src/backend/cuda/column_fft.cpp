@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// An FFT step run by dfft's column kernel (column_fft.cu): the layouts are described as cuFFT's
+// would be (cufft_layout.hpp), and the kernel runs where that description is one axis whose
+// batch members sit side by side in both arrays. Each loop of the description is one launch.
+// Where a step could run on either, which is faster depends on the length, the strides and the
+// GPU (one H200: the kernel ahead at 1024 along the slowest axis, cuFFT at 512 in double), so
+// under Effort::measure both are timed once per problem in the process.
+#include "backend/cuda/column_fft.hpp"
+
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <utility>
+
+#include "backend/cuda/cuda_device.hpp"
+#include "backend/cuda/cufft_layout.hpp"
+#include "backend/cuda/r2r.hpp"
+
+namespace dfft::detail {
+
+namespace {
+
+bool is_complex_step(const FftDesc& d) {
+  return (d.kind == FftDesc::Kind::forward || d.kind == FftDesc::Kind::backward) && !d.real && !has_r2r_axis(d);
+}
+
+// The description the kernel runs: the step's own layouts (no temporaries), one FFT axis of a
+// built length, batch members adjacent on both sides and no further apart than a row.
+bool runs_directly(const FftDesc& d, const CufftMapping& m) {
+  return m.ok && m.n.size() == 1 && column_fft::supported_log2(m.n[0]) >= 0 && m.idist == 1 && m.odist == 1 &&
+         m.batch <= m.istride && m.batch <= m.ostride && !d.in.box.empty() && !d.out.box.empty();
+}
+
+// Columns per block for this step on `dev`'s GPU (0: its shared memory holds no tile).
+int width_on(const FftDesc& d, const CufftMapping& m, const CudaDevice& dev) {
+  int max_shared = 0;
+  DFFT_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.ordinal()));
+  return cuda::column_fft_width(column_fft::supported_log2(m.n[0]), d.is_double, max_shared);
+}
+
+class ColumnFft final : public LocalFft {
+ public:
+  ColumnFft(const FftDesc& d, CudaDevice& dev) : dev_(dev), map_(map_layouts(d, d.in, d.out)) {
+    if (!is_complex_step(d) || !runs_directly(d, map_) || (width_ = width_on(d, map_, dev)) == 0)
+      fail_internal("the column kernel does not apply to this FFT step");
+    is_double_ = d.is_double;
+    log2n_ = column_fft::supported_log2(map_.n[0]);
+    g_.columns = map_.batch;
+    g_.istride = map_.istride;
+    g_.ostride = map_.ostride;
+    g_.conj = d.kind == FftDesc::Kind::backward ? -1 : 1;
+    g_.factor = d.scale;
+    stream_ = dev.stream();  // as a cuFFT plan is bound to the stream it was planned on
+  }
+
+  bool scales() const override { return true; }
+  std::string engine() const override { return "dfft's column kernel"; }
+
+  void execute(void* in, void* out) override {
+    dev_.activate();
+    const std::int64_t elem = is_double_ ? 16 : 8;
+    for (const auto& [io, oo] : map_.loops)
+      DFFT_CUDA(cuda::launch_column_fft(static_cast<const char*>(in) + io * elem, static_cast<char*>(out) + oo * elem,
+                                        g_, log2n_, is_double_, width_, stream_));
+  }
+
+ private:
+  CudaDevice& dev_;
+  CufftMapping map_;
+  column_fft::Geom g_;
+  int log2n_ = 0, width_ = 0;
+  bool is_double_ = false;
+  cudaStream_t stream_ = nullptr;
+};
+
+// The engine chosen by timing, with both times for describe().
+class Timed final : public LocalFft {
+ public:
+  Timed(std::unique_ptr<LocalFft> f, std::string timing) : f_(std::move(f)), timing_(std::move(timing)) {}
+  void execute(void* in, void* out) override { f_->execute(in, out); }
+  std::int64_t work_bytes() const override { return f_->work_bytes(); }
+  bool scales() const override { return f_->scales(); }
+  std::string engine() const override { return f_->engine(); }
+  std::string engine_timing() const override { return timing_; }
+
+ private:
+  std::unique_ptr<LocalFft> f_;
+  std::string timing_;
+};
+
+// Seconds of one execution on the plan's scratch buffers: the best of three after a warm-up.
+double seconds(LocalFft& f, CudaDevice& dev, void* in, void* out) {
+  Event e0(true), e1(true);
+  const cudaStream_t s = dev.stream();
+  f.execute(in, out);
+  float best = std::numeric_limits<float>::infinity();
+  for (int rep = 0; rep < 3; ++rep) {
+    e0.record(s);
+    f.execute(in, out);
+    e1.record(s);
+    DFFT_CUDA(cudaEventSynchronize(e1.get()));
+    float ms = 0;
+    DFFT_CUDA(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
+    best = std::min(best, ms);
+  }
+  return best * 1e-3;
+}
+
+// The choice by problem (as the keep-input c2r keeps its own): later plans of the same step take
+// it without timing again, and run and describe themselves alike.
+std::mutex choices_mutex;
+std::map<std::string, std::pair<bool, std::string>>& choices() {
+  static std::map<std::string, std::pair<bool, std::string>> m;
+  return m;
+}
+
+std::string problem_key(const FftDesc& d, const CufftMapping& m, const CudaDevice& dev) {
+  std::ostringstream k;
+  k << dev.name() << ' ' << dev.ordinal() << ' ' << d.is_double << ' ' << static_cast<int>(d.kind) << ' '
+    << (d.scale != 1) << ' ' << d.scale_on_load << ' ' << m.n[0] << ' ' << m.istride << ' ' << m.ostride << ' '
+    << m.batch << ' ' << m.loops.size();
+  return k.str();
+}
+
+}  // namespace
+
+bool column_fft_applies(const FftDesc& d, const CudaDevice& dev) {
+  if (!is_complex_step(d)) return false;
+  const CufftMapping m = map_layouts(d, d.in, d.out);
+  return runs_directly(d, m) && width_on(d, m, dev) > 0;
+}
+
+std::unique_ptr<LocalFft> make_column_fft(const FftDesc& d, CudaDevice& dev) {
+  return std::make_unique<ColumnFft>(d, dev);
+}
+
+std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
+                                           std::unique_ptr<LocalFft> library) {
+  const std::string key = problem_key(d, map_layouts(d, d.in, d.out), dev);
+  {
+    std::lock_guard<std::mutex> lock(choices_mutex);
+    if (auto it = choices().find(key); it != choices().end()) {
+      if (!it->second.first) return std::make_unique<Timed>(std::move(library), it->second.second);
+      library.reset();
+      return std::make_unique<Timed>(make_column_fft(d, dev), it->second.second);
+    }
+  }
+  auto own = make_column_fft(d, dev);
+  const double t_lib = seconds(*library, dev, in, out), t_own = seconds(*own, dev, in, out);
+  const bool pick_own = t_own < t_lib;
+  const std::string timing = "cuFFT " + ms_text(t_lib) + ", " + own->engine() + " " + ms_text(t_own);
+  {
+    std::lock_guard<std::mutex> lock(choices_mutex);
+    choices().emplace(key, std::make_pair(pick_own, timing));
+  }
+  if (pick_own) return std::make_unique<Timed>(std::move(own), timing);
+  return std::make_unique<Timed>(std::move(library), timing);
+}
+
+}  // namespace dfft::detail

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// dfft's own batched FFT along a strided axis with a contiguous batch, the normalisation folded
+// into its stores (column_fft_core.hpp says why and how): the launcher, which host code calls
+// without nvcc, and the LocalFft that runs an FFT step with it where it applies.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "backend/cuda/column_fft_core.hpp"
+#include "backend/device.hpp"
+
+namespace dfft::detail {
+
+class CudaDevice;
+
+namespace cuda {
+
+/// The widest tile (columns per block, column_fft::wide_columns or narrow_columns) whose shared
+/// memory fits in `max_shared` bytes (the GPU's opt-in limit per block); 0 where none does.
+int column_fft_width(int log2n, bool is_double, std::int64_t max_shared);
+
+/// Queues the transform of `g` (length 2^log2n, column_fft::supported_log2) on `s`, with
+/// `columns` columns per thread block (one of the two widths built). Returns the launch error
+/// (cudaErrorInvalidValue for a length or width it is not built for).
+cudaError_t launch_column_fft(const void* in, void* out, const column_fft::Geom& g, int log2n, bool is_double,
+                              int columns, cudaStream_t s);
+
+}  // namespace cuda
+
+/// Whether `d` can run as dfft's column FFT on `dev`: one complex axis (forward or backward) of a
+/// length the kernel is built for, whose batch cuFFT's mapping would run at distance 1 on both
+/// sides, with a tile that fits in the GPU's shared memory.
+bool column_fft_applies(const FftDesc& d, const CudaDevice& dev);
+
+/// The LocalFft of such a step (FftDesc::Engine::own); it applies d.scale as it stores.
+std::unique_ptr<LocalFft> make_column_fft(const FftDesc& d, CudaDevice& dev);
+
+/// The faster of `library` (cuFFT's plan of `d`) and the column kernel, timed on `in` and `out`
+/// (the plan's scratch buffers, large enough for the step's layouts) the first time the process
+/// meets the problem; engine_timing() gives both times.
+std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
+                                           std::unique_ptr<LocalFft> library);
+
+}  // namespace dfft::detail
