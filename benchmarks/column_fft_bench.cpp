@@ -7,7 +7,9 @@
 // and 64 bytes per block; a width whose tile exceeds the GPU's shared memory shows "-"). Each is
 // checked against cuFFT's unnormalised result times the factor before it is timed. Prints one
 // row per size and precision: median ms, the kernel's bandwidth (bytes read + written / time) and
-// its largest relative error. Usage: column-fft-bench [N ...] [--reps R] (default 256 512 1024, 10).
+// its largest relative error. --json FILE appends one record per row (test "column-fft") for
+// tools/results_pages.py. Usage: column-fft-bench [N ...] [--reps R] [--json FILE] (default
+// 256 512 1024, 10 repetitions).
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <mpi.h>
@@ -17,6 +19,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -32,7 +37,15 @@ namespace cf = dfft::detail::column_fft;
 
 struct Row {
   double plain = -1, callback = -1, own[2] = {-1, -1}, err[2] = {-1, -1};
+  int widths[2] = {0, 0};  // columns per block of own[0] and own[1]
 };
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return b;
+}
 
 // max |got - factor * want| / max |factor * want| over the whole array, in double.
 template <class T>
@@ -105,6 +118,8 @@ Row measure(CudaDevice& dev, std::int64_t n, int reps) {
   g.factor = factor;
   const int log2n = cf::supported_log2(n);
   const int widths[2] = {cf::wide_columns<T>(), cf::narrow_columns<T>()};
+  row.widths[0] = widths[0];
+  row.widths[1] = widths[1];
   int max_shared = 0;
   DFFT_CUDA(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.ordinal()));
   for (int w = 0; w < 2 && log2n >= 0; ++w) {
@@ -137,9 +152,13 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   std::vector<std::int64_t> sizes;
   int reps = 10;
+  std::string json_path, command = "column-fft-bench";
   for (int i = 1; i < argc; ++i) {
+    command += std::string(" ") + argv[i];
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-      reps = std::atoi(argv[++i]);
+      command += std::string(" ") + argv[i + 1], reps = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+      json_path = argv[++i], command += " FILE";
     else
       sizes.push_back(std::atoll(argv[i]));
   }
@@ -168,6 +187,26 @@ int main(int argc, char** argv) {
                     fmt(r.err[0], "%.2e").c_str(), fmt(r.err[1], "%.2e").c_str());
         for (double e : r.err)
           if (e > (dbl ? 1e-12 : 1e-5)) rc = 1;
+        if (!json_path.empty()) {
+          cudaDeviceProp prop{};
+          DFFT_CUDA(cudaGetDeviceProperties(&prop, dev.ordinal()));
+          auto opt = [](double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
+          nlohmann::json rec = {
+              {"test", "column-fft"},
+              {"size", {n, n, n / 2 + 1}},
+              {"precision", dbl ? "double" : "float"},
+              {"factor", "1/n^3"},
+              {"reps", reps},
+              {"time_ms",
+               {{"cufft", opt(r.plain)}, {"cufft_callback", opt(r.callback)}, {"kernel_wide", opt(r.own[0])},
+                {"kernel_narrow", opt(r.own[1])}}},
+              {"columns", {{"kernel_wide", r.widths[0]}, {"kernel_narrow", r.widths[1]}}},
+              {"error", {{"kernel_wide", opt(r.err[0])}, {"kernel_narrow", opt(r.err[1])}}},
+              {"timestamp", utc_now()},
+              {"machine", {{"gpu_model", prop.name}}},
+              {"run", {{"command", command}}}};
+          std::ofstream(json_path, std::ios::app) << rec.dump() << "\n";
+        }
       }
     if (rc) std::printf("column-fft-bench: FAILED: an error above 1e-5 (float) or 1e-12 (double)\n");
   } catch (const std::exception& e) {

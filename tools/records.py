@@ -99,10 +99,16 @@ def normalise(rec):
 def check(rec, where):
     if not isinstance(rec, dict):
         raise RecordError("%s: not a JSON object" % where)
-    if rec.get("test") == "halo":  # halo-bench's records: one per exchange, times per method
-        for key in ("size", "ranks", "time_us"):
+    # halo-bench and gpu-halo-bench: one record per exchange, times per method;
+    # column-fft-bench: one per length and precision, times per FFT engine.
+    own = {"halo": ("halo-bench", ("size", "ranks", "time_us")),
+           "halo-gpu": ("gpu-halo-bench", ("size", "ranks", "time_us")),
+           "column-fft": ("column-fft-bench", ("size", "precision", "time_ms"))}
+    if rec.get("test") in own:
+        tool, keys = own[rec["test"]]
+        for key in keys:
             if key not in rec:
-                raise RecordError("%s: not a halo-bench record (no '%s')" % (where, key))
+                raise RecordError("%s: not a %s record (no '%s')" % (where, tool, key))
         return
     for key in ("direction", "size", "ranks", "time_ms"):
         if key not in rec:

@@ -16,6 +16,9 @@ Kinds (options besides the record filters of results_pages.py):
              corners (the latest record)
   halo-gpu   gpu-halo-bench records (test=halo-gpu): dfft::Halo on device arrays (nccl,
              p2p-sync) against a hand-written NCCL exchange, rows as for halo
+  column-fft column-fft-bench records (test=column-fft): dfft's column FFT kernel against cuFFT
+             with and without its store callback, one row per machine, length and precision (the
+             latest record)
   defaults   what a user gets without options, from the defaults-python suite: per rank count, dfft's
              Python Plan (library dfft-python), dfft bench's C++ plan, mpi4py-fft and serial FFTW
              (the single-device rows of 1-rank jobs); the median over the processes of each
@@ -263,16 +266,21 @@ def kind_scaling(spec, records):
     return table(keys + ["%d rank%s" % (r, "s" if r > 1 else "") for r in ranks], rows), rows, used(pairs)
 
 
-def halo_rows(spec, records, test, times, ratio, extra=()):
-    """Rows of halo-bench (test=halo) or gpu-halo-bench (test=halo-gpu) records, the latest per
-    machine, size, ranks, blocks, width and corners: `times` the time_us keys in column order,
-    `ratio` the pair (numerator, denominator) of them, `extra` more record fields after them."""
-    keys = ("machine", "size", "ranks", "blocks", "width", "corners")
+def latest_by(records, spec, test, keys):
+    """The latest record (by run date) of `test` for each value of `keys`, as a dict."""
     latest = {}
     for rec in select(records, dict(spec, test=test)):
         key = tuple(text(k, field(rec, k)) for k in keys)
         if key not in latest or field(rec, "date") >= field(latest[key], "date"):
             latest[key] = rec
+    return latest
+
+
+def halo_rows(spec, records, test, times, ratio, extra=()):
+    """Rows of halo-bench (test=halo) or gpu-halo-bench (test=halo-gpu) records, the latest per
+    machine, size, ranks, blocks, width and corners: `times` the time_us keys in column order,
+    `ratio` the pair (numerator, denominator) of them, `extra` more record fields after them."""
+    latest = latest_by(records, spec, test, ("machine", "size", "ranks", "blocks", "width", "corners"))
     rows = []
     for rec in latest.values():
         t = rec.get("time_us", {})
@@ -301,6 +309,26 @@ def kind_halo_gpu(spec, records):
     header = HALO_HEADER + ["dfft nccl us", "dfft p2p-sync us", "NCCL by hand us", "p2p-sync via",
                             "nccl/by hand", "same"]
     return table(header, rows), rows, used_recs
+
+
+def kind_column_fft(spec, records):
+    latest = latest_by(records, spec, "column-fft", ("machine", "size", "precision"))
+    rows = []
+    for rec in sorted(latest.values(), key=lambda r: (r["size"][0], r["precision"] != "float")):
+        t, e = rec["time_ms"], rec.get("error", {})
+        kernel = [v for v in (t.get("kernel_wide"), t.get("kernel_narrow")) if v is not None]
+        best = min(kernel) if kernel else None
+        n = rec["size"]
+        gb = n[0] * n[1] * n[2] * (16 if rec["precision"] == "double" else 8) * 2 * 1e-9
+        errs = [v for v in e.values() if v is not None]
+        rows.append([str(n[0]), rec["precision"], ms(t.get("cufft")), ms(t.get("cufft_callback")),
+                     ms(t.get("kernel_wide")), ms(t.get("kernel_narrow")),
+                     "%.2f" % (best / t["cufft"]) if best and t.get("cufft") else "-",
+                     "%.0f" % (gb / (best * 1e-3)) if best else "-",
+                     "%.1e" % max(errs) if errs else "-"])
+    header = ["n", "precision", "cuFFT ms", "cuFFT + store callback ms", "kernel, 128-byte rows ms",
+              "kernel, 64-byte rows ms", "kernel / cuFFT", "kernel GB/s", "largest error"]
+    return table(header, rows), rows, list(latest.values())
 
 
 def provenance(records):
@@ -491,6 +519,7 @@ KINDS = {"list": kind_list,
          "scaling": kind_scaling,
          "halo": kind_halo,
          "halo-gpu": kind_halo_gpu,
+         "column-fft": kind_column_fft,
          "r2r": kind_r2r}
 
 

@@ -62,14 +62,19 @@ class LocalFft {
   /// Bytes of work area the FFT library allocated for this FFT: cuFFT reports them; FFTW does
   /// not (0).
   virtual std::int64_t work_bytes() const { return 0; }
-  /// Whether execute() multiplies its output by FftDesc::scale (a cuFFT store callback); the
-  /// caller scales otherwise.
+  /// Whether execute() multiplies its output by FftDesc::scale (a cuFFT store callback, the
+  /// column kernel's stores, or FFTW's blocks of the batch while in cache); the caller scales
+  /// otherwise.
   virtual bool scales() const { return false; }
   /// What runs it where that is not the FFT library (FftDesc::engine): "dfft's column kernel";
   /// empty for the library.
   virtual std::string engine() const { return {}; }
   /// Where the engine was chosen by timing: each one's time ("cuFFT 3.01 ms, ..."); else empty.
   virtual std::string engine_timing() const { return {}; }
+  /// execute() without the normalisation where scales() (the caller applied it already): FFTW's
+  /// blocked FFTs, whose scaling is a pass of their own; a GPU FFT that scales has it linked in
+  /// and is never asked for this.
+  virtual void execute_unscaled(void* in, void* out) { execute(in, out); }
 };
 
 /// Ordering and timing marks for overlapped execution (src/exec/overlap.cpp). A mark is

@@ -340,6 +340,10 @@ void PlanImpl::plan_in_place_ends() {
                !has_offset(l) ? 1 : 0, all = 0;
     DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_));
     (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) = all == 1;
+    const LocalFft* last = (inverse ? exec_[n - 1 - k].inv_fft : exec_[n - 1 - k].fwd_fft).get();
+    mine = last && last->scales() ? 1 : 0;
+    DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_));
+    (inverse ? exec_[k].inv_last_scales : exec_[k].fwd_last_scales) = all == 1;
   }
 }
 
@@ -601,7 +605,8 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
         scaled = scaled || f.scales();
         // Where the ranks agreed that the copy applies the normalisation, a rank that copies
         // nothing applies it here, before the exchange, as the others do.
-        if (factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales)) {
+        if (factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) &&
+            !(inverse ? exec_[k].inv_last_scales : exec_[k].fwd_last_scales)) {
           dev_->scale(const_cast<void*>(in), 2 * d.sched[j].in.box.count(), factor, is_double_);
           scaled = true;
         }
@@ -627,7 +632,10 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
           // both (a one-step plan executed in place) transforms a copy of it in a work buffer.
           void* copy = work_[0] != cur ? work_[0] : work_[1];
           dev_->copy_box(cur, d.sched[j].in, copy, d.sched[j].in, d.sched[j].in.box, elem_in(fft_desc(st, inverse)));
-          used->execute(copy, next);
+          if (scaled && used->scales()) used->execute_unscaled(copy, next);
+          else used->execute(copy, next);
+        } else if (scaled && used->scales()) {
+          used->execute_unscaled(cur, next);  // the copy of the first step applied it already
         } else {
           used->execute(cur, next);
         }
@@ -784,7 +792,10 @@ std::string PlanImpl::describe() const {
     const StepExec& last = exec_[d.sched.back().path_index];
     const LocalFft* f = (inverse ? last.inv_fft : last.fwd_fft).get();
     if (norm_factor(opt_, shape_, inverse) != 1 && d.sched.back().fft && f && f->scales())
-      s << (inverse ? "inverse" : "forward") << ": the normalisation is applied by the last FFT as it stores (cuFFT callback)\n";
+      s << (inverse ? "inverse" : "forward") << ": the normalisation is applied by the last FFT as it stores ("
+        << (dev_->on_device() ? "cuFFT callback" : "FFTW, in blocks of the batch while in cache") << ")"
+        << ((inverse ? first.inv_copy_scales : first.fwd_copy_scales) ? " where the first step's copy has not (executed in place)" : "")
+        << "\n";
   }
   return s.str();
 }

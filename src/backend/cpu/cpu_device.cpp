@@ -2,7 +2,9 @@
 // CPU backend: fftw_malloc memory, FFTW guru64 plans that read and write any memory order.
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -99,6 +101,22 @@ struct Fftw<float> {
   static void exec_r2r(plan p, void* i, void* o) { fftwf_execute_r2r(p, (float*)i, (float*)o); }
 };
 
+// Bytes (input and output together) of the batch members one execution of a blocked FFT
+// covers: about half a core's L2 cache, so that the second pass of a multi-dimensional FFT
+// (FFTW's rank >= 2 plans run the last axis over the whole batch, then the other axes) reads
+// what the first wrote from cache instead of memory, and a normalisation that follows reads it
+// from there as well.
+constexpr std::int64_t kBlockBytes = std::int64_t{1} << 20;
+
+// DFFT_FFT_BLOCK (docs/environment.md): unset: blocked by kBlockBytes; 0: one FFTW call over the
+// whole batch; N > 0: N batch members per call. For measurements: not part of the plan's
+// parameters that the ranks compare.
+std::int64_t block_override() {
+  const char* v = std::getenv("DFFT_FFT_BLOCK");
+  if (!v || !*v) return -1;
+  return std::max<std::int64_t>(0, std::atoll(v));
+}
+
 template <class T>
 class FftwLocal final : public LocalFft {
  public:
@@ -117,43 +135,128 @@ class FftwLocal final : public LocalFft {
     }
     // Batch axes, slowest first as laid out in the output, so FFTW walks memory forwards.
     for (int a : d.out.order)
-      if (!fft_axis[a]) howmany_.push_back({in.box.extent(a), is[a], os[a]});
+      if (!fft_axis[a]) howmany_.push_back({in.box.extent(a), is[a], os[a]}), batch_axes_.push_back(a);
+    choose_block();
     plan_ = make(planner_flags(d), si, so);
     if (!plan_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64", -1, "FFTW could not plan ", describe());
+    if (rest_ > 0) {
+      tail_ = make(planner_flags(d), si, so, rest_);
+      if (!tail_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64", -1, "FFTW could not plan ", describe());
+    }
     align_in_ = Fftw<T>::alignment(si);
     align_out_ = Fftw<T>::alignment(so);
   }
   ~FftwLocal() override {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    if (plan_) Fftw<T>::destroy(plan_);
-    if (unaligned_) Fftw<T>::destroy(unaligned_);
+    for (auto p : {plan_, tail_, unaligned_})
+      if (p) Fftw<T>::destroy(p);
   }
-  void execute(void* in, void* out) override {
+  void execute(void* in, void* out) override { run(in, out, true); }
+  void execute_unscaled(void* in, void* out) override { run(in, out, false); }
+  bool scales() const override { return fused_scale_; }
+
+ private:
+  void run(void* in, void* out, bool scale) {
     if (!plan_) return;
-    auto p = plan_;
     if (Fftw<T>::alignment(in) != align_in_ || Fftw<T>::alignment(out) != align_out_) {
       // A user array with other alignment: a SIMD-free plan that works at any address. Planned
       // with ESTIMATE, which reads no array: the scratch buffers may hold this step's data.
-      if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED, scratch_in_, scratch_out_);
+      if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED, scratch_in_, scratch_out_, whole_batch());
       if (!unaligned_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64", -1, "FFTW could not plan unaligned ", describe());
-      p = unaligned_;
+      Fftw<T>::exec(unaligned_, desc_.kind, in, out);
+      if (scale && fused_scale_) scale_members(out, 0, whole_batch());
+      return;
     }
-    Fftw<T>::exec(p, desc_.kind, in, out);
+    auto* i = static_cast<char*>(in);
+    auto* o = static_cast<char*>(out);
+    const std::int64_t n = whole_batch();
+    for (std::int64_t m = 0; m + block_ <= n; m += block_) {
+      Fftw<T>::exec(plan_, desc_.kind, i + m * in_step_, o + m * out_step_);
+      if (scale && fused_scale_) scale_members(out, m, block_);  // still in cache
+    }
+    if (tail_) {
+      const std::int64_t m = n - rest_;
+      Fftw<T>::exec(tail_, desc_.kind, i + m * in_step_, o + m * out_step_);
+      if (scale && fused_scale_) scale_members(out, m, rest_);
+    }
   }
 
- private:
-  typename Fftw<T>::plan make(unsigned flags, void* i, void* o) {
+  std::int64_t whole_batch() const { return howmany_.empty() ? 1 : howmany_[0].n; }
+  std::int64_t in_elem() const { return desc_.kind == FftDesc::Kind::r2c ? sizeof(T) : 2 * sizeof(T); }
+  std::int64_t out_elem() const { return desc_.kind == FftDesc::Kind::c2r ? sizeof(T) : 2 * sizeof(T); }
+
+  // Blocks the slowest batch axis of the output where the FFT has two or more axes (a one-axis
+  // FFT passes over its data once: nothing to keep in cache). Every block starts at the same
+  // alignment as the first, so the SIMD plan serves all of them.
+  void choose_block() {
+    block_ = whole_batch();
+    if (dims_.size() < 2 || howmany_.empty() || block_ < 2) return;
+    std::int64_t member = in_elem() + out_elem();
+    for (auto& d : dims_) member *= d.n;
+    const std::int64_t forced = block_override();
+    if (forced == 0) return;
+    std::int64_t b = forced > 0 ? forced : std::max<std::int64_t>(1, kBlockBytes / member);
+    if (b >= block_) return;
+    in_step_ = howmany_[0].is * in_elem();
+    out_step_ = howmany_[0].os * out_elem();
+    // 64 bytes: a multiple of every SIMD alignment FFTW plans for.
+    while (b < block_ && ((b * in_step_) % 64 != 0 || (b * out_step_) % 64 != 0)) ++b;
+    if (b >= block_) return;
+    rest_ = block_ % b;
+    if (rest_ > 0 && ((block_ - rest_) * in_step_ % 64 != 0 || (block_ - rest_) * out_step_ % 64 != 0)) {
+      rest_ = 0;
+      return;
+    }
+    block_ = b;
+    // The normalisation of a direction's last FFT, applied to each block while it is in cache.
+    fused_scale_ = desc_.scale != 1 && batch_axes_[0] != desc_.out.order.back();
+  }
+
+  // Multiplies batch members [m, m + count) of the output by desc_.scale, one run of the
+  // output's fastest axis at a time (padding and halo cells are the caller's: not written).
+  void scale_members(void* out, std::int64_t m, std::int64_t count) const {
+    const Layout& l = desc_.out;
+    const int dims = l.box.dims();
+    const auto st = l.strides();
+    const int fast = l.order.back();
+    const std::int64_t reals = desc_.kind == FftDesc::Kind::c2r ? 1 : 2;
+    const int axis = batch_axes_[0];
+    std::vector<std::int64_t> idx(static_cast<std::size_t>(dims), 0), hi(static_cast<std::size_t>(dims));
+    for (int a = 0; a < dims; ++a) hi[a] = l.box.extent(a);
+    idx[axis] = m;
+    hi[axis] = m + count;
+    const std::int64_t run = l.box.extent(fast) * reals;
+    const T f = static_cast<T>(desc_.scale);
+    for (;;) {
+      std::int64_t off = 0;
+      for (int a = 0; a < dims; ++a) off += idx[a] * st[a];
+      T* p = static_cast<T*>(out) + off * reals;
+      for (std::int64_t k = 0; k < run; ++k) p[k] *= f;
+      int k = dims - 2;
+      for (; k >= 0; --k) {
+        const int a = l.order[static_cast<std::size_t>(k)];
+        if (++idx[a] < hi[a]) break;
+        idx[a] = a == axis ? m : 0;
+      }
+      if (k < 0) return;
+    }
+  }
+
+  // `members`: batch members of the slowest batch axis one execution covers (block_ by default).
+  typename Fftw<T>::plan make(unsigned flags, void* i, void* o, std::int64_t members = 0) {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     fftw_plan_threads(threads_);
-    const int r = static_cast<int>(dims_.size()), h = static_cast<int>(howmany_.size());
+    std::vector<fftw_iodim64> h = howmany_;
+    if (!h.empty()) h[0].n = members > 0 ? members : block_;
+    const int r = static_cast<int>(dims_.size()), nh = static_cast<int>(h.size());
     switch (desc_.kind) {
-      case FftDesc::Kind::r2c: return Fftw<T>::r2c(r, dims_.data(), h, howmany_.data(), i, o, flags);
+      case FftDesc::Kind::r2c: return Fftw<T>::r2c(r, dims_.data(), nh, h.data(), i, o, flags);
       case FftDesc::Kind::c2r:
-        return Fftw<T>::c2r(r, dims_.data(), h, howmany_.data(), i, o, flags | FFTW_DESTROY_INPUT);
+        return Fftw<T>::c2r(r, dims_.data(), nh, h.data(), i, o, flags | FFTW_DESTROY_INPUT);
       case FftDesc::Kind::forward:
-        return Fftw<T>::dft(r, dims_.data(), h, howmany_.data(), i, o, FFTW_FORWARD, flags);
+        return Fftw<T>::dft(r, dims_.data(), nh, h.data(), i, o, FFTW_FORWARD, flags);
       case FftDesc::Kind::backward:
-        return Fftw<T>::dft(r, dims_.data(), h, howmany_.data(), i, o, FFTW_BACKWARD, flags);
+        return Fftw<T>::dft(r, dims_.data(), nh, h.data(), i, o, FFTW_BACKWARD, flags);
     }
     return nullptr;
   }
@@ -167,7 +270,12 @@ class FftwLocal final : public LocalFft {
   void *scratch_in_, *scratch_out_;
   int threads_;
   std::vector<fftw_iodim64> dims_, howmany_;
-  typename Fftw<T>::plan plan_ = nullptr, unaligned_ = nullptr;
+  std::vector<int> batch_axes_;  // the global axis of each howmany_ entry
+  // Batch members of howmany_[0] per FFTW call, the remainder's count, and the byte steps
+  // between consecutive members in the input and the output.
+  std::int64_t block_ = 1, rest_ = 0, in_step_ = 0, out_step_ = 0;
+  bool fused_scale_ = false;
+  typename Fftw<T>::plan plan_ = nullptr, tail_ = nullptr, unaligned_ = nullptr;
   int align_in_ = 0, align_out_ = 0;
 };
 
