@@ -188,6 +188,11 @@ class Device {
 /// `threads` (>= 1, Options::threads resolved): FFTW threads and copy/codec team per plan.
 std::unique_ptr<Device> make_cpu_device(int threads = 1);
 
+/// What makes two FFTs of `dev` the same problem for a choice made by timing (the device, its
+/// threads, precision, kind, axes, whether it normalises, both layouts): a process that timed
+/// one takes the same choice for the next.
+std::string fft_problem_key(const Device& dev, const FftDesc& d);
+
 /// Bytes of all live Buffers of this process: what plans really hold (tests compare it with
 /// Plan::memory()).
 inline std::atomic<std::int64_t> live_buffer_bytes{0};

@@ -128,6 +128,8 @@ class Chosen final : public KeepInputC2r {
   std::string name() const override {
     if (cand_.split == 0) return "copy";
     const auto k = static_cast<std::ptrdiff_t>(cand_.split);
+    // dfft's own kernels (LocalFft::engine) apply the factor as they store, asked to load or not.
+    const bool own_first = cand_.scale_first && first_ && !first_->engine().empty();
     return "c2c(" + axes_text({d_.axes.begin(), d_.axes.begin() + k}) + ") then c2r(" +
            axes_text({d_.axes.begin() + k, d_.axes.end()}) + ")" +
            (cand_.grouped ? " in groups of " + std::to_string(lines_) + " lines" : "") +
@@ -135,7 +137,7 @@ class Chosen final : public KeepInputC2r {
            (d_.scale == 1 || !(cand_.scale_first || cand_.scale_on_load)
                 ? ""
                 : std::string(", the ") + (cand_.scale_first ? "c2c" : "c2r") + " normalising as it " +
-                      (cand_.scale_on_load ? "loads" : "stores"));
+                      (cand_.scale_on_load && !own_first ? "loads" : "stores"));
   }
 
  private:
@@ -189,16 +191,7 @@ std::map<std::string, std::pair<int, std::string>>& choices() {
 }
 
 std::string problem_key(const Device& dev, const FftDesc& d, double factor) {
-  std::ostringstream k;
-  k << dev.name() << ' ' << dev.ordinal() << ' ' << dev.threads() << ' ' << d.is_double << ' ' << (factor != 1) << " axes";
-  for (int a : d.axes) k << ' ' << a;
-  for (const Layout* l : {&d.in, &d.out}) {
-    k << " |";
-    for (int a = 0; a < l->box.dims(); ++a) k << ' ' << l->box.extent(a) << ':' << l->alloc_extent(a);
-    k << " order";
-    for (int a : l->order) k << ' ' << a;
-  }
-  return k.str();
+  return fft_problem_key(dev, d) + (factor != 1 ? " normalised" : "");
 }
 
 }  // namespace

@@ -143,6 +143,77 @@ TEST_F(ColumnFftGpu, MeasureTimesItAgainstCufft) {
   EXPECT_TRUE(e->engine_timing().empty());
 }
 
+// Steps of several axes split onto the kernel (DFFT_COLUMN_FFT=1: the FFT of the other axes, then
+// the kernel over the slowest in place on the output), against FFTW's multi-dimensional DFT of
+// the same row-major array: a 3-D r2c (split twice: cuFFT over z, the kernel over y, then x), a
+// 3-D c2c both ways, and a 2-D c2c over the two slow axes of three (a slab-1d2d's second step).
+TEST_F(ColumnFftGpu, SplitStepsMatchFftw) {
+  ASSERT_EQ(setenv("DFFT_COLUMN_FFT", "1", 1), 0);
+  auto dev = dfft::detail::make_cuda_device(MPI_COMM_SELF, dfft_test::test_device());
+  using C = std::complex<double>;
+  struct Case {
+    std::vector<std::int64_t> shape;
+    std::vector<int> axes;
+    FftDesc::Kind kind;
+  };
+  const std::vector<Case> cases = {{{128, 64, 10}, {0, 1, 2}, FftDesc::Kind::r2c},
+                                   {{64, 128, 6}, {0, 1, 2}, FftDesc::Kind::forward},
+                                   {{64, 128, 6}, {0, 1, 2}, FftDesc::Kind::backward},
+                                   {{64, 128, 5}, {0, 1}, FftDesc::Kind::forward}};
+  for (const Case& c : cases) {
+    const bool r2c = c.kind == FftDesc::Kind::r2c;
+    std::vector<std::int64_t> out_shape = c.shape;
+    if (r2c) out_shape.back() = out_shape.back() / 2 + 1;
+    FftDesc d;
+    d.kind = c.kind;
+    d.axes = c.axes;
+    d.in = Layout{Box{{0, 0, 0}, c.shape}, {0, 1, 2}, {}};
+    d.out = Layout{Box{{0, 0, 0}, out_shape}, {0, 1, 2}, {}};
+    d.is_double = true;
+    d.scale = 0.5;
+    const std::size_t nin = static_cast<std::size_t>(d.in.box.count()), nout = static_cast<std::size_t>(d.out.box.count());
+    Buffer a(*dev, nin * 16), b(*dev, nout * 16);
+    auto f = dev->make_fft(d, a.get(), b.get());
+    EXPECT_NE(f->engine().find("dfft's column kernel over (0)"), std::string::npos) << f->engine();
+    EXPECT_TRUE(f->scales());
+    std::mt19937 g(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<double> xr(nin);
+    std::vector<C> xc(nin);
+    for (auto& v : xr) v = u(g);
+    for (auto& v : xc) v = C(u(g), u(g));
+    if (r2c)
+      dev->upload(a.get(), xr.data(), nin * 8);
+    else
+      dev->upload(a.get(), xc.data(), nin * 16);
+    f->execute(a.get(), b.get());
+    dev->synchronize();
+    std::vector<C> got(nout), want(nout);
+    dev->download(got.data(), b.get(), nout * 16);
+    const int n[3] = {static_cast<int>(c.shape[0]), static_cast<int>(c.shape[1]), static_cast<int>(c.shape[2])};
+    fftw_plan p;
+    if (r2c) {
+      p = fftw_plan_dft_r2c_3d(n[0], n[1], n[2], xr.data(), reinterpret_cast<fftw_complex*>(want.data()), FFTW_ESTIMATE);
+    } else {
+      const int rank = static_cast<int>(c.axes.size());
+      const int howmany = rank == 3 ? 1 : n[2], stride = rank == 3 ? 1 : n[2], dist = rank == 3 ? 0 : 1;
+      p = fftw_plan_many_dft(rank, n, howmany, reinterpret_cast<fftw_complex*>(xc.data()), nullptr, stride, dist,
+                             reinterpret_cast<fftw_complex*>(want.data()), nullptr, stride, dist,
+                             c.kind == FftDesc::Kind::backward ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+    }
+    ASSERT_NE(p, nullptr);
+    fftw_execute(p);
+    fftw_destroy_plan(p);
+    double err = 0, mag = 0;
+    for (std::size_t i = 0; i < nout; ++i) {
+      err = std::max(err, std::abs(got[i] - 0.5 * want[i]));
+      mag = std::max(mag, std::abs(0.5 * want[i]));
+    }
+    EXPECT_LE(err / mag, 1e-13) << f->engine();
+  }
+  ASSERT_EQ(unsetenv("DFFT_COLUMN_FFT"), 0);
+}
+
 // Whole plans with every step the kernel applies to on it (DFFT_COLUMN_FFT=1), against the serial
 // reference: slab and pencil, both variants, r2c and c2c, both precisions. 128 x 64 x 9 gives
 // the x- and y-steps lengths the kernel is built for; on 2 or more ranks the slab's x-step after

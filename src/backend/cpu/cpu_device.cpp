@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 
 #include "backend/cpu/copy_box.hpp"
 #include "backend/cpu/fftw_wisdom.hpp"
@@ -474,6 +475,20 @@ class HostMarks final : public Marks {
 }  // namespace
 
 std::unique_ptr<Marks> Device::make_marks(int n) { return std::make_unique<HostMarks>(n); }
+
+std::string fft_problem_key(const Device& dev, const FftDesc& d) {
+  std::ostringstream k;
+  k << dev.name() << ' ' << dev.ordinal() << ' ' << dev.threads() << ' ' << d.is_double << ' '
+    << static_cast<int>(d.kind) << ' ' << (d.scale != 1) << ' ' << d.scale_on_load << " axes";
+  for (int a : d.axes) k << ' ' << a;
+  for (const Layout* l : {&d.in, &d.out}) {
+    k << " |";
+    for (int a = 0; a < l->box.dims(); ++a) k << ' ' << l->box.extent(a) << ':' << l->alloc_extent(a);
+    k << " order";
+    for (int a : l->order) k << ' ' << a;
+  }
+  return k.str();
+}
 
 void Device::nccl_prepare(MPI_Comm) { unsupported("method nccl needs the CUDA backend (device memory, one GPU per rank)"); }
 

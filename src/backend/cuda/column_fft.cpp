@@ -7,6 +7,7 @@
 // under Effort::measure both are timed once per problem in the process.
 #include "backend/cuda/column_fft.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -39,6 +40,33 @@ int width_on(const FftDesc& d, const CufftMapping& m, const CudaDevice& dev) {
   return cuda::column_fft_width(column_fft::supported_log2(m.n[0]), d.is_double, max_shared);
 }
 
+// The mapping's loops as launches: runs of loops whose offsets advance by the same step in the
+// input and the output become one launch of that many groups (a pencil's y-step looped over z:
+// one launch instead of one per z).
+struct Launch {
+  std::int64_t in = 0, out = 0, count = 1, istep = 0, ostep = 0;
+};
+std::vector<Launch> launches_of(const CufftMapping& m) {
+  std::vector<Launch> v;
+  for (const auto& [i, o] : m.loops) {
+    if (!v.empty()) {
+      Launch& b = v.back();
+      if (b.count == 1) {
+        b.istep = i - b.in;
+        b.ostep = o - b.out;
+        b.count = 2;
+        continue;
+      }
+      if (i == b.in + b.count * b.istep && o == b.out + b.count * b.ostep) {
+        ++b.count;
+        continue;
+      }
+    }
+    v.push_back({i, o, 1, 0, 0});
+  }
+  return v;
+}
+
 class ColumnFft final : public LocalFft {
  public:
   ColumnFft(const FftDesc& d, CudaDevice& dev) : dev_(dev), map_(map_layouts(d, d.in, d.out)) {
@@ -51,6 +79,7 @@ class ColumnFft final : public LocalFft {
     g_.ostride = map_.ostride;
     g_.conj = d.kind == FftDesc::Kind::backward ? -1 : 1;
     g_.factor = d.scale;
+    launches_ = launches_of(map_);
     stream_ = dev.stream();  // as a cuFFT plan is bound to the stream it was planned on
   }
 
@@ -60,14 +89,20 @@ class ColumnFft final : public LocalFft {
   void execute(void* in, void* out) override {
     dev_.activate();
     const std::int64_t elem = is_double_ ? 16 : 8;
-    for (const auto& [io, oo] : map_.loops)
-      DFFT_CUDA(cuda::launch_column_fft(static_cast<const char*>(in) + io * elem, static_cast<char*>(out) + oo * elem,
-                                        g_, log2n_, is_double_, width_, stream_));
+    for (const Launch& l : launches_) {
+      column_fft::Geom g = g_;
+      g.outer = l.count;
+      g.outer_istride = l.istep;
+      g.outer_ostride = l.ostep;
+      DFFT_CUDA(cuda::launch_column_fft(static_cast<const char*>(in) + l.in * elem, static_cast<char*>(out) + l.out * elem,
+                                        g, log2n_, is_double_, width_, stream_));
+    }
   }
 
  private:
   CudaDevice& dev_;
   CufftMapping map_;
+  std::vector<Launch> launches_;
   column_fft::Geom g_;
   int log2n_ = 0, width_ = 0;
   bool is_double_ = false;
@@ -87,6 +122,33 @@ class Timed final : public LocalFft {
  private:
   std::unique_ptr<LocalFft> f_;
   std::string timing_;
+};
+
+// A step of several axes as the FFT of all but its slowest axis, then the column kernel over that
+// one in place on the output (which also applies the normalisation).
+class SplitFft final : public LocalFft {
+ public:
+  SplitFft(std::unique_ptr<LocalFft> rest, std::unique_ptr<LocalFft> column, const std::vector<int>& rest_axes,
+           int slow)
+      : rest_(std::move(rest)), column_(std::move(column)) {
+    // The passes in order: "cuFFT over (2), then dfft's column kernel over (1), then ... over (0)".
+    std::string axes, rest_name = rest_->engine();
+    for (int a : rest_axes) axes += (axes.empty() ? "" : ",") + std::to_string(a);
+    if (rest_name.find(", then ") == std::string::npos)
+      rest_name = (rest_name.empty() ? std::string("cuFFT") : rest_name) + " over (" + axes + ")";
+    name_ = rest_name + ", then " + column_->engine() + " over (" + std::to_string(slow) + ")";
+  }
+  void execute(void* in, void* out) override {
+    rest_->execute(in, out);
+    column_->execute(out, out);
+  }
+  std::int64_t work_bytes() const override { return rest_->work_bytes() + column_->work_bytes(); }
+  bool scales() const override { return true; }
+  std::string engine() const override { return name_; }
+
+ private:
+  std::unique_ptr<LocalFft> rest_, column_;
+  std::string name_;
 };
 
 // Seconds of one execution on the plan's scratch buffers: the best of three after a warm-up.
@@ -115,14 +177,6 @@ std::map<std::string, std::pair<bool, std::string>>& choices() {
   return m;
 }
 
-std::string problem_key(const FftDesc& d, const CufftMapping& m, const CudaDevice& dev) {
-  std::ostringstream k;
-  k << dev.name() << ' ' << dev.ordinal() << ' ' << d.is_double << ' ' << static_cast<int>(d.kind) << ' '
-    << (d.scale != 1) << ' ' << d.scale_on_load << ' ' << m.n[0] << ' ' << m.istride << ' ' << m.ostride << ' '
-    << m.batch << ' ' << m.loops.size();
-  return k.str();
-}
-
 }  // namespace
 
 bool column_fft_applies(const FftDesc& d, const CudaDevice& dev) {
@@ -135,18 +189,44 @@ std::unique_ptr<LocalFft> make_column_fft(const FftDesc& d, CudaDevice& dev) {
   return std::make_unique<ColumnFft>(d, dev);
 }
 
+std::optional<ColumnSplit> column_split(const FftDesc& d, const CudaDevice& dev) {
+  if (d.axes.size() < 2 || d.real || has_r2r_axis(d) || d.kind == FftDesc::Kind::c2r) return std::nullopt;
+  // The FFT axis slowest in the output's memory order; an r2c's halved axis stays with cuFFT.
+  const auto pos = [&](int a) { return std::find(d.out.order.begin(), d.out.order.end(), a) - d.out.order.begin(); };
+  const int slow = *std::min_element(d.axes.begin(), d.axes.end(), [&](int a, int b) { return pos(a) < pos(b); });
+  if (d.kind == FftDesc::Kind::r2c && slow == d.axes.back()) return std::nullopt;
+  ColumnSplit s{d, d};
+  s.rest.axes.erase(std::find(s.rest.axes.begin(), s.rest.axes.end(), slow));
+  s.rest.scale = 1;
+  s.rest.scale_on_load = false;
+  s.rest.engine = FftDesc::Engine::automatic;
+  s.column.kind = d.kind == FftDesc::Kind::backward ? FftDesc::Kind::backward : FftDesc::Kind::forward;
+  s.column.axes = {slow};
+  s.column.in = d.out;
+  s.column.scale_on_load = false;
+  s.column.engine = FftDesc::Engine::own;
+  if (!column_fft_applies(s.column, dev)) return std::nullopt;
+  return s;
+}
+
+std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, void* scratch_in, void* scratch_out) {
+  auto rest = dev.make_fft(s.rest, scratch_in, scratch_out);
+  return std::make_unique<SplitFft>(std::move(rest), make_column_fft(s.column, dev), s.rest.axes, s.column.axes[0]);
+}
+
 std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
-                                           std::unique_ptr<LocalFft> library) {
-  const std::string key = problem_key(d, map_layouts(d, d.in, d.out), dev);
+                                           std::unique_ptr<LocalFft> library,
+                                           const std::function<std::unique_ptr<LocalFft>()>& own_fft) {
+  const std::string key = fft_problem_key(dev, d) + " column";
   {
     std::lock_guard<std::mutex> lock(choices_mutex);
     if (auto it = choices().find(key); it != choices().end()) {
       if (!it->second.first) return std::make_unique<Timed>(std::move(library), it->second.second);
       library.reset();
-      return std::make_unique<Timed>(make_column_fft(d, dev), it->second.second);
+      return std::make_unique<Timed>(own_fft(), it->second.second);
     }
   }
-  auto own = make_column_fft(d, dev);
+  auto own = own_fft();
   const double t_lib = seconds(*library, dev, in, out), t_own = seconds(*own, dev, in, out);
   const bool pick_own = t_own < t_lib;
   const std::string timing = "cuFFT " + ms_text(t_lib) + ", " + own->engine() + " " + ms_text(t_own);

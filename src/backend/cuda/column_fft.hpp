@@ -7,7 +7,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "backend/cuda/column_fft_core.hpp"
 #include "backend/device.hpp"
@@ -38,10 +40,22 @@ bool column_fft_applies(const FftDesc& d, const CudaDevice& dev);
 /// The LocalFft of such a step (FftDesc::Engine::own); it applies d.scale as it stores.
 std::unique_ptr<LocalFft> make_column_fft(const FftDesc& d, CudaDevice& dev);
 
-/// The faster of `library` (cuFFT's plan of `d`) and the column kernel, timed on `in` and `out`
-/// (the plan's scratch buffers, large enough for the step's layouts) the first time the process
-/// meets the problem; engine_timing() gives both times.
+/// A step of two or more axes split into the FFT of all but its slowest axis in the output
+/// (`rest`, out of place, unnormalised, its engine again automatic) and the column kernel over
+/// that axis in place on the output (`column`, with the normalisation): where the column kernel
+/// applies to it and, for an r2c, the slowest axis is not the halved one. c2r steps are not
+/// split (the column FFT would have to come first and overwrite the input).
+struct ColumnSplit {
+  FftDesc rest, column;
+};
+std::optional<ColumnSplit> column_split(const FftDesc& d, const CudaDevice& dev);
+std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, void* scratch_in, void* scratch_out);
+
+/// The faster of `library` (cuFFT's plan of `d`) and `own_fft()` (the column kernel, or a split
+/// onto it), timed on `in` and `out` (the plan's scratch buffers, large enough for the step's
+/// layouts) the first time the process meets the problem; engine_timing() gives both times.
 std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
-                                           std::unique_ptr<LocalFft> library);
+                                           std::unique_ptr<LocalFft> library,
+                                           const std::function<std::unique_ptr<LocalFft>()>& own_fft);
 
 }  // namespace dfft::detail

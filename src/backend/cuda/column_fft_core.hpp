@@ -160,16 +160,39 @@ DFFT_CF_UNROLL
   }
 }
 
-/// What one launch transforms: `columns` columns, point k of column c at k * istride + c in
-/// `in` and k * ostride + c in `out`. `conj`: -1 for the inverse direction (the data are
-/// conjugated on the way in and out), +1 for the forward; `factor` multiplies every output.
+/// What one launch transforms: `outer` groups of `columns` columns, point k of column c of
+/// group o at o * outer_istride + k * istride + c in `in` (the same with the o-strides in
+/// `out`). `conj`: -1 for the inverse direction (the data are conjugated on the way in and
+/// out), +1 for the forward; `factor` multiplies every output.
 struct Geom {
   std::int64_t columns = 0, istride = 0, ostride = 0;
+  std::int64_t outer = 1, outer_istride = 0, outer_ostride = 0;
   int conj = 1;
   double factor = 1;
 };
 
-/// First pass of thread (c, t) of tile `tile` (columns tile * C + c): the R1 points of
+/// Tiles of one launch: every group's columns in tiles of C, group by group.
+template <int C>
+DFFT_CF_HD std::int64_t tile_count(const Geom& g) {
+  return (g.columns + C - 1) / C * g.outer;
+}
+
+/// Tile `tile` of a launch as (group, tile within the group); one division, and none for the
+/// usual single group.
+template <int C>
+DFFT_CF_HD void tile_in_group(const Geom& g, std::int64_t tile, std::int64_t& group, std::int64_t& within) {
+  if (g.outer == 1) {
+    group = 0;
+    within = tile;
+    return;
+  }
+  const std::int64_t per = (g.columns + C - 1) / C;
+  group = tile / per;
+  within = tile - group * per;
+}
+
+/// First pass of thread (c, t) of tile `tile` of a group (`in` at the group's start; columns
+/// tile * C + c): the R1 points of
 /// sub-transform t, their R1-point DFT, times the twiddles tw[m] = W_n^m (n = R1 * R2 entries)
 /// into the shared tile `sh`.
 template <class T, int R1, int R2, int C, class Q>

@@ -243,10 +243,18 @@ std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void* scratch_i
     // DFFT_COLUMN_FFT (docs/environment.md): 0 never, 1 wherever it applies, else timed.
     const char* env = std::getenv("DFFT_COLUMN_FFT");
     const std::string policy = env ? env : "";
+    const bool timed = d.effort != Effort::estimate && scratch_in && scratch_out;
     if (policy != "0" && column_fft_applies(d, *this)) {
       if (policy == "1") return make_column_fft(d, *this);
-      if (d.effort != Effort::estimate && scratch_in && scratch_out)
-        return timed_column_fft(d, *this, scratch_in, scratch_out, std::make_unique<CufftLocal>(d, *this));
+      if (timed)
+        return timed_column_fft(d, *this, scratch_in, scratch_out, std::make_unique<CufftLocal>(d, *this),
+                                [&] { return make_column_fft(d, *this); });
+    } else if (policy != "0") {
+      if (const auto split = column_split(d, *this)) {
+        auto own = [&] { return make_split_fft(*split, *this, scratch_in, scratch_out); };
+        if (policy == "1") return own();
+        if (timed) return timed_column_fft(d, *this, scratch_in, scratch_out, std::make_unique<CufftLocal>(d, *this), own);
+      }
     }
   }
   if (has_r2r_axis(d)) {
