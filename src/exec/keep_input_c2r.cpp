@@ -244,7 +244,7 @@ std::unique_ptr<KeepInputC2r> make_keep_input_c2r(Device& dev, const FftDesc& c2
   const std::string key = problem_key(dev, c2r, factor);
   {
     std::lock_guard<std::mutex> lock(choices_mutex);
-    if (auto it = choices().find(key); it != choices().end()) {
+    if (auto it = choices().find(key); it != choices().end() && it->second.first < n) {
       c->plan(cands[static_cast<std::size_t>(it->second.first)], a, b);
       c->set_timings(it->second.second);
       return c;

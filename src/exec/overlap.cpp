@@ -217,7 +217,8 @@ double now() {
 
 }  // namespace
 
-void run_group(GroupExec& g, Device& dev, void* p0, void* p1, void* p2, void* p3, GroupTiming& t) {
+void run_group(GroupExec& g, Device& dev, void* p0, void* p1, void* p2, void* p3, GroupTiming& t,
+               bool post_unscaled) {
   const int k = static_cast<int>(g.slices.size());
   const Slots sl{k};
   Marks& mk = *g.marks;
@@ -276,7 +277,12 @@ void run_group(GroupExec& g, Device& dev, void* p0, void* p1, void* p2, void* p3
       auto& s = g.slices[static_cast<std::size_t>(i)];
       mk.stream_wait(sl.x_end(i));
       mk.record(sl.g_start(i));
-      if (!s.g_empty) s.g->execute(at(p2, s.g_in), at(p3, s.g_out));
+      if (!s.g_empty) {
+        if (post_unscaled)
+          s.g->execute_unscaled(at(p2, s.g_in), at(p3, s.g_out));
+        else
+          s.g->execute(at(p2, s.g_in), at(p3, s.g_out));
+      }
       mk.record(sl.g_end(i));
     }
   } catch (...) {

@@ -86,6 +86,9 @@ struct GroupTiming {
 };
 
 /// Run a group: p0 -> F -> p1 -> X -> p2 -> G -> p3 (absent steps: p1 = p0 or p3 = p2).
-void run_group(GroupExec& g, Device& dev, void* p0, void* p1, void* p2, void* p3, GroupTiming& t);
+/// `post_unscaled`: the FFT slices after the exchange skip the normalisation they would apply
+/// (LocalFft::execute_unscaled): the caller applied it already.
+void run_group(GroupExec& g, Device& dev, void* p0, void* p1, void* p2, void* p3, GroupTiming& t,
+               bool post_unscaled = false);
 
 }  // namespace dfft::detail

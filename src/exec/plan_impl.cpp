@@ -332,18 +332,19 @@ void PlanImpl::plan_in_place_ends() {
       (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place) = std::move(f);
     }
   // Each rank timed its own first steps; the normalisation may ride on the copy only where all
-  // ranks copy an array of one run (a device with a scaling copy: the CPU's).
+  // ranks copy an array of one run (a device with a scaling copy: the CPU's), and only where
+  // not every rank's last FFT applies it anyway (FFTW's blocks scale in cache): then no rank
+  // scales before the exchange, whichever ranks execute in place, and none scales twice.
   for (bool inverse : {false, true}) {
     const std::size_t k = inverse ? n - 1 : 0;
     const Layout& l = inverse ? path_.output : path_.input;
-    int mine = (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) && l.alloc_count() == l.box.count() &&
-               !has_offset(l) ? 1 : 0, all = 0;
-    DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_));
-    (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) = all == 1;
     const LocalFft* last = (inverse ? exec_[n - 1 - k].inv_fft : exec_[n - 1 - k].fwd_fft).get();
-    mine = last && last->scales() ? 1 : 0;
+    int mine = last && last->scales() ? 1 : 0, last_scales = 0, all = 0;
+    DFFT_MPI(MPI_Allreduce(&mine, &last_scales, 1, MPI_INT, MPI_MIN, comm_));
+    mine = (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) && l.alloc_count() == l.box.count() &&
+           !has_offset(l) ? 1 : 0;
     DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_));
-    (inverse ? exec_[k].inv_last_scales : exec_[k].fwd_last_scales) = all == 1;
+    (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) = all == 1 && last_scales == 0;
   }
 }
 
@@ -547,7 +548,9 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
       if (!p.has_pre && p3 == out && cur == out)
         fail_internal("an overlap group that reads the caller's array writes it as well (executed in place)");
       GroupTiming gt;
-      run_group(g, *dev_, cur, p1, p2, p3, gt);
+      // A copy of the first step that applied the normalisation leaves none to the FFT slices
+      // after the exchange (on a rank whose slices scale where another rank's do not).
+      run_group(g, *dev_, cur, p1, p2, p3, gt, scaled);
       if (p.has_post && std::any_of(g.slices.begin(), g.slices.end(),
                                     [](const GroupExec::Slice& s) { return s.g && s.g->scales(); }))
         scaled = true;
@@ -605,8 +608,7 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
         scaled = scaled || f.scales();
         // Where the ranks agreed that the copy applies the normalisation, a rank that copies
         // nothing applies it here, before the exchange, as the others do.
-        if (factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) &&
-            !(inverse ? exec_[k].inv_last_scales : exec_[k].fwd_last_scales)) {
+        if (factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales)) {
           dev_->scale(const_cast<void*>(in), 2 * d.sched[j].in.box.count(), factor, is_double_);
           scaled = true;
         }
@@ -791,11 +793,14 @@ std::string PlanImpl::describe() const {
         << "\n";
     const StepExec& last = exec_[d.sched.back().path_index];
     const LocalFft* f = (inverse ? last.inv_fft : last.fwd_fft).get();
-    if (norm_factor(opt_, shape_, inverse) != 1 && d.sched.back().fft && f && f->scales())
+    // Where the first step's copy applies it, the last FFT runs without (execute_unscaled).
+    if (norm_factor(opt_, shape_, inverse) != 1 && d.sched.back().fft && f && f->scales() &&
+        !(inverse ? first.inv_copy_scales : first.fwd_copy_scales))
       s << (inverse ? "inverse" : "forward") << ": the normalisation is applied by the last FFT as it stores ("
-        << (dev_->on_device() ? "cuFFT callback" : "FFTW, in blocks of the batch while in cache") << ")"
-        << ((inverse ? first.inv_copy_scales : first.fwd_copy_scales) ? " where the first step's copy has not (executed in place)" : "")
-        << "\n";
+        << (!f->engine().empty() ? f->engine()
+            : dev_->on_device()  ? std::string("cuFFT callback")
+                                 : std::string("FFTW, in blocks of the batch while in cache"))
+        << ")\n";
   }
   return s.str();
 }

@@ -75,10 +75,6 @@ class PlanImpl {
     // only where every rank copies (agreed at plan time), since the exchanges that follow mix
     // the ranks' data.
     bool fwd_copy_scales = false, inv_copy_scales = false;
-    // The direction's last FFT applies the normalisation on every rank (FFTW: blocked, each
-    // block while in cache): an execution in place then leaves it to that FFT rather than
-    // making a pass of its own over the input before the exchange.
-    bool fwd_last_scales = false, inv_last_scales = false;
     /// The inverse FFT when it reads the caller's const array (src/exec/keep_input_c2r.hpp).
     std::unique_ptr<detail::KeepInputC2r> inv_keep;
     std::unique_ptr<detail::Transport> fwd_x, inv_x;

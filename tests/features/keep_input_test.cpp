@@ -57,7 +57,7 @@ void signal(const Shape& shape, std::vector<double>& x, std::vector<std::complex
 }
 
 template <class T>
-void check(const Case& c, int choice, dfft::Effort effort, double factor) {
+void check(const Case& c, int choice, dfft::Effort effort, double factor, std::string* name = nullptr) {
   using C = std::complex<T>;
   const int r = static_cast<int>(c.shape.size());
   std::vector<double> x;
@@ -87,6 +87,7 @@ void check(const Case& c, int choice, dfft::Effort effort, double factor) {
   auto whole = dev->make_fft(d, a.get(), b.get());
   auto keep = dfft::detail::make_keep_input_c2r(*dev, d, *whole, a.get(), b.get(), factor, choice);
   ASSERT_NE(keep, nullptr);
+  if (name) *name = keep->name();
   if (choice == 0) {
     EXPECT_EQ(keep->name(), "copy");
   } else if (choice > 0) {
@@ -170,6 +171,26 @@ TEST(KeepInputC2r, TimedChoiceInvertsAndKeepsTheInput) {
     check<double>(c, -1, dfft::Effort::measure, 0.5);
     check<float>(c, -1, dfft::Effort::measure, 1);
   }
+}
+
+// On a GPU, with DFFT_COLUMN_FFT=1, the split's c2c over the leading axis runs on dfft's column
+// kernel (which also takes the factor where the c2c applies it), and the inverse is still right.
+TEST(KeepInputC2r, SplitOnTheColumnKernel) {
+  if (!backend_unavailable().empty()) GTEST_SKIP() << backend_unavailable();
+  if (!on_cuda()) GTEST_SKIP() << "the column kernel is the CUDA backend's";
+  ASSERT_EQ(setenv("DFFT_COLUMN_FFT", "1", 1), 0);
+  const Case c{{64, 6, 10}, {0, 1, 2}};
+  // Candidates of 3 axes on a GPU: 0 the copy, 1 and 2 the splits after axis 0 and 1 (the c2r
+  // normalising), then per split the factor in the c2r's loads, the c2c's stores and the c2c's
+  // loads: 4 is the split after axis 0 with the c2c normalising as it stores.
+  for (int choice : {1, 4}) {
+    std::string name;
+    check<double>(c, choice, dfft::Effort::estimate, 0.25, &name);
+    EXPECT_NE(name.find("the c2c by dfft's column kernel"), std::string::npos) << name;
+    check<float>(c, choice, dfft::Effort::estimate, 0.25, &name);
+    EXPECT_NE(name.find("the c2c by dfft's column kernel"), std::string::npos) << name;
+  }
+  ASSERT_EQ(unsetenv("DFFT_COLUMN_FFT"), 0);
 }
 
 TEST(KeepInputC2r, NothingToChooseForOneAxis) {

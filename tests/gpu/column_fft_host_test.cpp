@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "backend/cuda/column_fft.hpp"
 #include "backend/cuda/column_fft_core.hpp"
 
 namespace {
@@ -123,6 +124,44 @@ TEST(ColumnFft, EveryLengthMatchesFftwDouble) {
 TEST(ColumnFft, EveryLengthMatchesFftwFloat) {
   every_length<float, cf::narrow_columns<float>()>();
   every_length<float, cf::wide_columns<float>()>();
+}
+
+// A cuFFT mapping's loops as launches: a run that advances by one step on both sides is one
+// launch of several groups; a break in the step starts the next launch.
+TEST(ColumnFft, LoopsBecomeGroupedLaunches) {
+  dfft::detail::CufftMapping m;
+  m.loops = {{0, 0}};
+  auto v = dfft::detail::column_launches(m);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].count, 1);
+  m.loops = {{0, 0}, {10, 20}, {20, 40}, {30, 60}};
+  v = dfft::detail::column_launches(m);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].count, 4);
+  EXPECT_EQ(v[0].istep, 10);
+  EXPECT_EQ(v[0].ostep, 20);
+  // Two batch axes looped (5 apart, then 100 apart): two launches of two groups.
+  m.loops = {{0, 0}, {5, 7}, {100, 200}, {105, 207}};
+  v = dfft::detail::column_launches(m);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].in, 0);
+  EXPECT_EQ(v[0].count, 2);
+  EXPECT_EQ(v[0].istep, 5);
+  EXPECT_EQ(v[0].ostep, 7);
+  EXPECT_EQ(v[1].in, 100);
+  EXPECT_EQ(v[1].out, 200);
+  EXPECT_EQ(v[1].count, 2);
+  // The input advancing alike while the output does not: no grouping across the break.
+  m.loops = {{0, 0}, {10, 10}, {20, 30}};
+  v = dfft::detail::column_launches(m);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].count, 2);
+  EXPECT_EQ(v[1].in, 20);
+  EXPECT_EQ(v[1].count, 1);
+  // Every loop in exactly one launch.
+  std::int64_t total = 0;
+  for (const auto& l : v) total += l.count;
+  EXPECT_EQ(total, 3);
 }
 
 TEST(ColumnFft, SupportedLengthsArePowersOfTwoInRange) {

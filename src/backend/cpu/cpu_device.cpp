@@ -482,8 +482,11 @@ std::string fft_problem_key(const Device& dev, const FftDesc& d) {
     << static_cast<int>(d.kind) << ' ' << (d.scale != 1) << ' ' << d.scale_on_load << " axes";
   for (int a : d.axes) k << ' ' << a;
   for (const Layout* l : {&d.in, &d.out}) {
-    k << " |";
-    for (int a = 0; a < l->box.dims(); ++a) k << ' ' << l->box.extent(a) << ':' << l->alloc_extent(a);
+    // Extents, allocated extents and offsets; whether it is padded at all (a layout padded to
+    // its own extents has other candidates than a dense one: not row-major for the grouped c2r).
+    k << " |" << (l->padded.empty() ? " dense" : " padded");
+    for (int a = 0; a < l->box.dims(); ++a)
+      k << ' ' << l->box.extent(a) << ':' << l->alloc_extent(a) << '@' << l->offset_on(a);
     k << " order";
     for (int a : l->order) k << ' ' << a;
   }

@@ -40,32 +40,7 @@ int width_on(const FftDesc& d, const CufftMapping& m, const CudaDevice& dev) {
   return cuda::column_fft_width(column_fft::supported_log2(m.n[0]), d.is_double, max_shared);
 }
 
-// The mapping's loops as launches: runs of loops whose offsets advance by the same step in the
-// input and the output become one launch of that many groups (a pencil's y-step looped over z:
-// one launch instead of one per z).
-struct Launch {
-  std::int64_t in = 0, out = 0, count = 1, istep = 0, ostep = 0;
-};
-std::vector<Launch> launches_of(const CufftMapping& m) {
-  std::vector<Launch> v;
-  for (const auto& [i, o] : m.loops) {
-    if (!v.empty()) {
-      Launch& b = v.back();
-      if (b.count == 1) {
-        b.istep = i - b.in;
-        b.ostep = o - b.out;
-        b.count = 2;
-        continue;
-      }
-      if (i == b.in + b.count * b.istep && o == b.out + b.count * b.ostep) {
-        ++b.count;
-        continue;
-      }
-    }
-    v.push_back({i, o, 1, 0, 0});
-  }
-  return v;
-}
+using Launch = ColumnLaunch;
 
 class ColumnFft final : public LocalFft {
  public:
@@ -79,7 +54,7 @@ class ColumnFft final : public LocalFft {
     g_.ostride = map_.ostride;
     g_.conj = d.kind == FftDesc::Kind::backward ? -1 : 1;
     g_.factor = d.scale;
-    launches_ = launches_of(map_);
+    launches_ = column_launches(map_);
     stream_ = dev.stream();  // as a cuFFT plan is bound to the stream it was planned on
   }
 
@@ -179,6 +154,27 @@ std::map<std::string, std::pair<bool, std::string>>& choices() {
 
 }  // namespace
 
+std::vector<ColumnLaunch> column_launches(const CufftMapping& m) {
+  std::vector<ColumnLaunch> v;
+  for (const auto& [i, o] : m.loops) {
+    if (!v.empty()) {
+      Launch& b = v.back();
+      if (b.count == 1) {
+        b.istep = i - b.in;
+        b.ostep = o - b.out;
+        b.count = 2;
+        continue;
+      }
+      if (i == b.in + b.count * b.istep && o == b.out + b.count * b.ostep) {
+        ++b.count;
+        continue;
+      }
+    }
+    v.push_back({i, o, 1, 0, 0});
+  }
+  return v;
+}
+
 bool column_fft_applies(const FftDesc& d, const CudaDevice& dev) {
   if (!is_complex_step(d)) return false;
   const CufftMapping m = map_layouts(d, d.in, d.out);
@@ -215,17 +211,17 @@ std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, 
 }
 
 std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
-                                           std::unique_ptr<LocalFft> library,
+                                           const std::function<std::unique_ptr<LocalFft>()>& library_fft,
                                            const std::function<std::unique_ptr<LocalFft>()>& own_fft) {
   const std::string key = fft_problem_key(dev, d) + " column";
   {
+    // A choice made before: only the chosen one is planned (no cuFFT plan, and no growth of the
+    // shared cuFFT work areas, where the kernel won).
     std::lock_guard<std::mutex> lock(choices_mutex);
-    if (auto it = choices().find(key); it != choices().end()) {
-      if (!it->second.first) return std::make_unique<Timed>(std::move(library), it->second.second);
-      library.reset();
-      return std::make_unique<Timed>(own_fft(), it->second.second);
-    }
+    if (auto it = choices().find(key); it != choices().end())
+      return std::make_unique<Timed>(it->second.first ? own_fft() : library_fft(), it->second.second);
   }
+  auto library = library_fft();
   auto own = own_fft();
   const double t_lib = seconds(*library, dev, in, out), t_own = seconds(*own, dev, in, out);
   const bool pick_own = t_own < t_lib;

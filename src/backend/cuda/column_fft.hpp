@@ -10,8 +10,10 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "backend/cuda/column_fft_core.hpp"
+#include "backend/cuda/cufft_layout.hpp"
 #include "backend/device.hpp"
 
 namespace dfft::detail {
@@ -32,6 +34,14 @@ cudaError_t launch_column_fft(const void* in, void* out, const column_fft::Geom&
 
 }  // namespace cuda
 
+/// The loops of a cuFFT mapping as the kernel's launches: a run of loops whose offsets advance
+/// by the same step in the input and in the output is one launch of `count` groups of columns
+/// (a pencil's y-step looped over z: one launch instead of one per z); offsets in elements.
+struct ColumnLaunch {
+  std::int64_t in = 0, out = 0, count = 1, istep = 0, ostep = 0;
+};
+std::vector<ColumnLaunch> column_launches(const CufftMapping& m);
+
 /// Whether `d` can run as dfft's column FFT on `dev`: one complex axis (forward or backward) of a
 /// length the kernel is built for, whose batch cuFFT's mapping would run at distance 1 on both
 /// sides, with a tile that fits in the GPU's shared memory.
@@ -51,11 +61,11 @@ struct ColumnSplit {
 std::optional<ColumnSplit> column_split(const FftDesc& d, const CudaDevice& dev);
 std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, void* scratch_in, void* scratch_out);
 
-/// The faster of `library` (cuFFT's plan of `d`) and `own_fft()` (the column kernel, or a split
+/// The faster of `library_fft()` (cuFFT's plan of `d`) and `own_fft()` (the column kernel, or a split
 /// onto it), timed on `in` and `out` (the plan's scratch buffers, large enough for the step's
 /// layouts) the first time the process meets the problem; engine_timing() gives both times.
 std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
-                                           std::unique_ptr<LocalFft> library,
+                                           const std::function<std::unique_ptr<LocalFft>()>& library_fft,
                                            const std::function<std::unique_ptr<LocalFft>()>& own_fft);
 
 }  // namespace dfft::detail

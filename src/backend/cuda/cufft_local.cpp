@@ -244,16 +244,15 @@ std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void* scratch_i
     const char* env = std::getenv("DFFT_COLUMN_FFT");
     const std::string policy = env ? env : "";
     const bool timed = d.effort != Effort::estimate && scratch_in && scratch_out;
+    auto library = [&]() -> std::unique_ptr<LocalFft> { return std::make_unique<CufftLocal>(d, *this); };
     if (policy != "0" && column_fft_applies(d, *this)) {
       if (policy == "1") return make_column_fft(d, *this);
-      if (timed)
-        return timed_column_fft(d, *this, scratch_in, scratch_out, std::make_unique<CufftLocal>(d, *this),
-                                [&] { return make_column_fft(d, *this); });
+      if (timed) return timed_column_fft(d, *this, scratch_in, scratch_out, library, [&] { return make_column_fft(d, *this); });
     } else if (policy != "0") {
       if (const auto split = column_split(d, *this)) {
         auto own = [&] { return make_split_fft(*split, *this, scratch_in, scratch_out); };
         if (policy == "1") return own();
-        if (timed) return timed_column_fft(d, *this, scratch_in, scratch_out, std::make_unique<CufftLocal>(d, *this), own);
+        if (timed) return timed_column_fft(d, *this, scratch_in, scratch_out, library, own);
       }
     }
   }
