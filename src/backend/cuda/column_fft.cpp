@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // An FFT step run by dfft's column kernel (column_fft.cu): the layouts are described as cuFFT's
 // would be (cufft_layout.hpp), and the kernel runs where that description is one axis whose
-// batch members sit side by side in both arrays. Each loop of the description is one launch.
+// batch members sit side by side in both arrays; its loops become launches (column_launches).
 // Where a step could run on either, which is faster depends on the length, the strides and the
 // GPU (one H200: the kernel ahead at 1024 along the slowest axis, cuFFT at 512 in double), so
 // under Effort::measure both are timed once per problem in the process.
@@ -11,7 +11,6 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <utility>
 
 #include "backend/cuda/cuda_device.hpp"
@@ -40,21 +39,20 @@ int width_on(const FftDesc& d, const CufftMapping& m, const CudaDevice& dev) {
   return cuda::column_fft_width(column_fft::supported_log2(m.n[0]), d.is_double, max_shared);
 }
 
-using Launch = ColumnLaunch;
-
 class ColumnFft final : public LocalFft {
  public:
-  ColumnFft(const FftDesc& d, CudaDevice& dev) : dev_(dev), map_(map_layouts(d, d.in, d.out)) {
-    if (!is_complex_step(d) || !runs_directly(d, map_) || (width_ = width_on(d, map_, dev)) == 0)
+  ColumnFft(const FftDesc& d, CudaDevice& dev) : dev_(dev) {
+    const CufftMapping m = map_layouts(d, d.in, d.out);
+    if (!is_complex_step(d) || !runs_directly(d, m) || (width_ = width_on(d, m, dev)) == 0)
       fail_internal("the column kernel does not apply to this FFT step");
     is_double_ = d.is_double;
-    log2n_ = column_fft::supported_log2(map_.n[0]);
-    g_.columns = map_.batch;
-    g_.istride = map_.istride;
-    g_.ostride = map_.ostride;
+    log2n_ = column_fft::supported_log2(m.n[0]);
+    g_.columns = m.batch;
+    g_.istride = m.istride;
+    g_.ostride = m.ostride;
     g_.conj = d.kind == FftDesc::Kind::backward ? -1 : 1;
     g_.factor = d.scale;
-    launches_ = column_launches(map_);
+    launches_ = column_launches(m);
     stream_ = dev.stream();  // as a cuFFT plan is bound to the stream it was planned on
   }
 
@@ -64,7 +62,7 @@ class ColumnFft final : public LocalFft {
   void execute(void* in, void* out) override {
     dev_.activate();
     const std::int64_t elem = is_double_ ? 16 : 8;
-    for (const Launch& l : launches_) {
+    for (const ColumnLaunch& l : launches_) {
       column_fft::Geom g = g_;
       g.outer = l.count;
       g.outer_istride = l.istep;
@@ -76,8 +74,7 @@ class ColumnFft final : public LocalFft {
 
  private:
   CudaDevice& dev_;
-  CufftMapping map_;
-  std::vector<Launch> launches_;
+  std::vector<ColumnLaunch> launches_;
   column_fft::Geom g_;
   int log2n_ = 0, width_ = 0;
   bool is_double_ = false;
@@ -158,7 +155,7 @@ std::vector<ColumnLaunch> column_launches(const CufftMapping& m) {
   std::vector<ColumnLaunch> v;
   for (const auto& [i, o] : m.loops) {
     if (!v.empty()) {
-      Launch& b = v.back();
+      ColumnLaunch& b = v.back();
       if (b.count == 1) {
         b.istep = i - b.in;
         b.ostep = o - b.out;
