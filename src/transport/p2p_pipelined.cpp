@@ -22,7 +22,8 @@ namespace {
 
 using pipelined::Piece;
 using pipelined::Requests;
-using pipelined::Step;
+// Not `Step`: in a unity build the planner's dfft::detail::Step is in the same translation unit.
+using RingStep = pipelined::Step;
 
 class P2pPipelined final : public Transport {
  public:
@@ -67,7 +68,7 @@ class P2pPipelined final : public Transport {
     std::int64_t len;
   };
   struct Run {
-    std::vector<Step> ring;
+    std::vector<RingStep> ring;
     std::vector<std::vector<Piece>> rpieces;  // per step: pieces of the received block
     Requests reqs;
     std::deque<Pending> sends;  // in the order they were shipped (their tickets complete in order)
@@ -78,7 +79,7 @@ class P2pPipelined final : public Transport {
   // Enter ring step j: post its receives, stage its block piece by piece.
   void begin(Run& r, int j, const void* src, void* dst, StageTiming& t) {
     const auto& b = st_->blocks();
-    Step& s = r.ring[j] = pipelined::ring_step(j, b.spec.me, b.size());
+    RingStep& s = r.ring[j] = pipelined::ring_step(j, b.spec.me, b.size());
     {
       PhaseTimer pt(t.comm);
       char* rbase = st_->recv_ptr(s.from, dst);
@@ -126,7 +127,7 @@ class P2pPipelined final : public Transport {
       r.reqs.complete(block, r.done);
     }
     for (const auto& l : r.done) {
-      Step& s = r.ring[l.step];
+      RingStep& s = r.ring[l.step];
       if (!l.recv) {
         --s.send_left;
         continue;
@@ -142,7 +143,7 @@ class P2pPipelined final : public Transport {
   static bool retire(Run& r) {
     bool any = false;
     for (int j = 0; j < r.next; ++j) {
-      Step& s = r.ring[j];
+      RingStep& s = r.ring[j];
       if (s.retired || s.recv_left > 0 || s.send_left > 0) continue;
       s.retired = true;
       --r.active;

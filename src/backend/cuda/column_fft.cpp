@@ -4,18 +4,18 @@
 // batch members sit side by side in both arrays; its loops become launches (column_launches).
 // Where a step could run on either, which is faster depends on the length, the strides and the
 // GPU (one H200: the kernel ahead at 1024 along the slowest axis, cuFFT at 512 in double), so
-// under Effort::measure both are timed once per problem in the process.
+// under Effort::measure both are timed once per problem in the process (timed_fft.hpp).
 #include "backend/cuda/column_fft.hpp"
 
 #include <algorithm>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cufft_layout.hpp"
 #include "backend/cuda/r2r.hpp"
+#include "backend/split_fft.hpp"
+#include "backend/timed_fft.hpp"
 
 namespace dfft::detail {
 
@@ -81,48 +81,6 @@ class ColumnFft final : public LocalFft {
   cudaStream_t stream_ = nullptr;
 };
 
-// The engine chosen by timing, with both times for describe().
-class Timed final : public LocalFft {
- public:
-  Timed(std::unique_ptr<LocalFft> f, std::string timing) : f_(std::move(f)), timing_(std::move(timing)) {}
-  void execute(void* in, void* out) override { f_->execute(in, out); }
-  std::int64_t work_bytes() const override { return f_->work_bytes(); }
-  bool scales() const override { return f_->scales(); }
-  std::string engine() const override { return f_->engine(); }
-  std::string engine_timing() const override { return timing_; }
-
- private:
-  std::unique_ptr<LocalFft> f_;
-  std::string timing_;
-};
-
-// A step of several axes as the FFT of all but its slowest axis, then the column kernel over that
-// one in place on the output (which also applies the normalisation).
-class SplitFft final : public LocalFft {
- public:
-  SplitFft(std::unique_ptr<LocalFft> rest, std::unique_ptr<LocalFft> column, const std::vector<int>& rest_axes,
-           int slow)
-      : rest_(std::move(rest)), column_(std::move(column)) {
-    // The passes in order: "cuFFT over (2), then dfft's column kernel over (1), then ... over (0)".
-    std::string axes, rest_name = rest_->engine();
-    for (int a : rest_axes) axes += (axes.empty() ? "" : ",") + std::to_string(a);
-    if (rest_name.find(", then ") == std::string::npos)
-      rest_name = (rest_name.empty() ? std::string("cuFFT") : rest_name) + " over (" + axes + ")";
-    name_ = rest_name + ", then " + column_->engine() + " over (" + std::to_string(slow) + ")";
-  }
-  void execute(void* in, void* out) override {
-    rest_->execute(in, out);
-    column_->execute(out, out);
-  }
-  std::int64_t work_bytes() const override { return rest_->work_bytes() + column_->work_bytes(); }
-  bool scales() const override { return true; }
-  std::string engine() const override { return name_; }
-
- private:
-  std::unique_ptr<LocalFft> rest_, column_;
-  std::string name_;
-};
-
 // Seconds of one execution on the plan's scratch buffers: the best of three after a warm-up.
 double seconds(LocalFft& f, CudaDevice& dev, void* in, void* out) {
   Event e0(true), e1(true);
@@ -139,14 +97,6 @@ double seconds(LocalFft& f, CudaDevice& dev, void* in, void* out) {
     best = std::min(best, ms);
   }
   return best * 1e-3;
-}
-
-// The choice by problem (as the keep-input c2r keeps its own): later plans of the same step take
-// it without timing again, and run and describe themselves alike.
-std::mutex choices_mutex;
-std::map<std::string, std::pair<bool, std::string>>& choices() {
-  static std::map<std::string, std::pair<bool, std::string>> m;
-  return m;
 }
 
 }  // namespace
@@ -185,8 +135,7 @@ std::unique_ptr<LocalFft> make_column_fft(const FftDesc& d, CudaDevice& dev) {
 std::optional<ColumnSplit> column_split(const FftDesc& d, const CudaDevice& dev) {
   if (d.axes.size() < 2 || d.real || has_r2r_axis(d) || d.kind == FftDesc::Kind::c2r) return std::nullopt;
   // The FFT axis slowest in the output's memory order; an r2c's halved axis stays with cuFFT.
-  const auto pos = [&](int a) { return std::find(d.out.order.begin(), d.out.order.end(), a) - d.out.order.begin(); };
-  const int slow = *std::min_element(d.axes.begin(), d.axes.end(), [&](int a, int b) { return pos(a) < pos(b); });
+  const int slow = slowest_fft_axis(d.axes, d.out.order);
   if (d.kind == FftDesc::Kind::r2c && slow == d.axes.back()) return std::nullopt;
   ColumnSplit s{d, d};
   s.rest.axes.erase(std::find(s.rest.axes.begin(), s.rest.axes.end(), slow));
@@ -204,31 +153,19 @@ std::optional<ColumnSplit> column_split(const FftDesc& d, const CudaDevice& dev)
 
 std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, void* scratch_in, void* scratch_out) {
   auto rest = dev.make_fft(s.rest, scratch_in, scratch_out);
-  return std::make_unique<SplitFft>(std::move(rest), make_column_fft(s.column, dev), s.rest.axes, s.column.axes[0]);
+  auto column = make_column_fft(s.column, dev);
+  // The passes in order: "cuFFT over (2), then dfft's column kernel over (1), then ... over (0)".
+  std::string axes, name = rest->engine();
+  for (int a : s.rest.axes) axes += (axes.empty() ? "" : ",") + std::to_string(a);
+  if (name.find(", then ") == std::string::npos) name = (name.empty() ? std::string("cuFFT") : name) + " over (" + axes + ")";
+  name += ", then " + column->engine() + " over (" + std::to_string(s.column.axes[0]) + ")";
+  return std::make_unique<SplitFft>(std::move(rest), std::move(column), false, name);
 }
 
 std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
-                                           const std::function<std::unique_ptr<LocalFft>()>& library_fft,
-                                           const std::function<std::unique_ptr<LocalFft>()>& own_fft) {
-  const std::string key = fft_problem_key(dev, d) + " column";
-  {
-    // A choice made before: only the chosen one is planned (no cuFFT plan, and no growth of the
-    // shared cuFFT work areas, where the kernel won).
-    std::lock_guard<std::mutex> lock(choices_mutex);
-    if (auto it = choices().find(key); it != choices().end())
-      return std::make_unique<Timed>(it->second.first ? own_fft() : library_fft(), it->second.second);
-  }
-  auto library = library_fft();
-  auto own = own_fft();
-  const double t_lib = seconds(*library, dev, in, out), t_own = seconds(*own, dev, in, out);
-  const bool pick_own = t_own < t_lib;
-  const std::string timing = "cuFFT " + ms_text(t_lib) + ", " + own->engine() + " " + ms_text(t_own);
-  {
-    std::lock_guard<std::mutex> lock(choices_mutex);
-    choices().emplace(key, std::make_pair(pick_own, timing));
-  }
-  if (pick_own) return std::make_unique<Timed>(std::move(own), timing);
-  return std::make_unique<Timed>(std::move(library), timing);
+                                           const FftMaker& library_fft, const FftMaker& own_fft) {
+  return faster_fft(fft_problem_key(dev, d) + " column", "cuFFT", library_fft, own_fft,
+                    [&](LocalFft& f) { return seconds(f, dev, in, out); });
 }
 
 }  // namespace dfft::detail

@@ -15,6 +15,7 @@
 #include "backend/cuda/column_fft_core.hpp"
 #include "backend/cuda/cufft_layout.hpp"
 #include "backend/device.hpp"
+#include "backend/timed_fft.hpp"
 
 namespace dfft::detail {
 
@@ -65,7 +66,6 @@ std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, 
 /// onto it), timed on `in` and `out` (the plan's scratch buffers, large enough for the step's
 /// layouts) the first time the process meets the problem; engine_timing() gives both times.
 std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
-                                           const std::function<std::unique_ptr<LocalFft>()>& library_fft,
-                                           const std::function<std::unique_ptr<LocalFft>()>& own_fft);
+                                           const FftMaker& library_fft, const FftMaker& own_fft);
 
 }  // namespace dfft::detail

@@ -240,18 +240,16 @@ std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void* scratch_i
     return make_column_fft(d, *this);
   }
   if (d.engine == FftDesc::Engine::automatic) {
-    // DFFT_COLUMN_FFT (docs/environment.md): 0 never, 1 wherever it applies, else timed.
-    const char* env = std::getenv("DFFT_COLUMN_FFT");
-    const std::string policy = env ? env : "";
+    const EnginePolicy policy = engine_policy("DFFT_COLUMN_FFT");  // docs/environment.md
     const bool timed = d.effort != Effort::estimate && scratch_in && scratch_out;
     auto library = [&]() -> std::unique_ptr<LocalFft> { return std::make_unique<CufftLocal>(d, *this); };
-    if (policy != "0" && column_fft_applies(d, *this)) {
-      if (policy == "1") return make_column_fft(d, *this);
+    if (policy != EnginePolicy::never && column_fft_applies(d, *this)) {
+      if (policy == EnginePolicy::always) return make_column_fft(d, *this);
       if (timed) return timed_column_fft(d, *this, scratch_in, scratch_out, library, [&] { return make_column_fft(d, *this); });
-    } else if (policy != "0") {
+    } else if (policy != EnginePolicy::never) {
       if (const auto split = column_split(d, *this)) {
         auto own = [&] { return make_split_fft(*split, *this, scratch_in, scratch_out); };
-        if (policy == "1") return own();
+        if (policy == EnginePolicy::always) return own();
         if (timed) return timed_column_fft(d, *this, scratch_in, scratch_out, library, own);
       }
     }
