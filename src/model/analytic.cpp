@@ -197,10 +197,15 @@ Calibration Calibration::builtin(Backend backend, int ranks, bool shared_gpu, bo
     c.pack_rate = 4e9;
     c.pingpong = c.intra = {2, 2e-6, 3e9};
     c.inter = {2, 1.5e-5, 1e9};
+    // About 1 us per message inside a node: on 4, 8 and 16 ranks of a 16-core host a slab's
+    // exchange of a 16^3 array (messages of 64-1024 bytes) took 7, 15 and 19 us for 3, 7 and 15
+    // messages (suite crossover-cpu, docs/results/cpu-fftw.md). With 4 us the model put the
+    // slab/pencil crossover at 2-3 planes per rank on 8 and 16 ranks, where the slab was 13-32%
+    // faster; with 1 us at 1-1.5 planes, where the measurements put it.
     for (const auto& i : method_table()) {
       if (!i.cpu) continue;
       const bool datatypes = i.buffers == MethodBuffers::in_place;
-      set(i.method, i.chunks ? 8e-6 : 4e-6, datatypes ? 1.6e9 : 1.1e9);
+      set(i.method, i.chunks ? 2e-6 : 1e-6, datatypes ? 1.6e9 : 1.1e9);
     }
     return c;
   }
