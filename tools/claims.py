@@ -149,8 +149,25 @@ def claim_slab_vs_pencil():
         verdict=verdict(status, detail),
         why="On one node the exchange runs at memory speed, so pencil's second exchange (4/3 of slab's bytes at P=4, see below) "
             "and its extra strided FFT pass cost more than its smaller per-rank messages save; the crossover needs more "
-            "ranks (or a network) than one 16-core host has.",
-        data=where(H100, "claims-cpu") + " (tests slab-vs-pencil, slab-vs-pencil-512); [cpu-fftw.md](results/cpu-fftw.md)")
+            "ranks (or a network) than one 16-core host has." + crossover_note(),
+        data=where(H100, "claims-cpu") + " (tests slab-vs-pencil, slab-vs-pencil-512), " + where(H100, "crossover-cpu") +
+             "; [cpu-fftw.md](results/cpu-fftw.md)")
+
+
+def crossover_note():
+    """Below 64^3 (suite crossover-cpu): where the fastest pencil is within 5% of the fastest slab
+    or ahead, by rank count, as the slab's planes per rank (the cells of the crossover table)."""
+    import results_tables
+    cells = results_tables.crossover_cells(load(H100, "crossover-cpu"))
+    if not cells:
+        return ""
+    ranks = sorted({k[1] for k in cells})
+    close = ["%d ranks: %s" % (p, ", ".join("%g" % cells[k][3] for k in sorted(cells, key=lambda k: cells[k][3])
+                                               if k[1] == p and cells[k][1][0] <= 1.05 * cells[k][0][0]) or "none")
+             for p in ranks]
+    return (" Smaller sizes on the same kind of host (suite `crossover-cpu`, fastest method of each, forward+inverse): "
+            "the pencil is within 5% of the slab or ahead at these planes per rank of the slab only - " + "; ".join(close) +
+            " ([cpu-fftw.md](results/cpu-fftw.md#where-a-pencil-overtakes-a-slab-on-one-node-suite-crossover-cpu)).")
 
 
 BYTES_TOLERANCE = 0.03

@@ -13,6 +13,7 @@ Writes PNG files into the output folder, one set per backend, precision, transfo
   phases_*_npP.png    stacked fft/pack/comm/unpack time of every configuration at the largest size
   scaling_*.png       strong scaling (time vs ranks at fixed size) and weak scaling (size grows
                       with the ranks) of the forward transform; needs several rank counts
+With --automatic, --crossover, --threads or --tune, one figure of that kind instead (see --help).
 Uses matplotlib only (Debian: python3-matplotlib); installs nothing. Format: docs/results-format.md.
 """
 import argparse
@@ -397,6 +398,74 @@ def plot_automatic(plt, records, out):
     return True
 
 
+def plot_crossover(plt, records, out):
+    """Pencil over slab (forward+inverse, the fastest method of each) against the slab's planes
+    per rank, one line per machine and rank count (results_tables.crossover_cells: the cells and
+    ratios of the results pages' crossover table); below 1 the pencil is faster."""
+    import results_tables
+    cells = results_tables.crossover_cells(records)
+    if not cells:
+        return False
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    lines = sorted({(k[0], k[1]) for k in cells})
+    for i, (machine, ranks) in enumerate(lines):
+        keys = sorted((k for k in cells if (k[0], k[1]) == (machine, ranks)), key=lambda k: cells[k][3])
+        x = [cells[k][3] for k in keys]
+        y = [cells[k][1][0] / cells[k][0][0] for k in keys]
+        label = f"{ranks} ranks" + (f" ({machine})" if len({m for m, _ in lines}) > 1 else "")
+        ax.plot(x, y, marker="os^vD"[i % 5], label=label)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("planes per rank of the slab (first axis / ranks)")
+    ax.set_ylabel("pencil / slab (fwd+inv)")
+    ax.set_title("Slab against pencil on one node: below 1 the pencil wins", fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(linewidth=0.3)
+    fig.tight_layout()
+    save(plt, fig, out, 110)
+    return True
+
+
+def plot_threads(plt, records, out):
+    """Ranks x threads on one node: forward+inverse time of dfft's fastest configuration and of
+    FFTW-MPI's faster layout at each split, one panel per size, one line per library and day of
+    the runs (so that a rerun shows beside the run it replaces)."""
+    import results_tables as rt
+    # Per day: a configuration rerun on a later day is a point of its own here, not a replacement.
+    by_day = {}
+    for r in records:
+        by_day.setdefault(rt.field(r, "day"), []).append(r)
+    pairs = [p for recs in by_day.values() for p in rt.configurations(recs).values()]
+    rows = rt.grouped(pairs, ["size", "day", "ranks", "threads"])
+    sizes = sorted({k[0] for k in rows}, key=lambda s: [int(x) for x in s.split("x")])
+    if not sizes:
+        return False
+    fig, axes = plt.subplots(1, len(sizes), figsize=(5.0 * len(sizes), 3.6), squeeze=False)
+    for ax, size in zip(axes[0], sizes):
+        splits = sorted({(int(k[2]), int(k[3])) for k in rows if k[0] == size}, reverse=True)
+        for day in sorted({k[1] for k in rows if k[0] == size}):
+            for lib, pick, style in (("dfft", rt.is_dfft, "-o"), ("FFTW-MPI", rt.peer, "--s")):
+                # A split not measured leaves a gap in its line (NaN), not a line across it.
+                ys = [rt.best([p for p in rows.get((size, day, str(r), str(t)), []) if pick(p)])[0]
+                      for r, t in splits]
+                if any(y is not None for y in ys):
+                    ax.plot(range(len(splits)), [float("nan") if y is None else y for y in ys], style,
+                            label=f"{lib} {day}")
+        ax.set_xticks(range(len(splits)))
+        ax.set_xticklabels([f"{r}x{t}" for r, t in splits], fontsize=8)
+        ax.set_xlabel("ranks x threads per rank")
+        ax.set_yscale("log")
+        ax.set_ylabel("ms, forward + inverse")
+        ax.set_title(size, fontsize=9)
+        ax.grid(linewidth=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("Every split of one node's cores: dfft's fastest configuration and FFTW-MPI's faster layout",
+                 fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
+    save(plt, fig, out, 110)
+    return True
+
+
 def plot_tune(plt, records, out, top=12):
     """`dfft tune --json` records: one row per candidate (the chosen first, then the other
     finalists, then the fastest of the rest, at most `top`), every timed repetition as a dot
@@ -458,6 +527,12 @@ def main():
     ap.add_argument("--automatic", action="store_true",
                     help="only automatic.png: the automatic choice over the sweep's best per cell "
                          "(records of the defaults suites)")
+    ap.add_argument("--crossover", action="store_true",
+                    help="only crossover.png: pencil over slab against the slab's planes per rank "
+                         "(records of the crossover suites)")
+    ap.add_argument("--threads", action="store_true",
+                    help="only threads.png: every ranks x threads split, dfft against FFTW-MPI "
+                         "(records and peer records of the cpu-threads suite)")
     ap.add_argument("--tune", action="store_true",
                     help="only tune.png: the tuner's candidates with every timed repetition "
                          "(records of dfft tune --json)")
@@ -469,22 +544,23 @@ def main():
     except ImportError:
         system_python_or_exit()
     os.makedirs(args.out, exist_ok=True)
-    if args.automatic:  # every record counts: the automatic row repeats a sweep configuration
-        recs = load(args.files)
-        path = os.path.join(args.out, "automatic.png")
-        if not plot_automatic(plt, recs, path):
-            sys.exit("plot.py: no automatic-choice cells in " + ", ".join(args.files))
-        print("wrote", path)
-        return
-    if args.tune:
-        path = os.path.join(args.out, "tune.png")
+    # One figure of a kind: (plotting function, how to read the files, what is missing when it
+    # draws nothing). Every record counts there (an automatic row repeats a sweep configuration).
+    def tune_records(files):
         # Tuner records are not bench records (records.check would refuse them): read as they are.
         import json
-        tuned = [json.loads(x) for f in args.files for x in open(f) if x.strip()]
-        if not plot_tune(plt, tuned, path):
-            sys.exit("plot.py: no dfft tune --json candidate records in " + ", ".join(args.files))
-        print("wrote", path)
-        return
+        return [json.loads(x) for f in files for x in open(f) if x.strip()]
+    single = {"automatic": (plot_automatic, load, "no automatic-choice cells"),
+              "crossover": (plot_crossover, load, "no cell with both slab and pencil"),
+              "threads": (plot_threads, load, "no records"),
+              "tune": (plot_tune, tune_records, "no dfft tune --json candidate records")}
+    for kind, (plot, read, missing) in single.items():
+        if getattr(args, kind):
+            path = os.path.join(args.out, kind + ".png")
+            if not plot(plt, read(args.files), path):
+                sys.exit("plot.py: " + missing + " in " + ", ".join(args.files))
+            print("wrote", path)
+            return
     records = dedupe(load(args.files))
     written = []
     for key, recs in sorted(groups_by_ranks(records).items()):

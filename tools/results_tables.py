@@ -29,6 +29,11 @@ Kinds (options besides the record filters of results_pages.py):
              rank count: forward+inverse times, their ratio, and the geometric mean of the ratios;
              where the runner repeated the job in several processes, each time is the median over
              them.
+  crossover  slab-2d1d against pencil per machine, rank count and size: the fastest of each
+             decomposition (forward+inverse, over its methods and variants), the planes per rank
+             of the slab (the first axis over the ranks), pencil / slab, and where the job timed
+             the automatic choice (test "automatic"), what it chose and its time over the faster
+             of the two
 stat=min (any kind) uses the fastest repetition instead of the median, which a loaded machine
 disturbs less. A configuration's time is its forward plus inverse median (one round trip); "best" is the
 fastest configuration of those selected. Several records of one configuration (repeated runs):
@@ -100,7 +105,8 @@ def config_name(rec):
 
 
 IDENTITY = ("library", "transposed_out", "decomposition", "variant", "methods", "grid", "codec", "overlap",
-            "staging", "precision", "transform", "size", "ranks", "backend", "effort", "machine", "r2r", "in_place")
+            "staging", "precision", "transform", "size", "ranks", "threads", "backend", "effort", "machine", "r2r",
+            "in_place")
 
 
 def configurations(records):
@@ -492,6 +498,54 @@ def kind_automatic(spec, records):
     return table(header, rows), rows, kept
 
 
+def crossover_cells(records):
+    """{(machine, ranks, size): (slab (time, pair), pencil (time, pair), automatic (time, pair),
+    planes per rank, records)} of the cells that timed both decompositions."""
+    cells = {}
+    # The automatic row repeats a configuration of the sweep: kept apart, not merged with it.
+    is_auto = [r.get("test") == AUTOMATIC_TEST for r in records]
+    keys = ["machine", "ranks", "size"]
+    autos = grouped(list(configurations([r for r, a in zip(records, is_auto) if a]).values()), keys)
+    groups = grouped(list(configurations([r for r, a in zip(records, is_auto) if not a]).values()), keys)
+    for (machine, ranks, size), pairs in groups.items():
+        sweep = [p for p in pairs if is_dfft(p)]
+        auto = autos.get((machine, ranks, size), [])
+        dfft = sweep + auto
+        slab = best([p for p in sweep if (p.get("forward") or p.get("inverse")).get("decomposition") == "slab-2d1d"])
+        pencil = best([p for p in sweep if (p.get("forward") or p.get("inverse")).get("decomposition") == "pencil"])
+        if slab[0] is None or pencil[0] is None:
+            continue
+        n0 = int(size.split("x")[0])
+        cells[(machine, int(ranks), size)] = (slab, pencil, best(auto), n0 / int(ranks), used(dfft))
+    return cells
+
+
+def cell_order(key):
+    return (key[0], key[1], [int(x) for x in key[2].split("x")])
+
+
+def kind_crossover(spec, records):
+    cells = crossover_cells(select(records, spec))
+    machines = {k[0] for k in cells}
+    rows, kept = [], []
+    for key in sorted(cells, key=cell_order):
+        (ts, ps), (tp, pp), (ta, pa), planes, recs = cells[key]
+        kept += recs
+        row = ([key[0]] if len(machines) > 1 else []) + [str(key[1]), key[2], "%g" % planes,
+                                                        ms(ts), config_name(ps["forward"]), ms(tp),
+                                                        config_name(pp["forward"]), "%.2f" % (tp / ts)]
+        if ta is not None:
+            row += [config_name(pa["forward"]) + " grid " + text("grid", pa["forward"].get("grid")), ms(ta),
+                    "%.2f" % (ta / min(ts, tp))]
+        else:
+            row += ["-", "-", "-"]
+        rows.append(row)
+    header = (["machine"] if len(machines) > 1 else []) + [
+        "ranks", "size", "planes per rank", "slab " + unit(), "fastest slab", "pencil " + unit(), "fastest pencil",
+        "pencil / slab", "automatic choice", "automatic " + unit(), "automatic / faster"]
+    return table(header, rows), rows, kept
+
+
 def kind_r2r(spec, records):
     """DCT/DST plans beside the plain FFT (c2c, no DCT/DST axis) of the same machine, ranks,
     precision and size: each row's forward and inverse, and its forward+inverse over the FFT's."""
@@ -520,7 +574,8 @@ KINDS = {"list": kind_list,
          "halo": kind_halo,
          "halo-gpu": kind_halo_gpu,
          "column-fft": kind_column_fft,
-         "r2r": kind_r2r}
+         "r2r": kind_r2r,
+         "crossover": kind_crossover}
 
 
 def render(kind, spec, records):

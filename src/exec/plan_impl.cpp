@@ -782,11 +782,13 @@ std::string PlanImpl::describe() const {
       s << (inverse ? "inverse" : "forward") << ": the last exchange writes the output array, the last FFT runs in place there\n";
     if (n == 0) continue;
     const StepExec& first = exec_[d.sched.front().path_index];
-    if (first_fft_in_caller_array(inverse) && (opt_.in_place || opt_.transform == Transform::c2c))
+    const bool in_place_too = first_fft_in_caller_array(inverse) && (opt_.in_place || opt_.transform == Transform::c2c);
+    if (in_place_too)
       s << (inverse ? "inverse" : "forward") << " executed in place (input and output one array): the first FFT "
         << "transforms the array where it lies\n";
     if (inverse ? first.inv_copy_first : first.fwd_copy_first)
-      s << (inverse ? "inverse" : "forward") << ": the first FFT copies the input into the workspace and runs in place there"
+      s << (inverse ? "inverse" : "forward") << (in_place_too ? " executed out of place" : "")
+        << ": the first FFT copies the input into the workspace and runs in place there"
         << (norm_factor(opt_, shape_, inverse) != 1 && (inverse ? first.inv_copy_scales : first.fwd_copy_scales)
                 ? "; the copy applies the normalisation"
                 : "")

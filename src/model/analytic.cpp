@@ -199,9 +199,10 @@ Calibration Calibration::builtin(Backend backend, int ranks, bool shared_gpu, bo
     c.inter = {2, 1.5e-5, 1e9};
     // About 1 us per message inside a node: on 4, 8 and 16 ranks of a 16-core host a slab's
     // exchange of a 16^3 array (messages of 64-1024 bytes) took 7, 15 and 19 us for 3, 7 and 15
-    // messages (suite crossover-cpu, docs/results/cpu-fftw.md). With 4 us the model put the
-    // slab/pencil crossover at 2-3 planes per rank on 8 and 16 ranks, where the slab was 13-32%
-    // faster; with 1 us at 1-1.5 planes, where the measurements put it.
+    // messages (suite crossover-cpu, docs/results/cpu-fftw.md). With 4 us the automatic choice
+    // took pencils at 2-3 planes per rank on 8 and 16 ranks, 1.25-1.79x the faster decomposition
+    // there; with 1 us it takes them at 1-1.5 planes per rank on 16 ranks, where the pencil was
+    // ahead.
     for (const auto& i : method_table()) {
       if (!i.cpu) continue;
       const bool datatypes = i.buffers == MethodBuffers::in_place;
