@@ -42,8 +42,10 @@ std::unique_ptr<LocalFft> faster_fft(const std::string& key, const std::string& 
   {
     // A choice made before: only the chosen one is planned.
     std::lock_guard<std::mutex> lock(choices_mutex);
-    if (auto it = choices().find(key); it != choices().end())
-      return std::make_unique<Timed>(it->second.first ? own() : library(), it->second.second);
+    if (auto it = choices().find(key); it != choices().end()) {
+      auto chosen = it->second.first ? own() : library();
+      return std::make_unique<Timed>(chosen ? std::move(chosen) : library(), it->second.second);
+    }
   }
   auto lib = library();
   auto other = own();

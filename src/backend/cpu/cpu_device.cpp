@@ -388,9 +388,10 @@ bool has_r2r_axis(const FftDesc& d) {
 // A step of three or more FFT axes (the whole array on one rank) has no batch along which
 // FftwLocal could block it: FFTW runs it as passes over the whole array, each from memory. The
 // split (split_fft.hpp) runs the FFT of all but the slowest axis, whose batch is then that axis
-// and so runs in cache-sized blocks, and the slowest axis alone in place (one rank, 256^3 double
-// r2c, 2-core development machine: 149-155 ms against 176 ms as one FFTW plan). Not for two
-// axes: the rest would be one axis, and the two passes over memory are what the blocked
+// and so runs in cache-sized blocks, and the slowest axis alone in place. Which is faster depends
+// on the size and the machine (one rank of a 16-core Xeon host: the split's forward 111-124
+// against 139-149 ms at 256^3, and slower than the one plan at 512^3), so it is timed. Not for
+// two axes: the rest would be one axis, and the two passes over memory are what the blocked
 // two-axis plan saves.
 struct CpuSplit {
   FftDesc rest, column;
