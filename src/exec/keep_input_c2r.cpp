@@ -18,12 +18,6 @@ namespace dfft::detail {
 
 namespace {
 
-std::string axes_text(const std::vector<int>& axes) {
-  std::string s;
-  for (int a : axes) s += (s.empty() ? "" : ",") + std::to_string(a);
-  return s;
-}
-
 bool row_major(const Layout& l) {
   return l.padded.empty() && l.order == natural_order(l.box.dims());
 }

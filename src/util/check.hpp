@@ -9,6 +9,7 @@
 #include <exception>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "dfft/types.hpp"
 
@@ -62,6 +63,13 @@ inline std::string ms_text(double seconds) {
   o.precision(3);
   o << seconds * 1e3 << " ms";
   return o.str();
+}
+
+/// FFT axes as describe() texts print them: "1,2".
+inline std::string axes_text(const std::vector<int>& axes) {
+  std::string s;
+  for (int a : axes) s += (s.empty() ? "" : ",") + std::to_string(a);
+  return s;
 }
 
 /// Bad input (InvalidArgument), from stream-able parts: fail("grid ", g, " has ", n, " ranks").

@@ -415,12 +415,6 @@ std::optional<CpuSplit> cpu_split(const FftDesc& d) {
   return s;
 }
 
-std::string axes_list(const std::vector<int>& axes) {
-  std::string s;
-  for (int a : axes) s += (s.empty() ? "" : ",") + std::to_string(a);
-  return "(" + s + ")";
-}
-
 // Seconds of one execution on the plan's scratch buffers, the best of two after a warm-up; the
 // input is zeroed before each (a c2r spends it, and planners leave anything in the buffers).
 double seconds_on_scratch(LocalFft& f, const FftDesc& d, void* si, void* so) {
@@ -527,7 +521,8 @@ class CpuDevice final : public Device {
     try {
       auto rest = plain(s.rest, si, so);
       auto column = plain(s.column, spectral, spectral);
-      const std::string r = "over " + axes_list(s.rest.axes), c = "over " + axes_list(s.column.axes) + " in place";
+      const std::string r = "over (" + axes_text(s.rest.axes) + ")",
+                        c = "over (" + axes_text(s.column.axes) + ") in place";
       return std::make_unique<SplitFft>(std::move(rest), std::move(column), s.column_first,
                                         "FFTW " + (s.column_first ? c + ", then " + r : r + ", then " + c));
     } catch (const LibraryError&) {

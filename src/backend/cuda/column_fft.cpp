@@ -155,9 +155,9 @@ std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, 
   auto rest = dev.make_fft(s.rest, scratch_in, scratch_out);
   auto column = make_column_fft(s.column, dev);
   // The passes in order: "cuFFT over (2), then dfft's column kernel over (1), then ... over (0)".
-  std::string axes, name = rest->engine();
-  for (int a : s.rest.axes) axes += (axes.empty() ? "" : ",") + std::to_string(a);
-  if (name.find(", then ") == std::string::npos) name = (name.empty() ? std::string("cuFFT") : name) + " over (" + axes + ")";
+  std::string name = rest->engine();
+  if (name.find(", then ") == std::string::npos)
+    name = (name.empty() ? std::string("cuFFT") : name) + " over (" + axes_text(s.rest.axes) + ")";
   name += ", then " + column->engine() + " over (" + std::to_string(s.column.axes[0]) + ")";
   return std::make_unique<SplitFft>(std::move(rest), std::move(column), false, name);
 }
