@@ -8,6 +8,7 @@
 
 #include "bench.hpp"
 #include "command.hpp"
+#include "option_json.hpp"
 #include "dfft/option_fields.hpp"
 #include "dfft/types.hpp"
 
@@ -111,8 +112,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
                                   "FILE.dfft-tmp renamed to FILE at the end, so a failed write keeps the old FILE)");
   c->add_option("--effort", a.effort, "FFTW planning effort")
       ->capture_default_str()->check(CLI::IsMember({"estimate", "measure"}));
-  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward (inverse by 1/N) | ortho | forward")
-      ->capture_default_str()->check(CLI::IsMember({"backward", "ortho", "forward"}));
+  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward (inverse by 1/N) | ortho | forward | none (neither)")
+      ->capture_default_str()->check(CLI::IsMember(option_names("norm")));
   c->add_option("--backend", a.backend, "cpu | cuda")
       ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
   c->add_option("--max-message-bytes", a.max_message_bytes,

@@ -188,7 +188,7 @@ const std::map<std::string, Reader>& readers() {
       {"reference", [](auto& v, auto& w, auto& s) { s.reference = get_bool(v, w); }},
       {"transposed_out", [](auto& v, auto& w, auto& s) { s.transposed_out = get_bool(v, w); }},
       {"norm",
-       [](auto& v, auto& w, auto& s) { s.norm = get_choice(v, w, {"backward", "ortho", "forward"}); }},
+       [](auto& v, auto& w, auto& s) { s.norm = get_choice(v, w, dfftapp::option_names("norm")); }},
       {"effort",
        [](auto& v, auto& w, auto& s) {
          s.effort = get_choice(v, w, {"estimate", "measure"});

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "option_json.hpp"
 
+#include <sstream>
 #include <stdexcept>
 
 namespace dfftapp {
@@ -52,6 +53,13 @@ std::vector<std::string> option_sweep(const dfft::OptionField& f, const json& v)
     dfft::set_option(probe, f.name, t);
     out.push_back(std::move(t));
   }
+  return out;
+}
+
+std::vector<std::string> option_names(const std::string& field) {
+  std::vector<std::string> out;
+  std::stringstream names{std::string(dfft::option_field(field).allowed)};
+  for (std::string n; std::getline(names, n, '|');) out.push_back(n);
   return out;
 }
 

@@ -24,4 +24,8 @@ std::string option_text(const dfft::OptionField& f, const nlohmann::json& v);
 /// values; for a list-valued field an array of arrays). Each is checked with dfft::set_option.
 std::vector<std::string> option_sweep(const dfft::OptionField& f, const nlohmann::json& v);
 
+/// The names the option table allows for the enum field `field` (e.g. "norm"), so that a
+/// subcommand's own flag or a cases-file key checks the list the library parses.
+std::vector<std::string> option_names(const std::string& field);
+
 }  // namespace dfftapp

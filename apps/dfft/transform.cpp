@@ -11,6 +11,7 @@
 #include "bench.hpp"
 #include "cli_common.hpp"
 #include "command.hpp"
+#include "option_json.hpp"
 #include "dfft/dfft.hpp"
 #include "dfft/io.hpp"
 #include "output_target.hpp"
@@ -41,13 +42,13 @@ struct Job {
 const char* kTransformFooter = R"(Transforms: r2c (real input, complex output with the last axis n/2+1, like
 numpy.fft.rfftn), c2r (the inverse: complex input with the halved last axis, real output of last
 axis --last-n, default 2*(m-1) like numpy.fft.irfftn), c2c (complex to complex; --inverse for
-the backward transform, like numpy.fft.ifftn), r2r (real to real with --r2r naming the DCT/DST
-kind of every axis, like scipy.fft.dctn/dstn with orthogonalize=False; --inverse for the
-inverse kinds).
+the backward transform, like numpy.fft.ifftn), r2r (real to real with --r2r naming the real
+kind of every axis: a DCT/DST, like scipy.fft.dctn/dstn with orthogonalize=False, or FFTW's
+r2hc, hc2r, dht; --inverse for the inverse kinds).
 Element types: float32 and complex64 run in single precision, float64 and complex128 in double;
 the output has the matching type. Input in C or Fortran order, output in C order; little endian.
 Scaling (--norm, as numpy.fft): backward (default: inverse scaled by 1/N), ortho (both by
-1/sqrt(N)), forward (forward by 1/N). N = product of the real shape's transformed axes.
+1/sqrt(N)), forward (forward by 1/N); none scales neither (FFTW's convention). N = product of the real shape's transformed axes.
 --axes 1,2 transforms only those axes (numpy.fft's axes=); r2c and c2r halve the last listed one.
 The output is written to OUT.dfft-tmp and renamed at the end: on any error no OUT is left.
 OUT must be a new or a regular file: a symbolic link, a device, a FIFO, a directory or the input
@@ -68,9 +69,9 @@ void add_options(CLI::App* c, TransformArgs& a) {
                 "Axes to transform, in order, as numpy.fft's axes= (e.g. 1,2; default all); r2c "
                 "and c2r halve the last listed axis")
       ->delimiter(',');
-  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward")
+  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward | none (neither)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"backward", "ortho", "forward"}));
+      ->check(CLI::IsMember(option_names("norm")));
   c->add_option("--decomp", a.decomp, "slab-2d1d | slab-1d2d | pencil | auto (chosen by the plan)")->capture_default_str();
   c->add_option("--variant", a.variant, "default | realigned | auto (chosen by the plan)")->capture_default_str();
   c->add_option("--grid", a.grid, "Process grid P1xP2 (pencil), P (slab) or auto")

@@ -38,13 +38,14 @@ module dfft
   integer(c_int), parameter :: DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2
   integer(c_int), parameter :: DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2, DFFT_DCT1 = 3, &
                                DFFT_DCT3 = 4, DFFT_DCT4 = 5, DFFT_DST1 = 6, DFFT_DST3 = 7, &
-                               DFFT_DST4 = 8
+                               DFFT_DST4 = 8, DFFT_R2HC = 9, DFFT_HC2R = 10, DFFT_DHT = 11
   integer(c_int), parameter :: DFFT_A2A_SYNC = 0, DFFT_A2A_TYPE = 1, DFFT_P2P_SYNC = 2, &
                                DFFT_P2P_TYPE = 3, DFFT_P2P_STREAMS = 4, DFFT_NCCL = 5, &
                                DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8, &
                                DFFT_NODE_RING = 9, DFFT_HIERARCHICAL = 10, DFFT_PER_PEER = 11
   integer(c_int), parameter :: DFFT_ESTIMATE = 0, DFFT_MEASURE = 1
-  integer(c_int), parameter :: DFFT_NORM_BACKWARD = 0, DFFT_NORM_ORTHO = 1, DFFT_NORM_FORWARD = 2
+  integer(c_int), parameter :: DFFT_NORM_BACKWARD = 0, DFFT_NORM_ORTHO = 1, DFFT_NORM_FORWARD = 2, &
+                               DFFT_NORM_NONE = 3
   integer(c_int), parameter :: DFFT_CPU = 0, DFFT_CUDA = 1
   integer(c_int), parameter :: DFFT_CODEC_NONE = 0, DFFT_CODEC_FP32 = 1, DFFT_CODEC_FP16 = 2, &
                                DFFT_CODEC_BF16 = 3
@@ -55,7 +56,7 @@ module dfft
 
   ! Same fields, order and types as struct dfft_options in dfft.h: flat, fields only ever
   ! appended (docs/design.md, "Options groups"). The groups of dfft::Options (docs/options.md):
-  !   problem:       transform, r2r, n_axes + axes, padding, norm, batch, in_place
+  !   problem:       transform, r2r, n_axes + axes, padding, norm, batch, in_place, destroy_input
   !   decomposition: decomposition, grid_dims + grid, variant, transposed_out
   !   exchange:      n_methods + methods, codec, tolerance, onesided_sync, staging, chunks,
   !                  in_flight, max_message_bytes
@@ -89,6 +90,7 @@ module dfft
     ! per axis in C order (axis 0 slowest): _lo cells below the box, _hi above (0: dense).
     integer(c_int64_t) :: input_halo_lo(DFFT_MAX_DIMS), input_halo_hi(DFFT_MAX_DIMS)
     integer(c_int64_t) :: output_halo_lo(DFFT_MAX_DIMS), output_halo_hi(DFFT_MAX_DIMS)
+    integer(c_int) :: destroy_input  ! version 7: 1 = dfft_inverse may overwrite its input
   end type dfft_options
 
   type, bind(c) :: dfft_timings

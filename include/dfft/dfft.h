@@ -63,7 +63,9 @@ enum { DFFT_R2C = 0, DFFT_C2C = 1, DFFT_R2R = 2 };
    kind: types I and IV self-inverse, II and III each other's; docs/r2r.md). */
 enum {
   DFFT_R2R_NONE = 0, DFFT_DCT2 = 1, DFFT_DST2 = 2, DFFT_DCT1 = 3, DFFT_DCT3 = 4, DFFT_DCT4 = 5,
-  DFFT_DST1 = 6, DFFT_DST3 = 7, DFFT_DST4 = 8
+  DFFT_DST1 = 6, DFFT_DST3 = 7, DFFT_DST4 = 8,
+  /* FFTW_R2HC, FFTW_HC2R, FFTW_DHT: DFFT_R2R only (every axis a real kind), DFFT_CPU only */
+  DFFT_R2HC = 9, DFFT_HC2R = 10, DFFT_DHT = 11
 };
 enum {
   DFFT_A2A_SYNC = 0, DFFT_A2A_TYPE = 1, DFFT_P2P_SYNC = 2, DFFT_P2P_TYPE = 3, DFFT_P2P_STREAMS = 4,
@@ -71,7 +73,8 @@ enum {
   DFFT_HIERARCHICAL = 10, DFFT_PER_PEER = 11
 };
 enum { DFFT_ESTIMATE = 0, DFFT_MEASURE = 1 };
-enum { DFFT_NORM_BACKWARD = 0, DFFT_NORM_ORTHO = 1, DFFT_NORM_FORWARD = 2 };
+/* DFFT_NORM_NONE: neither direction scaled (FFTW's convention: forward then inverse gives N x) */
+enum { DFFT_NORM_BACKWARD = 0, DFFT_NORM_ORTHO = 1, DFFT_NORM_FORWARD = 2, DFFT_NORM_NONE = 3 };
 enum { DFFT_CPU = 0, DFFT_CUDA = 1 };
 enum { DFFT_CODEC_NONE = 0, DFFT_CODEC_FP32 = 1, DFFT_CODEC_FP16 = 2, DFFT_CODEC_BF16 = 3 };
 enum { DFFT_FENCE = 0, DFFT_FLUSH = 1 };
@@ -80,7 +83,7 @@ enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
 
 /* Layout version of dfft_options: a library refuses (DFFT_ERROR_OPTIONS_VERSION) a struct whose
  * `size` or `version` it does not know, instead of reading fields that are not there. */
-#define DFFT_OPTIONS_VERSION 6
+#define DFFT_OPTIONS_VERSION 7
 /* Most exchanges a plan has (a pencil grid of DFFT_MAX_DIMS - 1 dimensions). */
 #define DFFT_MAX_EXCHANGES (DFFT_MAX_DIMS - 1)
 
@@ -89,7 +92,7 @@ enum { DFFT_TUNE_NONE = 0, DFFT_TUNE_HEURISTIC = 1, DFFT_TUNE_MEASURE = 2 };
  * pointer fields, so that Fortran's bind(C) type dfft_options (dfft.f90) has the same layout.
  * The struct stays flat and fields are only appended (docs/design.md, "Options groups"); each
  * field's comment names, in brackets, the group of dfft::Options it belongs to (docs/options.md):
- *   problem:       transform, r2r, n_axes + axes, padding, norm, batch, in_place
+ *   problem:       transform, r2r, n_axes + axes, padding, norm, batch, in_place, destroy_input
  *   decomposition: decomposition, grid_dims + grid, variant, transposed_out
  *   exchange:      n_methods + methods, codec, tolerance, onesided_sync, staging, chunks,
  *                  in_flight, max_message_bytes
@@ -169,6 +172,9 @@ typedef struct dfft_options {
   int64_t input_halo_hi[DFFT_MAX_DIMS];
   int64_t output_halo_lo[DFFT_MAX_DIMS];
   int64_t output_halo_hi[DFFT_MAX_DIMS];
+  /* Version 7. */
+  int destroy_input;          /* [problem] 0; 1: dfft_inverse may overwrite its input spectrum
+                                 (FFTW's c2r default), 0: it leaves it as it was */
 } dfft_options;
 
 typedef struct dfft_plan_s* dfft_plan;

@@ -150,6 +150,7 @@ struct WisdomKey {
   std::string precision = "double", transform = "r2c", backend = "cpu", device, codec = "none";
   int batch = 1;
   bool in_place = false;
+  bool destroy_input = false;  // the inverse runs on the caller's spectrum: other timings
   bool transposed_out = false;  // another output layout is another problem
   std::vector<std::string> r2r;
   int threads = 1;  // Options::threads: a ranks x threads split is its own problem

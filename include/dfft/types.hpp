@@ -151,25 +151,31 @@ Layout with_halo(const Layout& l, const HaloWidths& w);
 /// `automatic`: chosen when the plan is made (Options, "Automatic choices" below).
 enum class Decomposition { slab_2d1d, slab_1d2d, pencil, automatic };
 enum class Variant { Default, Realigned, automatic };
-enum class Transform { r2c, c2c, r2r };  // c2r is the inverse of r2c; r2r: real DCT/DST on every axis
+enum class Transform { r2c, c2c, r2r };  // c2r is the inverse of r2c; r2r: a real kind on every axis
 /// Real-to-real kind of one axis (docs/r2r.md): the DCT or DST of type I-IV that the forward
 /// transform applies along it (FFTW's REDFT00/10/01/11, RODFT00/10/01/11, scipy.fft's dct/dst
-/// type=1..4, unnormalised). The inverse transform applies the inverse kind (r2r_inverse: types I
-/// and IV are their own inverses, II and III each other's). The first three values keep the
-/// numbers they have in the C interface.
-enum class R2R { none, dct2, dst2, dct1, dct3, dct4, dst1, dst3, dst4 };
+/// type=1..4, unnormalised), or one of FFTW's DFT-based real kinds: r2hc (FFTW_R2HC, the real DFT
+/// in FFTW's halfcomplex order r0..r_{n/2}, i_{(n+1)/2-1}..i1), hc2r (FFTW_HC2R, its inverse) and
+/// dht (FFTW_DHT, the discrete Hartley transform). The inverse transform applies the inverse kind
+/// (r2r_inverse: types I and IV are their own inverses, II and III each other's, r2hc and hc2r
+/// each other's, dht its own). The FFTW-only kinds run on the CPU backend and only with
+/// Transform::r2r (r2r_is_fftw_only). Values keep the numbers they have in the C interface.
+enum class R2R { none, dct2, dst2, dct1, dct3, dct4, dst1, dst3, dst4, r2hc, hc2r, dht };
 /// The kind that undoes `k` up to scaling: dct1 -> dct1, dct2 <-> dct3, dct4 -> dct4 (and the
-/// same for dst); none -> none.
+/// same for dst); r2hc <-> hc2r, dht -> dht; none -> none.
 R2R r2r_inverse(R2R k);
-/// Type of a DCT/DST kind, 1..4 (0 for none).
+/// Type of a DCT/DST kind, 1..4 (0 for none and for the FFTW-only kinds, which are no DCT/DST).
 int r2r_type(R2R k);
 /// True for the sine kinds (dst1..dst4).
 bool r2r_is_sine(R2R k);
+/// True for r2hc, hc2r and dht: FFTW's DFT-based real kinds, which only FFTW's r2r runs (the CPU
+/// backend) and which are not DCT/DST types (r2r_type 0).
+bool r2r_is_fftw_only(R2R k);
 /// The kind of type `type` (1..4), cosine or sine: the inverse of r2r_type / r2r_is_sine.
 R2R r2r_kind(bool sine, int type);
 /// Factor by which the kind and its inverse, applied in turn on an axis of n points, multiply
-/// the data (FFTW's logical size): 2(n-1) for dct1, 2(n+1) for dst1, 2n otherwise, n for none
-/// (the periodic DFT). Options::norm divides by the product of these.
+/// the data (FFTW's logical size): 2(n-1) for dct1, 2(n+1) for dst1, n for none (the periodic
+/// DFT), r2hc, hc2r and dht, 2n otherwise. Options::norm divides by the product of these.
 std::int64_t r2r_logical_size(R2R k, std::int64_t n);
 /// FFTW planning (CPU backend): `measure` times candidate algorithms the first time a size is
 /// planned and keeps the result as FFTW wisdom on disk (Options::fftw_wisdom), so later plans
@@ -179,8 +185,9 @@ enum class Effort { estimate, measure };
 /// Scaling, as numpy.fft's `norm`: `backward` leaves the forward transform unscaled and scales
 /// the inverse by 1/N, `forward` the other way round, `ortho` scales both by 1/sqrt(N). N is the
 /// product over the axes of r2r_logical_size (n on a periodic axis, 2n on most DCT/DST axes:
-/// FFTW's and scipy's unnormalised pairs), so every choice gives inverse(forward(x)) == x.
-enum class Norm { backward, ortho, forward };
+/// FFTW's and scipy's unnormalised pairs), so these choices give inverse(forward(x)) == x.
+/// `none` scales neither direction (FFTW's convention): inverse(forward(x)) == N x.
+enum class Norm { backward, ortho, forward, none };
 enum class Backend { cpu, cuda };
 /// Global redistribution methods. The four CPU methods are always available; the others need
 /// the CUDA backend (and NCCL for `nccl`).
@@ -236,12 +243,12 @@ Method parse_method(const std::string&);
 /// "auto" (the methods chosen when the plan is made: an empty Options::methods) or one name.
 std::vector<Method> parse_methods(const std::string&);
 Backend parse_backend(const std::string&);
-R2R parse_r2r(const std::string&);  // "none", "dct1".."dct4", "dst1".."dst4"
+R2R parse_r2r(const std::string&);  // "none", "dct1".."dct4", "dst1".."dst4", "r2hc", "hc2r", "dht"
 Codec parse_codec(const std::string&);
 OneSidedSync parse_onesided_sync(const std::string&);
 Staging parse_staging(const std::string&);
 Tune parse_tune(const std::string&);  // "none", "heuristic", "measure"
-Norm parse_norm(const std::string&);  // "backward", "ortho", "forward"
+Norm parse_norm(const std::string&);  // "backward", "ortho", "forward", "none"
 
 /// Options group "problem": what is transformed (transform kind, axes, padding, normalisation,
 /// batches, in place).
@@ -279,6 +286,11 @@ struct ProblemOptions {
   /// 2*(n/2+1) reals) so that forward(p, p) and inverse(p, p) work on one buffer of
   /// max(input, output) bytes. c2c plans work in place without it.
   bool in_place = false;
+  /// The inverse may overwrite its input (the caller's spectrum), as FFTW's c2r does by default:
+  /// where the inverse starts with a multi-dimensional c2r on the caller's array (one rank, or
+  /// a decomposition whose first inverse step is that c2r), it runs there instead of on a copy
+  /// or a split that keeps the array. false: inverse() leaves its input as it was.
+  bool destroy_input = false;
   /// Halo (ghost cells) or padding around this rank's box in the caller's input (real-space)
   /// and output (spectral) arrays (docs/boxes.md): input_layout() and output_layout() are the
   /// decomposition's with these widths (Layout::offset, padded), input_count() and

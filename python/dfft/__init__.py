@@ -110,12 +110,13 @@ class Plan:
     'hierarchical', 'per-peer'; on the cuda backend also 'p2p-streams', 'nccl', 'cuda-ipc'); transform: 'r2c' (inverse c2r),
     'c2c' or 'r2r'; precision: 'double' or 'float'; grid: process grid or None (automatic);
     norm: 'backward' (inverse scaled by 1/N), 'ortho' (both by 1/sqrt(N)) or 'forward' (forward
-    scaled by 1/N), as numpy.fft's norm (on a DCT/DST axis N is scipy.fft.dctn's logical size:
+    scaled by 1/N), as numpy.fft's norm, or 'none' (neither scaled: FFTW's convention) (on a DCT/DST axis N is scipy.fft.dctn's logical size:
     2(n-1) for type 1 DCT, 2(n+1) for type 1 DST, 2n otherwise; 'ortho' there matches
     dctn(norm='ortho', orthogonalize=False)); effort: FFTW planning,
     'measure' or 'estimate'; fftw_wisdom: True (FFTW wisdom kept in the default directory),
     False (none) or a directory; r2r: one kind per axis, the DCT/DST the forward applies
-    ('dct1'..'dct4', 'dst1'..'dst4', or scipy.fft's names as a pair such as ('dct', 1); 'none' or
+    ('dct1'..'dct4', 'dst1'..'dst4', or scipy.fft's names as a pair such as ('dct', 1); FFTW's
+    'r2hc', 'hc2r', 'dht' with transform 'r2r' on the cpu backend; 'none' or
     None for a periodic axis of a c2c or r2c plan; r2c needs the last axis periodic); the inverse
     applies the inverse kind (types 1 and 4 self-inverse, 2 and 3 each other's); input_layout and
     output_layout: this rank's (lo, hi) or (lo, hi, order) boxes (the box API: any tiling, empty

@@ -15,6 +15,7 @@
 #include "dfft/halo.hpp"
 #include "dfft/io.hpp"
 #include "util/check.hpp"
+#include "util/names.hpp"
 
 // include/dfft/dfft.f90 declares the same fields as a bind(c) type: size, 44 ints, the 8-byte
 // fields up to `stream`, 2 ints, DFFT_MAX_DIMS doubles, DFFT_MAX_DIMS ints, with no padding between.
@@ -40,7 +41,13 @@ constexpr OlderOptions kOlderOptions[] = {
     {3, offsetof(dfft_options, padding), offsetof(dfft_options, n_axes)},
     {4, offsetof(dfft_options, transposed_out), offsetof(dfft_options, transposed_out)},
     {5, offsetof(dfft_options, input_halo_lo), offsetof(dfft_options, transposed_out) + sizeof(int)},
+    {6, offsetof(dfft_options, destroy_input), offsetof(dfft_options, destroy_input)},
 };
+// A version-6 struct ends with output_halo_hi (8-byte fields: no tail padding), where
+// destroy_input starts.
+static_assert(offsetof(dfft_options, destroy_input) ==
+                  offsetof(dfft_options, output_halo_hi) + DFFT_MAX_DIMS * sizeof(int64_t),
+              "a version-6 dfft_options no longer ends where destroy_input starts");
 // A version-5 struct ends with transposed_out and 4 bytes of tail padding, where input_halo_lo
 // starts.
 static_assert(offsetof(dfft_options, input_halo_lo) == offsetof(dfft_options, transposed_out) + 2 * sizeof(int),
@@ -123,9 +130,10 @@ int guarded(F&& f) noexcept {
   throw dfft::InvalidArgument("plan", dfft::detail::world_rank(), "dfft C API: " + what);
 }
 
-// C enum value -> C++ enum, refusing values outside [0, n).
+// C enum value -> C++ enum, refusing values outside [0, n); n: the number of names the enum's
+// name table (util/names.cpp) holds, by default.
 template <class E>
-E pick(int v, int n, const char* field) {
+E pick(int v, const char* field, int n = static_cast<int>(dfft::detail::names_of<E>().size())) {
   if (v < 0 || v >= n) bad(std::string(field) + " = " + std::to_string(v) + " is not one of its DFFT_ constants");
   return static_cast<E>(v);
 }
@@ -140,23 +148,23 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   }
   if (!o) o = &def;
   dfft::Options r;
-  r.decomposition = pick<dfft::Decomposition>(o->decomposition, 4, "decomposition");
-  r.variant = pick<dfft::Variant>(o->variant, 3, "variant");
-  r.transform = pick<dfft::Transform>(o->transform, 3, "transform");
-  r.backend = pick<dfft::Backend>(o->backend, 2, "backend");
-  r.effort = pick<dfft::Effort>(o->effort, 2, "effort");
-  r.norm = pick<dfft::Norm>(o->norm, 3, "norm");
+  r.decomposition = pick<dfft::Decomposition>(o->decomposition, "decomposition");
+  r.variant = pick<dfft::Variant>(o->variant, "variant");
+  r.transform = pick<dfft::Transform>(o->transform, "transform");
+  r.backend = pick<dfft::Backend>(o->backend, "backend");
+  r.effort = pick<dfft::Effort>(o->effort, "effort", 2);  // Effort has no name table (estimate, measure)
+  r.norm = pick<dfft::Norm>(o->norm, "norm");
   r.fftw_wisdom = o->fftw_wisdom != 0;
   r.fftw_wisdom_dir = o->fftw_wisdom_dir ? o->fftw_wisdom_dir : "";
-  r.codec = pick<dfft::Codec>(o->codec, 4, "codec");
-  r.onesided_sync = pick<dfft::OneSidedSync>(o->onesided_sync, 2, "onesided_sync");
-  r.staging = pick<dfft::Staging>(o->staging, 3, "staging");
-  r.tune = pick<dfft::Tune>(o->tune, 3, "tune");
+  r.codec = pick<dfft::Codec>(o->codec, "codec");
+  r.onesided_sync = pick<dfft::OneSidedSync>(o->onesided_sync, "onesided_sync");
+  r.staging = pick<dfft::Staging>(o->staging, "staging");
+  r.tune = pick<dfft::Tune>(o->tune, "tune");
   if (o->n_methods < 0 || o->n_methods > DFFT_MAX_EXCHANGES)
     bad("n_methods = " + std::to_string(o->n_methods) + " (0: automatic, else 1 to " +
         std::to_string(DFFT_MAX_EXCHANGES) + ")");
   r.methods.clear();
-  for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], 12, "methods[i]"));
+  for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], "methods[i]"));
   if (o->grid_dims < 0 || o->grid_dims > DFFT_MAX_DIMS - 1)
     bad("grid_dims = " + std::to_string(o->grid_dims) + " (0 to " + std::to_string(DFFT_MAX_DIMS - 1) + ")");
   r.grid.assign(o->grid, o->grid + o->grid_dims);
@@ -164,7 +172,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   for (int a = ndims; a < DFFT_MAX_DIMS; ++a)
     if (o->r2r[a] != DFFT_R2R_NONE) bad("r2r[" + std::to_string(a) + "] is set but the array has " + std::to_string(ndims) + " axes");
   if (any_r2r)
-    for (int a = 0; a < ndims; ++a) r.r2r.push_back(pick<dfft::R2R>(o->r2r[a], 9, "r2r[axis]"));
+    for (int a = 0; a < ndims; ++a) r.r2r.push_back(pick<dfft::R2R>(o->r2r[a], "r2r[axis]"));
   if (o->n_axes < 0 || o->n_axes > ndims)
     bad("n_axes = " + std::to_string(o->n_axes) + " (0: every axis, else 1 to " + std::to_string(ndims) + ")");
   r.axes.assign(o->axes, o->axes + o->n_axes);
@@ -184,6 +192,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.device = o->device;
   r.batch = 1;
   r.in_place = o->in_place != 0;
+  r.destroy_input = o->destroy_input != 0;
   r.transposed_out = o->transposed_out != 0;
   // Widths all 0: a dense array (no halo). Otherwise the first ndims entries, checked by the plan.
   auto halo = [&](const int64_t* lo, const int64_t* hi) {
@@ -577,6 +586,7 @@ void dfft_options_init(dfft_options* o) {
   o->device = d.device;
   o->batch = d.batch;
   o->in_place = d.in_place;
+  o->destroy_input = d.destroy_input;
   o->transposed_out = d.transposed_out;
   o->threads = d.threads;
   o->max_message_bytes = d.max_message_bytes;

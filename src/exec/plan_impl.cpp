@@ -128,6 +128,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   // Method values and message limit decide the MPI calls each rank makes; a mismatch deadlocks.
   for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
   for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
+                         std::int64_t{opt_.destroy_input},
                          std::int64_t{opt_.transposed_out},
                          std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
                          std::int64_t{opt_.in_flight}, std::int64_t{opt_.threads}, std::int64_t{taper_},
@@ -365,8 +366,9 @@ void PlanImpl::plan_keep_input() {
   if (d.sched.empty() || !d.sched[0].fft || d.group_at[0] >= 0) return;
   const std::size_t k = d.sched[0].path_index;
   const Step& st = path_.steps[k];
-  // A padded inverse reads its input into its own zero-padded buffer; c2c keeps its input.
-  if (!st.fft.r2c || st.fft.wide.box.dims() > 0) return;
+  // A padded inverse reads its input into its own zero-padded buffer; c2c keeps its input; with
+  // destroy_input the c2r runs on the caller's array (run()), with nothing to keep.
+  if (!st.fft.r2c || st.fft.wide.box.dims() > 0 || opt_.destroy_input) return;
   exec_[k].inv_keep = make_keep_input_c2r(*dev_, fft_desc(st, true), *exec_[k].inv_fft, a_.get(), b_.get(),
                                           norm_factor(opt_, shape_, true));
   if (exec_[k].inv_keep)
@@ -582,7 +584,7 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
     if (d.sched[j].fft) {
       double t0 = MPI_Wtime();
       const Step& st = path_.steps[k];
-      if (inverse && cur == in && cur != out && st.fft.r2c && st.fft.wide.box.dims() == 0) {
+      if (inverse && cur == in && cur != out && st.fft.r2c && st.fft.wide.box.dims() == 0 && !opt_.destroy_input) {
         // A multi-dimensional c2r overwrites its input (FFTW and cuFFT alike), and the caller's
         // is const: plan_keep_input chose how to keep it, or (DCT/DST axes, one axis) transform
         // a copy. The scratch is a work buffer this step does not write.
@@ -775,6 +777,14 @@ std::string PlanImpl::describe() const {
       if (const auto t = e.inv_keep->timings(); !t.empty()) s << " (timed: " << t << ")";
       s << "\n";
     }
+  if (const Direction& d = dir_[1]; !d.sched.empty() && d.sched[0].fft && d.group_at[0] < 0 &&
+                                    path_.steps[d.sched[0].path_index].fft.r2c) {
+    const bool padded = path_.steps[d.sched[0].path_index].fft.wide.box.dims() > 0;
+    s << "inverse input: " << (!opt_.destroy_input ? "kept (the c2r reads a copy, or a split that keeps it)"
+                               : padded ? "kept (destroy_input; a padded c2r reads a zero-padded copy anyway)"
+                                        : "overwritten (destroy_input: the c2r runs on the caller's array)")
+      << "\n";
+  }
   for (bool inverse : {false, true}) {
     const Direction& d = dir_[inverse ? 1 : 0];
     const std::size_t n = d.sched.size();
@@ -814,6 +824,7 @@ double norm_factor(const Options& opt, const std::vector<std::int64_t>& shape, b
   switch (opt.norm) {
     case Norm::ortho: return 1 / std::sqrt(n);
     case Norm::forward: return inverse ? 1 : 1 / n;
+    case Norm::none: return 1;
     case Norm::backward: break;
   }
   return inverse ? 1 / n : 1;

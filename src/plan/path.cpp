@@ -111,13 +111,24 @@ void check_r2r(const Options& opt, const std::vector<std::int64_t>& shape, const
     if (ax.transformed[a]) all &= kind;
   }
   if (opt.transform == Transform::r2r && !all)
-    fail("transform r2r needs a DCT/DST kind (dct1..dct4, dst1..dst4) on every axis it transforms; "
+    fail("transform r2r needs a real kind (dct1..dct4, dst1..dst4, r2hc, hc2r, dht) on every axis it transforms; "
          "for periodic axes mixed with DCT/DST axes use transform c2c (complex data) or r2c (real "
          "input, halved axis periodic) with r2r kinds on the DCT/DST axes");
   if (opt.transform == Transform::r2c && any && ax.halved >= 0 && opt.r2r[ax.halved] != R2R::none)
     fail("with transform r2c the halved real-to-complex axis (", ax.halved, ", the last transformed) "
          "must be periodic (r2r kind none), got ", to_string(opt.r2r[ax.halved]), "; put the DCT/DST "
          "axes elsewhere, or use c2c");
+  for (int a = 0; a < static_cast<int>(opt.r2r.size()); ++a) {
+    if (!r2r_is_fftw_only(opt.r2r[a])) continue;
+    // Halfcomplex and Hartley data are no real or imaginary part of a complex array: these kinds
+    // take real data on every axis, and only FFTW runs them.
+    if (opt.transform != Transform::r2r)
+      fail("r2r kind ", to_string(opt.r2r[a]), " (axis ", a, ") needs transform r2r (a real kind on every "
+           "transformed axis), got transform ", to_string(opt.transform));
+    if (opt.backend == Backend::cuda)
+      unsupported("r2r kind ", to_string(opt.r2r[a]), " (axis ", a, ") has no implementation on the CUDA "
+                  "backend (FFTW's r2r on the CPU backend runs it)");
+  }
   for (int a = 0; a < static_cast<int>(opt.r2r.size()); ++a)
     // DCT-I's logical size 2(n-1) vanishes at n = 1 (FFTW's REDFT00 needs n >= 2).
     if (r2r_type(opt.r2r[a]) == 1 && !r2r_is_sine(opt.r2r[a]) && shape[a] < 2)

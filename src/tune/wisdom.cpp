@@ -38,6 +38,7 @@ nlohmann::json key_json(const WisdomKey& k) {
           {"precision", k.precision}, {"transform", k.transform}, {"backend", k.backend},
           {"device", k.device},     {"codec", k.codec},
           {"batch", k.batch},       {"in_place", k.in_place},   {"r2r", k.r2r},
+          {"destroy_input", k.destroy_input},
           {"threads", k.threads},   {"transposed_out", k.transposed_out}};
 }
 
@@ -57,6 +58,8 @@ WisdomKey key_from(const nlohmann::json& v) {
   k.codec = to_string(name_to(json::string(v, "codec", 16), parse_codec, "codec"));
   k.batch = static_cast<int>(json::integer(v, "batch", 1, kMaxRanks));
   k.in_place = json::boolean(v, "in_place");
+  // Files written before Options::destroy_input have no field: the input kept.
+  if (v.contains("destroy_input")) k.destroy_input = json::boolean(v, "destroy_input");
   // Files written before Options::transposed_out have no field: the natural output order.
   if (v.contains("transposed_out")) k.transposed_out = json::boolean(v, "transposed_out");
   k.r2r = json::strings(v, "r2r", 16);
@@ -107,6 +110,7 @@ bool WisdomKey::operator==(const WisdomKey& o) const {
   return shape == o.shape && ranks == o.ranks && grid == o.grid && precision == o.precision &&
          transform == o.transform && backend == o.backend && device == o.device &&
          codec == o.codec && batch == o.batch && in_place == o.in_place &&
+         destroy_input == o.destroy_input &&
          transposed_out == o.transposed_out &&
          r2r == o.r2r && threads == o.threads;
 }

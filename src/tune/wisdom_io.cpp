@@ -165,6 +165,7 @@ WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   k.codec = to_string(opt.codec);
   k.batch = opt.batch;
   k.in_place = opt.in_place;
+  k.destroy_input = opt.destroy_input;
   k.transposed_out = opt.transposed_out;
   for (auto r : opt.r2r) k.r2r.push_back(to_string(r));
   k.threads = opt.threads;

@@ -23,7 +23,7 @@ constexpr Table<Variant, 3> kVariant{{{Variant::Default, "default"},
                                       {Variant::automatic, "auto"}}};
 constexpr Table<Transform, 3> kTransform{
     {{Transform::r2c, "r2c"}, {Transform::c2c, "c2c"}, {Transform::r2r, "r2r"}}};
-constexpr Table<R2R, 9> kR2R{{{R2R::none, "none"},
+constexpr Table<R2R, 12> kR2R{{{R2R::none, "none"},
                               {R2R::dct1, "dct1"},
                               {R2R::dct2, "dct2"},
                               {R2R::dct3, "dct3"},
@@ -31,7 +31,10 @@ constexpr Table<R2R, 9> kR2R{{{R2R::none, "none"},
                               {R2R::dst1, "dst1"},
                               {R2R::dst2, "dst2"},
                               {R2R::dst3, "dst3"},
-                              {R2R::dst4, "dst4"}}};
+                              {R2R::dst4, "dst4"},
+                              {R2R::r2hc, "r2hc"},
+                              {R2R::hc2r, "hc2r"},
+                              {R2R::dht, "dht"}}};
 // Method names live here, not only in the method table (src/transport/methods.cpp), so that the
 // parsers (and the fuzzers, which link this file alone) need no transport code.
 constexpr Table<Method, 12> kMethod{{{Method::a2a_sync, "a2a-sync"},
@@ -53,7 +56,8 @@ constexpr Table<Backend, 2> kBackend{{{Backend::cpu, "cpu"}, {Backend::cuda, "cu
 constexpr Table<Staging, 3> kStaging{{{Staging::automatic, "auto"},
                                       {Staging::host, "host"},
                                       {Staging::cuda_aware, "cuda-aware"}}};
-constexpr Table<Norm, 3> kNorm{{{Norm::backward, "backward"}, {Norm::ortho, "ortho"}, {Norm::forward, "forward"}}};
+constexpr Table<Norm, 4> kNorm{
+    {{Norm::backward, "backward"}, {Norm::ortho, "ortho"}, {Norm::forward, "forward"}, {Norm::none, "none"}}};
 constexpr Table<Tune, 3> kTune{{{Tune::none, "none"}, {Tune::heuristic, "heuristic"}, {Tune::measure, "measure"}}};
 
 template <class T, class E>

@@ -297,6 +297,10 @@ class FftwLocal final : public LocalFft {
 };
 
 fftw_r2r_kind fftw_kind(R2R k) {
+  // FFTW's DFT-based real kinds have no DCT/DST type: FFTW's guru r2r runs them as they are.
+  if (k == R2R::r2hc) return FFTW_R2HC;
+  if (k == R2R::hc2r) return FFTW_HC2R;
+  if (k == R2R::dht) return FFTW_DHT;
   static constexpr fftw_r2r_kind cosines[] = {FFTW_REDFT00, FFTW_REDFT10, FFTW_REDFT01, FFTW_REDFT11};
   static constexpr fftw_r2r_kind sines[] = {FFTW_RODFT00, FFTW_RODFT10, FFTW_RODFT01, FFTW_RODFT11};
   const int t = r2r_type(k);

@@ -28,6 +28,8 @@ r2r::LineGeom make_line_geom(const Layout& src, const Layout& dst, int axis, boo
   g.n = src.box.extent(axis);
   g.xs = m * ss[axis];
   g.ys = m * ds[axis];
+  // The planner refuses these first (check_r2r); a line geometry of one would run a DCT of type 0.
+  if (r2r_is_fftw_only(kind)) unsupported("r2r kind ", to_string(kind), " on the CUDA backend");
   g.trig = r2r_is_sine(kind) ? r2r::kSin : r2r::kCos;
   g.type = r2r_type(kind);
   g.lines = m;
