@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: MIT
+#include "fftw_mpi/mpi_plan.hpp"
+
+#include <fftw3-mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <sstream>
+
+#include "fftw_mpi/serial.hpp"
+#include "util/check.hpp"
+
+namespace dfft::fftw_mpi {
+
+bool verbose() {
+  const char* v = std::getenv("DFFT_VERBOSE");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
+void say(const std::string& what) {
+  int rank = -1, up = 0, down = 0;
+  MPI_Initialized(&up);
+  MPI_Finalized(&down);
+  if (up && !down) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "dfft fftw-mpi (rank %d): %s\n", rank, what.c_str());
+  std::fflush(stderr);
+}
+
+namespace {
+
+// Live plans, for fftw_mpi_cleanup. Handles stay allocated after destruction (mpi_plan.hpp).
+std::mutex registry_mutex;
+std::vector<void*>& registry() {
+  static std::vector<void*> plans;
+  return plans;
+}
+
+// FFTW's r2r kinds as dfft's (FFTW's numbering: R2HC 0, HC2R 1, DHT 2, REDFT00..11 3..6,
+// RODFT00..11 7..10). Nullopt-like R2R::none for a kind dfft does not compute.
+bool to_dfft_kind(int k, R2R& out) {
+  switch (k) {
+    case FFTW_R2HC: out = R2R::r2hc; return true;
+    case FFTW_HC2R: out = R2R::hc2r; return true;
+    case FFTW_DHT: out = R2R::dht; return true;
+    case FFTW_REDFT00: out = R2R::dct1; return true;
+    case FFTW_REDFT10: out = R2R::dct2; return true;
+    case FFTW_REDFT01: out = R2R::dct3; return true;
+    case FFTW_REDFT11: out = R2R::dct4; return true;
+    case FFTW_RODFT00: out = R2R::dst1; return true;
+    case FFTW_RODFT10: out = R2R::dst2; return true;
+    case FFTW_RODFT01: out = R2R::dst3; return true;
+    case FFTW_RODFT11: out = R2R::dst4; return true;
+    default: return false;
+  }
+}
+
+// The problem as integers, for checking that every rank asked for the same one.
+std::vector<std::int64_t> fingerprint(const Request& r) {
+  const Problem& p = r.problem;
+  std::vector<std::int64_t> f{static_cast<std::int64_t>(p.kind), static_cast<std::int64_t>(p.n.size()),
+                              p.howmany, p.block_in, p.block_out, p.transposed_in, p.transposed_out,
+                              r.sign, static_cast<std::int64_t>(r.flags & ~0u), r.transpose_only};
+  f.insert(f.end(), p.n.begin(), p.n.end());
+  for (int k : r.r2r_kinds) f.push_back(k);
+  return f;
+}
+
+// Every rank's answer: whether all ranks hold `ok`.
+bool all_ranks(MPI_Comm comm, bool ok) {
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all == 1;
+}
+
+// What is wrong with the request on this rank, or "" (checked before anything collective).
+std::string local_problem(const Request& r) {
+  const Problem& p = r.problem;
+  if (r.comm == MPI_COMM_NULL) return "the communicator is MPI_COMM_NULL";
+  if (p.n.empty()) return "rank 0 transforms are not supported";
+  for (std::int64_t n : p.n)
+    if (n < 1) return "every size must be at least 1";
+  if (p.howmany < 1) return "howmany must be at least 1";
+  if (p.block_in < 0 || p.block_out < 0) return "block sizes must be at least 0";
+  if (p.kind == Kind::dft && r.sign != FFTW_FORWARD && r.sign != FFTW_BACKWARD)
+    return "sign must be FFTW_FORWARD or FFTW_BACKWARD";
+  if ((p.kind == Kind::r2c || p.kind == Kind::c2r) && p.n.size() < 2)
+    return "one-dimensional r2c/c2r transforms are not in FFTW's MPI interface";
+  if (p.kind == Kind::r2r) {
+    if (r.r2r_kinds.size() != p.n.size()) return "one r2r kind per dimension";
+    for (std::size_t a = 0; a < p.n.size(); ++a) {
+      R2R k;
+      if (!to_dfft_kind(r.r2r_kinds[a], k)) return "unknown r2r kind " + std::to_string(r.r2r_kinds[a]);
+      if (k == R2R::dct1 && p.n[a] < 2) return "REDFT00 needs at least 2 points";
+    }
+  }
+  if (r.flags & FFTW_WISDOM_ONLY) return "FFTW_WISDOM_ONLY: dfft keeps no FFTW-MPI wisdom of its plans";
+  return "";
+}
+
+// With a vector axis (howmany > 1) or a one-dimensional transform the dfft array has one more,
+// untransformed axis; dfft arrays have at least two.
+bool needs_extra_axis(const Problem& p) { return p.howmany == 1 && p.n.size() == 1; }
+Layout with_unit_axis(Layout l) {
+  l.box.lo.push_back(0);
+  l.box.hi.push_back(1);
+  l.order.push_back(static_cast<int>(l.order.size()));
+  if (!l.padded.empty()) l.padded.push_back(1);
+  return l;
+}
+
+// An empty layout of `dims` axes: a rank that holds nothing of a side.
+Layout empty_layout(int dims) {
+  Layout l;
+  l.box.lo.assign(dims, 0);
+  l.box.hi.assign(dims, 0);
+  l.order.resize(dims);
+  std::iota(l.order.begin(), l.order.end(), 0);
+  return l;
+}
+
+int planner_threads() {
+  const int t = serial::planner_nthreads();
+  return t > 0 ? t : 1;
+}
+
+}  // namespace
+
+template <class R>
+MpiPlan<R>* MpiPlan<R>::make(const Request& req) {
+  const std::string bad = local_problem(req);
+  if (req.comm == MPI_COMM_NULL) {
+    if (verbose()) say(std::string(req.call) + ": " + bad + "; no plan");
+    return nullptr;
+  }
+  if (!all_ranks(req.comm, bad.empty())) {
+    if (verbose()) say(std::string(req.call) + ": " + (bad.empty() ? "another rank's request is not valid" : bad) + "; no plan");
+    return nullptr;
+  }
+  // Every rank must describe the same problem (the pointers and local sizes may differ).
+  const auto f = fingerprint(req);
+  long len = static_cast<long>(f.size()), lmin = 0, lmax = 0;
+  MPI_Allreduce(&len, &lmin, 1, MPI_LONG, MPI_MIN, req.comm);
+  MPI_Allreduce(&len, &lmax, 1, MPI_LONG, MPI_MAX, req.comm);
+  bool same = lmin == lmax;
+  if (same) {
+    std::vector<long> mine(f.begin(), f.end()), lo(f.size()), hi(f.size());
+    MPI_Allreduce(mine.data(), lo.data(), static_cast<int>(f.size()), MPI_LONG, MPI_MIN, req.comm);
+    MPI_Allreduce(mine.data(), hi.data(), static_cast<int>(f.size()), MPI_LONG, MPI_MAX, req.comm);
+    same = lo == hi;
+  }
+  if (!same) {
+    if (verbose()) say(std::string(req.call) + ": the ranks asked for different problems (sizes, howmany, blocks, kinds or flags differ); no plan");
+    return nullptr;
+  }
+  int ranks = 1;
+  MPI_Comm_size(req.comm, &ranks);
+  if (!distribution_fits(req.problem, ranks)) {
+    if (verbose()) say(std::string(req.call) + ": the block sizes leave blocks without a rank; no plan");
+    return nullptr;
+  }
+  auto* p = new MpiPlan;
+  try {
+    p->build(req);
+  } catch (const std::exception& e) {
+    if (verbose()) say(std::string(req.call) + ": " + e.what() + "; no plan");
+    p->destroy(req.call);
+    delete p;  // never handed out
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  registry().push_back(p);
+  return p;
+}
+
+template <class R>
+void MpiPlan<R>::build(const Request& req) {
+  req_ = req;
+  detail::check_mpi(MPI_Comm_dup(req.comm, &comm_), "MPI_Comm_dup");
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &ranks);
+  in_place_ = req.in == req.out;
+  align_in_ = reinterpret_cast<std::uintptr_t>(req.in) % 16;
+  align_out_ = reinterpret_cast<std::uintptr_t>(req.out) % 16;
+  const Problem& pr = req.problem;
+
+  if (req.transpose_only) {
+    // n0 x n1 matrix of howmany-tuples, rows in blocks -> n1 x n0 (transposed), rows in blocks.
+    const std::int64_t n0 = pr.n[0], n1 = pr.n[1], h = pr.howmany;
+    const Range ri = block_range(n0, pr.block_in > 0 ? pr.block_in : default_block(n0, ranks), rank);
+    const Range ro = block_range(n1, pr.block_out > 0 ? pr.block_out : default_block(n1, ranks), rank);
+    const Layout in{{{ri.start, 0, 0}, {ri.start + ri.count, n1, h}}, {0, 1, 2}, {}};
+    const Layout out{{{0, ro.start, 0}, {n0, ro.start + ro.count, h}}, {1, 0, 2}, {}};
+    transpose_ = std::make_unique<Reshape<R>>(comm_, in, out);
+    return;
+  }
+
+  dfft_inverse_ = pr.kind == Kind::c2r || (pr.kind == Kind::dft && req.sign == FFTW_BACKWARD);
+  Side in = input_side(pr, rank, ranks), out = output_side(pr, rank, ranks);
+  std::vector<std::int64_t> shape = pr.n;  // dfft's shape: the real-space (logical) one
+  if (pr.howmany > 1) shape.push_back(pr.howmany);
+  const bool extra = needs_extra_axis(pr);
+  if (extra) {
+    shape.push_back(1);
+    in.layout = with_unit_axis(in.layout);
+    out.layout = with_unit_axis(out.layout);
+  }
+  const Layout& din = dfft_inverse_ ? out.layout : in.layout;
+  const Layout& dout = dfft_inverse_ ? in.layout : out.layout;
+  const int rnk = static_cast<int>(pr.n.size());
+
+  Options o;
+  o.transform = pr.kind == Kind::dft ? Transform::c2c : pr.kind == Kind::r2r ? Transform::r2r : Transform::r2c;
+  o.norm = Norm::none;
+  if (pr.kind == Kind::r2r) {
+    for (int k : req.r2r_kinds) {
+      R2R d = R2R::none;
+      to_dfft_kind(k, d);
+      o.r2r.push_back(d);
+    }
+    if (shape.size() > pr.n.size()) o.r2r.push_back(R2R::none);
+  }
+  if (shape.size() > pr.n.size()) {
+    o.axes.resize(static_cast<std::size_t>(rnk));
+    std::iota(o.axes.begin(), o.axes.end(), 0);
+  }
+  o.in_place = in_place_ && (pr.kind == Kind::r2c || pr.kind == Kind::c2r);
+  o.transposed_out = dout.order.size() > 1 && dout.order[0] == 1;
+  o.effort = (req.flags & FFTW_ESTIMATE) ? Effort::estimate : Effort::measure;
+  o.fftw_wisdom = false;  // the application owns FFTW's wisdom (fftw_import_wisdom_*)
+  o.threads = planner_threads();
+  o.destroy_input = (req.flags & FFTW_DESTROY_INPUT) ||
+                    (pr.kind == Kind::c2r && !(req.flags & FFTW_PRESERVE_INPUT));
+
+  auto try_plan = [&](const Options& opts) {
+    try {
+      plan_ = std::make_unique<Plan<R>>(comm_, shape, din, dout, opts);
+      return true;
+    } catch (const Error& e) {
+      // A problem dfft's planner refuses (collectively: every rank throws it).
+      if (e.status() != Status::invalid_argument && e.status() != Status::unsupported) throw;
+      return false;
+    }
+  };
+  if (try_plan(o)) return;
+  if (o.in_place) {
+    // dfft's in-place r2c keeps the padded axis last, FFTW's puts the vector axis after it: the
+    // plan runs out of place from a copy of the input.
+    Options copied = o;
+    copied.in_place = false;
+    if (try_plan(copied)) {
+      copy_bytes_ = static_cast<std::size_t>(in.elements()) * (in.real ? sizeof(R) : sizeof(C));
+      scratch_in_.resize(copy_bytes_ / sizeof(C) + 1);
+      return;
+    }
+  }
+  // Too few elements to split over every rank: dfft's decompositions need every rank, FFTW's
+  // leave ranks idle. Below, the plan runs on fewer ranks and the data moves to and from them.
+  Options sub = o;
+  sub.in_place = false;
+  sub.transposed_out = false;
+  const int dims = static_cast<int>(shape.size());
+  for (int q = ranks / 2; q >= 1; q = q > 1 ? q / 2 : 0) {
+    if (sub_ != MPI_COMM_NULL) MPI_Comm_free(&sub_);
+    detail::check_mpi(MPI_Comm_split(comm_, rank < q ? 0 : MPI_UNDEFINED, rank, &sub_), "MPI_Comm_split");
+    bool ok = true;
+    std::string why;
+    if (rank < q) {
+      try {
+        plan_ = std::make_unique<Plan<R>>(sub_, shape, sub);
+      } catch (const std::exception& e) {
+        ok = false;
+        why = e.what();
+        plan_.reset();
+      }
+    }
+    if (!all_ranks(comm_, ok)) {
+      if (q == 1) throw InvalidArgument(req.call, rank, "dfft cannot plan it even on one rank: " + why);
+      continue;
+    }
+    break;
+  }
+  const Layout pin = plan_ ? plan_->input_layout() : empty_layout(dims);
+  const Layout pout = plan_ ? plan_->output_layout() : empty_layout(dims);
+  // The request's input goes to the plan side it feeds, the other side back to the request's output.
+  const Layout& plan_from = dfft_inverse_ ? pout : pin;
+  const Layout& plan_to = dfft_inverse_ ? pin : pout;
+  const Layout& req_in = in.layout;
+  const Layout& req_out = out.layout;
+  if (in.real) real_in_ = std::make_unique<Reshape<R>>(comm_, req_in, plan_from);
+  else cplx_in_ = std::make_unique<Reshape<C>>(comm_, req_in, plan_from);
+  if (out.real) real_out_ = std::make_unique<Reshape<R>>(comm_, plan_to, req_out);
+  else cplx_out_ = std::make_unique<Reshape<C>>(comm_, plan_to, req_out);
+  auto complexes = [&](const Layout& l, bool real) {
+    const std::int64_t e = l.alloc_count();
+    return static_cast<std::size_t>(real ? (e + 1) / 2 : e) + 1;
+  };
+  scratch_in_.resize(complexes(plan_from, in.real));
+  scratch_out_.resize(complexes(plan_to, out.real));
+}
+
+template <class R>
+void MpiPlan<R>::run(void* in, void* out) {
+  if (transpose_) {
+    transpose_->execute(static_cast<const R*>(in), static_cast<R*>(out));
+    return;
+  }
+  auto transform = [&](void* a, void* b) {
+    if (!plan_) return;  // a rank outside the plan's ranks
+    switch (req_.problem.kind) {
+      case Kind::dft:
+        if (dfft_inverse_) plan_->inverse(static_cast<const C*>(a), static_cast<C*>(b));
+        else plan_->forward(static_cast<const C*>(a), static_cast<C*>(b));
+        break;
+      case Kind::r2c: plan_->forward(static_cast<const R*>(a), static_cast<C*>(b)); break;
+      case Kind::c2r: plan_->inverse(static_cast<const C*>(a), static_cast<R*>(b)); break;
+      case Kind::r2r: plan_->forward(static_cast<const R*>(a), static_cast<R*>(b)); break;
+    }
+  };
+  if (copy_bytes_ > 0) {
+    std::memcpy(scratch_in_.data(), in, copy_bytes_);
+    transform(scratch_in_.data(), out);
+    return;
+  }
+  if (!real_in_ && !cplx_in_) {
+    transform(in, out);
+    return;
+  }
+  void* a = scratch_in_.data();
+  void* b = scratch_out_.data();
+  if (real_in_) real_in_->execute(static_cast<const R*>(in), static_cast<R*>(a));
+  else cplx_in_->execute(static_cast<const C*>(in), static_cast<C*>(a));
+  transform(a, b);
+  if (real_out_) real_out_->execute(static_cast<const R*>(b), static_cast<R*>(out));
+  else cplx_out_->execute(static_cast<const C*>(b), static_cast<C*>(out));
+}
+
+template <class R>
+void MpiPlan<R>::execute(void* in, void* out, const char* call) {
+  if (state_ != State::live) {
+    say(std::string(call) + ": the plan was " +
+        (state_ == State::destroyed ? "destroyed (fftw_destroy_plan)" : "freed by fftw_mpi_cleanup") +
+        " before this call; nothing is computed");
+    return;
+  }
+  if ((in == out) != in_place_) {
+    say(std::string(call) + ": the plan was made " + (in_place_ ? "in place" : "out of place") +
+        " and is executed " + (in_place_ ? "out of place" : "in place") +
+        " (FFTW's new-array execute keeps the planned placement); nothing is computed");
+    return;
+  }
+  const bool aligned_as_planned = reinterpret_cast<std::uintptr_t>(in) % 16 == align_in_ &&
+                                  reinterpret_cast<std::uintptr_t>(out) % 16 == align_out_;
+  if (!aligned_as_planned && !warned_alignment_ && verbose()) {
+    say(std::string(call) + ": arrays of another alignment than at planning (FFTW requires the same); dfft computes it anyway");
+    warned_alignment_ = true;
+  }
+  try {
+    run(in, out);
+  } catch (const std::exception& e) {
+    // FFTW's execute cannot fail; an error here is one of MPI or of memory: say it, never throw
+    // through C callers.
+    say(std::string(call) + ": " + e.what());
+  }
+}
+
+template <class R>
+void MpiPlan<R>::destroy(const char* call) {
+  if (state_ == State::destroyed) {
+    say(std::string(call) + ": the plan was already destroyed; nothing is done");
+    return;
+  }
+  const bool was_live = state_ == State::live;
+  state_ = State::destroyed;
+  if (!was_live) return;  // fftw_mpi_cleanup freed it already
+  plan_.reset();
+  real_in_.reset();
+  real_out_.reset();
+  cplx_in_.reset();
+  cplx_out_.reset();
+  transpose_.reset();
+  std::vector<C>().swap(scratch_in_);
+  std::vector<C>().swap(scratch_out_);
+  int down = 0;
+  MPI_Finalized(&down);
+  if (!down) {
+    if (sub_ != MPI_COMM_NULL) MPI_Comm_free(&sub_);
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  auto& r = registry();
+  r.erase(std::remove(r.begin(), r.end(), static_cast<void*>(this)), r.end());
+}
+
+template <class R>
+void MpiPlan<R>::destroy_all() {
+  std::vector<void*> live;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    live = registry();
+  }
+  for (void* h : live) {
+    auto* p = static_cast<MpiPlan*>(h);
+    p->destroy("fftw_mpi_cleanup");
+    p->state_ = State::cleaned_up;
+  }
+}
+
+template <class R>
+double MpiPlan<R>::flops() const {
+  const Problem& p = req_.problem;
+  if (state_ != State::live || req_.transpose_only) return 0;
+  const double n = std::accumulate(p.n.begin(), p.n.end(), 1.0, std::multiplies<>());
+  const double per = (p.kind == Kind::dft ? 5.0 : 2.5) * n * std::log2(std::max(n, 1.0)) * static_cast<double>(p.howmany);
+  int ranks = 1;
+  MPI_Comm_size(comm_, &ranks);
+  return per / ranks;
+}
+
+template <class R>
+std::string MpiPlan<R>::describe() const {
+  std::ostringstream s;
+  const Problem& p = req_.problem;
+  const char* kinds[] = {"dft", "r2c", "c2r", "r2r"};
+  s << "(dfft-mpi " << (req_.transpose_only ? "transpose" : kinds[static_cast<int>(p.kind)]);
+  for (std::size_t a = 0; a < p.n.size(); ++a) s << (a ? "x" : " ") << p.n[a];
+  if (p.howmany > 1) s << " howmany " << p.howmany;
+  if (p.transposed_in) s << " transposed-in";
+  if (p.transposed_out) s << " transposed-out";
+  if (state_ != State::live) s << " destroyed";
+  else if (plan_) s << (sub_ != MPI_COMM_NULL ? " on fewer ranks" : "") << "\n" << plan_->describe();
+  s << ")";
+  return s.str();
+}
+
+template class MpiPlan<float>;
+template class MpiPlan<double>;
+
+}  // namespace dfft::fftw_mpi
