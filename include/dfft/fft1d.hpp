@@ -18,6 +18,14 @@ namespace dfft {
 template <class T>
 class Fft1dImpl;
 
+/// The contiguous blocks of the natural-order input and output that a distributed 1-D plan of
+/// length n on `ranks` ranks gives rank `rank` (Fft1d's input_start() ... output_count()), known
+/// without making the plan: how FFTW-MPI's local_size_1d answers before any plan exists.
+struct Fft1dBlocks {
+  std::int64_t input_start = 0, input_count = 0, output_start = 0, output_count = 0;
+};
+Fft1dBlocks fft1d_blocks(std::int64_t n, int ranks, int rank);
+
 /// T: float or double. Collective construction, forward() and inverse() over `comm`.
 template <class T>
 class Fft1d {

@@ -61,6 +61,16 @@ void check_agreement(MPI_Comm comm, const std::vector<std::int64_t>& mine, const
 
 }  // namespace detail::fft1d
 
+// The four-step plan's input is A[j0][j1] cut in rows of j0, its output Y[k1][k0] in rows of k1
+// (plan_four_step): both contiguous blocks of the natural order.
+Fft1dBlocks fft1d_blocks(std::int64_t n, int ranks, int rank) {
+  if (ranks <= 1) return {0, n, 0, n};
+  const auto s = detail::fft1d::choose_split(n, ranks);
+  const Box rows = detail::box_part(Box{{0}, {s.n0}}, 0, ranks, rank);
+  const Box cols = detail::box_part(Box{{0}, {s.n1}}, 0, ranks, rank);
+  return {rows.lo[0] * s.n1, rows.extent(0) * s.n1, cols.lo[0] * s.n0, cols.extent(0) * s.n0};
+}
+
 template <class T>
 class Fft1dImpl {
  public:
@@ -96,6 +106,7 @@ class Fft1dImpl {
 
     dev_ = make_cpu_device(resolve_threads(opt.threads, comm));
     FftwWisdomFile wisdom(fftw_wisdom_path(opt, is_double), is_double);
+    blocks_ = fft1d_blocks(n_, ranks_, rank_);
     if (ranks_ == 1)
       plan_one_rank();
     else
@@ -105,10 +116,10 @@ class Fft1dImpl {
 
   std::int64_t size() const { return n_; }
   std::int64_t howmany() const { return h_; }
-  std::int64_t input_start() const { return in_.box.lo[0] * s_.n1; }
-  std::int64_t input_count() const { return in_.box.extent(0) * s_.n1; }
-  std::int64_t output_start() const { return out_.box.lo[1] * s_.n0; }
-  std::int64_t output_count() const { return out_.box.extent(1) * s_.n0; }
+  std::int64_t input_start() const { return blocks_.input_start; }
+  std::int64_t input_count() const { return blocks_.input_count; }
+  std::int64_t output_start() const { return blocks_.output_start; }
+  std::int64_t output_count() const { return blocks_.output_count; }
   std::int64_t local_alloc() const { return std::max(input_count(), output_count()) * h_; }
 
   void execute(const complex* in, complex* out, bool inverse) {
@@ -269,6 +280,7 @@ class Fft1dImpl {
   int rank_ = 0, ranks_ = 1;
   Method method_ = Method::a2a_sync;
   detail::fft1d::Split s_;
+  Fft1dBlocks blocks_;
   Layout in_, cols_, mid_, out_;
   std::unique_ptr<detail::Device> dev_;
   // Forward: input -> columns -> rows of k0 -> output; inverse: the same chain backwards.

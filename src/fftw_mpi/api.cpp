@@ -170,9 +170,17 @@ ptrdiff_t XM(local_size)(int rnk, const ptrdiff_t* n, MPI_Comm comm, ptrdiff_t* 
 ptrdiff_t XM(local_size_many_1d)(ptrdiff_t n0, ptrdiff_t howmany, MPI_Comm comm, int sign, unsigned flags,
                                  ptrdiff_t* local_ni, ptrdiff_t* local_i_start, ptrdiff_t* local_no,
                                  ptrdiff_t* local_o_start) {
-  (void)sign;
+  // SCRAMBLED_IN/OUT leave the order to the library: dfft's scrambled order is the natural one.
   (void)flags;
-  return local_sizes(1, &n0, howmany, 0, 0, comm, false, local_ni, local_i_start, local_no, local_o_start);
+  fm::Problem p = problem(fm::Kind::dft, 1, &n0, howmany, 0, 0, 0);
+  p.backward = sign == FFTW_BACKWARD;
+  const int ranks = comm_size(comm), rank = comm_rank(comm);
+  const fm::Side in = fm::input_side(p, rank, ranks), out = fm::output_side(p, rank, ranks);
+  *local_ni = in.layout.box.extent(0);
+  *local_i_start = in.layout.box.lo[0];
+  *local_no = out.layout.box.extent(0);
+  *local_o_start = out.layout.box.lo[0];
+  return fm::local_alloc(p, rank, ranks);
 }
 ptrdiff_t XM(local_size_1d)(ptrdiff_t n0, MPI_Comm comm, int sign, unsigned flags, ptrdiff_t* local_ni,
                             ptrdiff_t* local_i_start, ptrdiff_t* local_no, ptrdiff_t* local_o_start) {
@@ -276,6 +284,7 @@ Handle XM(plan_many_dft)(int rnk, const ptrdiff_t* n, ptrdiff_t howmany, ptrdiff
   fm::Request r;
   r.problem = problem(fm::Kind::dft, rnk, n, howmany, block, tblock, flags);
   if (rnk == 1) r.problem.transposed_in = r.problem.transposed_out = false;
+  r.problem.backward = sign == FFTW_BACKWARD;
   r.sign = sign;
   r.flags = flags;
   r.in = in;

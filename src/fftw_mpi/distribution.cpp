@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "dfft/fft1d.hpp"
+
 namespace dfft::fftw_mpi {
 
 std::int64_t default_block(std::int64_t n, int ranks) {
@@ -18,6 +20,10 @@ Range block_range(std::int64_t n, std::int64_t block, int rank) {
 
 bool blocks_fit(std::int64_t n, std::int64_t block, int ranks) {
   return block > 0 && (n + block - 1) / block <= ranks;
+}
+
+bool is_distributed_1d(const Problem& p, int ranks) {
+  return p.kind == Kind::dft && p.n.size() == 1 && ranks > 1 && p.block_in == 0 && p.block_out == 0;
 }
 
 namespace {
@@ -49,7 +55,13 @@ Side make_side(const Problem& p, bool input, int rank, int ranks) {
   const int dims = static_cast<int>(s.shape.size());
   const int axis = transposed ? 1 : 0;
   const std::int64_t block = given > 0 ? given : default_block(s.shape[axis], ranks);
-  const Range r = block_range(s.shape[axis], block, rank);
+  Range r = block_range(s.shape[axis], block, rank);
+  if (is_distributed_1d(p, ranks)) {
+    // dfft::Fft1d's forward runs from its input blocks to its output blocks, its inverse back.
+    const Fft1dBlocks b = fft1d_blocks(p.n[0], ranks, rank);
+    const bool first = input != p.backward;
+    r = first ? Range{b.input_start, b.input_count} : Range{b.output_start, b.output_count};
+  }
 
   Layout& l = s.layout;
   l.box.lo.assign(dims, 0);

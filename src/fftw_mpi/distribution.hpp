@@ -36,7 +36,11 @@ struct Problem {
   std::int64_t howmany = 1;
   std::int64_t block_in = 0, block_out = 0;
   bool transposed_in = false, transposed_out = false;
+  bool backward = false;  // dft: FFTW_BACKWARD (a 1-D transform's blocks depend on it)
 };
+
+/// Whether `p` is a distributed one-dimensional DFT (dfft::Fft1d's blocks, not the block rule).
+bool is_distributed_1d(const Problem& p, int ranks);
 
 /// One side (input or output array) of a plan on one rank: the dfft layout of the caller's local
 /// array, over the side's global shape (the complex shape of an r2c's spectrum, n/2+1 on the last

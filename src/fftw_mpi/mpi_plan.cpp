@@ -201,6 +201,15 @@ void MpiPlan<R>::build(const Request& req) {
   }
 
   dfft_inverse_ = pr.kind == Kind::c2r || (pr.kind == Kind::dft && req.sign == FFTW_BACKWARD);
+  if (is_distributed_1d(pr, ranks)) {
+    Options o;
+    o.norm = Norm::none;
+    o.effort = (req.flags & FFTW_ESTIMATE) ? Effort::estimate : Effort::measure;
+    o.fftw_wisdom = false;
+    o.threads = planner_threads();
+    fft1d_ = std::make_unique<Fft1d<R>>(comm_, pr.n[0], pr.howmany, o);
+    return;
+  }
   Side in = input_side(pr, rank, ranks), out = output_side(pr, rank, ranks);
   std::vector<std::int64_t> shape = pr.n;  // dfft's shape: the real-space (logical) one
   if (pr.howmany > 1) shape.push_back(pr.howmany);
@@ -310,6 +319,11 @@ void MpiPlan<R>::run(void* in, void* out) {
     transpose_->execute(static_cast<const R*>(in), static_cast<R*>(out));
     return;
   }
+  if (fft1d_) {
+    if (dfft_inverse_) fft1d_->inverse(static_cast<const C*>(in), static_cast<C*>(out));
+    else fft1d_->forward(static_cast<const C*>(in), static_cast<C*>(out));
+    return;
+  }
   auto transform = [&](void* a, void* b) {
     if (!plan_) return;  // a rank outside the plan's ranks
     switch (req_.problem.kind) {
@@ -384,6 +398,7 @@ void MpiPlan<R>::destroy(const char* call) {
   cplx_in_.reset();
   cplx_out_.reset();
   transpose_.reset();
+  fft1d_.reset();
   std::vector<C>().swap(scratch_in_);
   std::vector<C>().swap(scratch_out_);
   int down = 0;
@@ -434,6 +449,7 @@ std::string MpiPlan<R>::describe() const {
   if (p.transposed_out) s << " transposed-out";
   if (state_ != State::live) s << " destroyed";
   else if (plan_) s << (sub_ != MPI_COMM_NULL ? " on fewer ranks" : "") << "\n" << plan_->describe();
+  else if (fft1d_) s << "\n" << fft1d_->describe();
   s << ")";
   return s.str();
 }

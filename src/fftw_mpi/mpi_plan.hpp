@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dfft/dfft.hpp"
+#include "dfft/fft1d.hpp"
 #include "dfft/reshape.hpp"
 #include "fftw_mpi/distribution.hpp"
 
@@ -88,6 +89,7 @@ class MpiPlan {
   std::unique_ptr<Reshape<C>> cplx_in_, cplx_out_;
   std::vector<C> scratch_in_, scratch_out_;
   std::unique_ptr<Reshape<R>> transpose_;
+  std::unique_ptr<Fft1d<R>> fft1d_;  // a distributed one-dimensional DFT
   bool in_place_ = false;
   std::size_t copy_bytes_ = 0;  // an in-place request run out of place from a copy (scratch_in_)
   std::uintptr_t align_in_ = 0, align_out_ = 0;
