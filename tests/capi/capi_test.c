@@ -567,6 +567,24 @@ static void statuses(MPI_Comm comm) {
   opt.size -= 8;
   check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_OPTIONS_VERSION,
         "unknown options size refused", "statuses");
+  /* A version-6 struct ends before destroy_input: what lies past its end is not read. */
+  dfft_options_init(&opt);
+  opt.size = (int64_t)offsetof(dfft_options, destroy_input);
+  opt.version = 6;
+  opt.destroy_input = 7;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS, "a version-6 options struct read",
+        "statuses");
+  dfft_plan_destroy(&p);
+  /* DFFT_NORM_NONE is the last norm: one past it is refused. */
+  dfft_options_init(&opt);
+  opt.norm = DFFT_NORM_NONE;
+  opt.destroy_input = 1;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_SUCCESS, "DFFT_NORM_NONE and destroy_input",
+        "statuses");
+  dfft_plan_destroy(&p);
+  opt.norm = DFFT_NORM_NONE + 1;
+  check(dfft_plan_create(comm, 3, shape, DFFT_DOUBLE, &opt, &p) == DFFT_ERROR_INVALID_ARGUMENT && p == NULL,
+        "a norm past DFFT_NORM_NONE refused", "statuses");
   {
     int64_t phys[3] = {0, 0, 0}, spec[3] = {0, 0, 0};
     /* A caller compiled against the version-3 dfft.h ends its struct after user_workspace: the

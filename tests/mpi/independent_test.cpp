@@ -234,14 +234,18 @@ INSTANTIATE_TEST_SUITE_P(All, GatheredReference,
 
 // numpy's norms against serial FFTW (unnormalised both ways): the forward output is the serial
 // spectrum times 1, 1/sqrt(N) or 1/N, and the inverse of the serial spectrum is the input times
-// 1, sqrt(N) or N (backward, ortho, forward).
+// 1, sqrt(N) or N (backward, ortho, forward). Norm none scales neither: the forward is the serial
+// spectrum and the inverse of it N times the input (forward then inverse: N x).
 class Norms : public ::testing::TestWithParam<std::tuple<dfft::Norm, Transform>> {};
 
 TEST_P(Norms, MatchSerialFftw) {
   auto [norm, tr] = GetParam();
   const Shape shape{17, 12, 10};
   const double n = static_cast<double>(product(shape));
-  const double fwd = norm == dfft::Norm::backward ? 1 : norm == dfft::Norm::ortho ? 1 / std::sqrt(n) : 1 / n;
+  const double fwd = norm == dfft::Norm::backward || norm == dfft::Norm::none ? 1
+                     : norm == dfft::Norm::ortho                             ? 1 / std::sqrt(n)
+                                                                             : 1 / n;
+  const double round = norm == dfft::Norm::none ? n : 1;  // forward then inverse
   auto o = options(Decomposition::pencil, Variant::Default, tr);
   o.norm = norm;
   o.effort = dfft::Effort::estimate;
@@ -275,14 +279,14 @@ TEST_P(Norms, MatchSerialFftw) {
     plan.inverse(out.data(), cback.data());
     back = gather(plan.input_layout(), plan.shape(), cback.data());
   }
-  for (auto& v : gin) v /= fwd;
+  for (auto& v : gin) v *= round / fwd;
   EXPECT_LE(rel_l2(back, gin), 1e-12);
   EXPECT_TRUE(all_ranks(out == spec_in)) << "the inverse overwrote its input";
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Norms,
                          ::testing::Combine(::testing::Values(dfft::Norm::backward, dfft::Norm::ortho,
-                                                              dfft::Norm::forward),
+                                                              dfft::Norm::forward, dfft::Norm::none),
                                             ::testing::Values(Transform::r2c, Transform::c2c)),
                          [](const auto& pi) {
                            return to_string(std::get<0>(pi.param)) + "_" + to_string(std::get<1>(pi.param));
