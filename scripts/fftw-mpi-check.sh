@@ -213,6 +213,8 @@ for p in $PRECISIONS; do build_one "$p"; done
 MPIRUN=(mpirun)
 if mpirun --version 2>&1 | grep -q "Open MPI"; then
   MPIRUN+=(--oversubscribe)
+  # CI containers run as root, which Open MPI refuses without this (as tests/CMakeLists.txt does).
+  [ "$(id -u)" -eq 0 ] && MPIRUN+=(--allow-run-as-root)
   [ -n "$LIB_DIR" ] && MPIRUN+=(-x LD_LIBRARY_PATH)
 fi
 RUN_ENV=(env)

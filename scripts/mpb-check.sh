@@ -19,6 +19,7 @@
 #                       results must differ (proves that a mismatch is detected)
 #   --expect-mismatch   invert the verdict: pass only if every comparison found a difference
 #   --no-install        do not try to install mpb-mpi when it is missing
+#   [MPB_MPI]           the mpb-mpi program to run (default: mpb-mpi on PATH)
 #
 # Output: "MPB-CHECK ctl=... ranks=N result=PASS|FAIL ..." per run, then "mpb-check: N passed,
 # M failed". Exit status 0 all passed, 1 a failure, 77 skipped (mpb-mpi cannot be had).
@@ -56,16 +57,19 @@ die() { echo "mpb-check: ERROR: $*" >&2; exit 1; }
 LIB_DIR=$(cd "$LIB_DIR" && pwd)
 [ -n "$CTLS" ] || CTLS=$(ls "$ROOT"/tests/fftw_mpi/*.ctl)
 
-if ! command -v mpb-mpi >/dev/null 2>&1 && [ $INSTALL -eq 1 ]; then
+MPB_NAME=${MPB_MPI:-mpb-mpi}
+if ! command -v "$MPB_NAME" >/dev/null 2>&1 && [ $INSTALL -eq 1 ]; then
   bash "$ROOT/scripts/install-deps.sh" mpb-mpi >&2 || true
 fi
-MPB=$(command -v mpb-mpi) || skip "mpb-mpi is not installed and could not be (Debian package mpb-mpi)"
+MPB=$(command -v "$MPB_NAME") || skip "mpb-mpi is not installed and could not be (Debian package mpb-mpi)"
 command -v mpirun >/dev/null 2>&1 || skip "mpirun not found"
 
 MPIRUN=(mpirun)
 # Open MPI: allow more ranks than cores, and forward the loader variables to every rank explicitly.
 if mpirun --version 2>&1 | grep -q "Open MPI"; then
   MPIRUN+=(--oversubscribe -x LD_DEBUG -x LD_DEBUG_OUTPUT -x LD_LIBRARY_PATH)
+  # CI containers run as root, which Open MPI refuses without this (as tests/CMakeLists.txt does).
+  [ "$(id -u)" -eq 0 ] && MPIRUN+=(--allow-run-as-root)
 fi
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
