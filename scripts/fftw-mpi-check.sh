@@ -266,6 +266,10 @@ for p in $PRECISIONS; do
       res=FAIL; failed=$((failed + 1))
       echo "---- $p, $n ranks: $log"
       grep -E '^FAILED|received signal|^(hangup|interrupted|killed)$' "$log" || tail -20 "$log"
+      # check.pl names the whole batch; the culprit is its first problem with no result line.
+      culprit=$(grep '^FAILED' "$log" | tail -1 | grep -o "'[^']*'" | tr -d "'" |
+                while read -r q; do awk -v q="$q" '$1 == q && NF == 4 {f = 1} END {exit !f}' "$log" || { echo "$q"; break; }; done)
+      [ -n "$culprit" ] && echo "FAILED problem: $culprit ($(grep -m1 '^Found' "$log" || echo "see $log"))"
     fi
     line="FFTW-MPI-CHECK precision=$p ranks=$n count=$COUNT maxsize=$MAXSIZE seed=$SEED result=$res problems=$nprob seconds=$dt lib=${lib:-?}"
     echo "$line"; summary+=("$line")
