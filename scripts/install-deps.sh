@@ -15,7 +15,10 @@ PACKAGES=(
   libopenmpi-dev      # MPI headers and libraries
   openmpi-bin         # mpirun, used by the tests and benchmarks
   libfftw3-dev        # local FFTs, double and float (libfftw3 + libfftw3f)
-  libfftw3-mpi-dev    # FFTW's own MPI transform, only for the comparison benchmark
+  libfftw3-mpi-dev    # FFTW's MPI header (dfft's libfftw3_mpi is built against it) and FFTW's own
+                      #   MPI transform, the comparison benchmark's and the conformance tests' reference
+  dpkg-dev            # apt-get source: FFTW's MPI test programs (scripts/fftw-mpi-check.sh)
+  mpb-mpi             # a real FFTW-MPI application, run on dfft's libfftw3_mpi (scripts/mpb-check.sh)
   nlohmann-json3-dev  # JSON output of dfft bench
   libcli11-dev        # command-line parsing
   libgtest-dev        # unit and MPI tests

@@ -79,6 +79,12 @@ phase "configure + build (Release, -Werror) in build/"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDFFT_WERROR=ON -DDFFT_TESTS=ON -DCMAKE_UNITY_BUILD=ON "${EXTRA[@]}"
 cmake --build build -j "$JOBS"
 
+phase "FFTW's MPI test programs from Debian's fftw3 source (the fftw_mpi tests' referee)"
+# Fetched and built here, where a failure stops the run, rather than inside ctest, where the
+# fftw_mpi tests would report themselves skipped.
+bash scripts/fftw-mpi-check.sh --build-only --src-dir build/fftw-mpi-check/src \
+  --build-dir build/tests/fftw_mpi/fftw-mpi-check
+
 phase "ctest (Release, all tests)"
 # -j "$JOBS": every MPI test declares its ranks (PROCESSORS), so ctest runs a test of JOBS or more
 # ranks alone and pairs the 1-rank ones, whose time is mostly process start-up.
