@@ -14,6 +14,13 @@
 // --in-place transforms one array (the real input padded in z, the spectrum over it), as dfft
 // bench --in-place does; out of place (the default), FFTW's c2r overwrites its input spectrum.
 //
+// --c2c times the complex transform instead (forward FFTW_FORWARD, inverse FFTW_BACKWARD, with
+// --transposed the forward output and the inverse input transposed).
+//
+// The same binary times whichever libfftw3_mpi.so.3 the loader finds: FFTW's own, or dfft's
+// (docs/fftw-mpi.md) where its folder is first on the load path; the report and the records name
+// the library that ran ("fftw-mpi" or "dfft-fftw-mpi").
+//
 // FFTW-MPI reports only its whole time. --stages also times, with --transposed, each direction
 // built from FFTW's own pieces, each after a barrier: the local 2-D r2c over y and z
 // (fftw_plan_many_dft_r2c), FFTW's distributed transpose (fftw_mpi_plan_many_transpose, x-split
@@ -23,6 +30,8 @@
 // the stage times of `dfft bench`.
 #include <fftw3-mpi.h>
 #include <mpi.h>
+
+#include <dlfcn.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -55,6 +64,7 @@ struct Args {
   bool transposed = false;
   bool in_place = false;
   bool stages = false;
+  bool c2c = false;
   int threads = 1;
   std::string json;
 };
@@ -75,12 +85,17 @@ Stats stats_of(const std::vector<double>& seconds) {
   return s;
 }
 
+// Which libfftw3_mpi the loader took: dfft's defines a marker symbol FFTW's does not.
+const char* library_name() {
+  return dlsym(RTLD_DEFAULT, "dfft_fftw_mpi_marker") != nullptr ? "dfft-fftw-mpi" : "fftw-mpi";
+}
+
 // Owns the FFTW-MPI arrays and plans. The real array is padded in z to 2*(nz/2+1), as FFTW-MPI
 // requires even out of place.
 class FftwMpi {
  public:
-  FftwMpi(const Args& a, MPI_Comm comm) : n_(a.size) {
-    const std::ptrdiff_t nzc = n_[2] / 2 + 1;
+  FftwMpi(const Args& a, MPI_Comm comm) : n_(a.size), c2c_(a.c2c) {
+    const std::ptrdiff_t nzc = c2c_ ? n_[2] : n_[2] / 2 + 1;
     std::ptrdiff_t n1_local = 0, n1_start = 0;
     const std::ptrdiff_t alloc = fftw_mpi_local_size_3d_transposed(
         n_[0], n_[1], nzc, comm, &n0_local_, &n0_start_, &n1_local, &n1_start);
@@ -92,6 +107,17 @@ class FftwMpi {
     if (!real_ || !spec_) throw std::runtime_error("fftw_alloc failed");
     const unsigned effort = a.effort == "measure" ? FFTW_MEASURE : FFTW_ESTIMATE;
     const double t0 = MPI_Wtime();
+    if (c2c_) {
+      // The complex input in the real array's place (2 alloc doubles: alloc complex numbers).
+      auto* in = reinterpret_cast<fftw_complex*>(real_);
+      fwd_ = fftw_mpi_plan_dft_3d(n_[0], n_[1], n_[2], in, spec_, comm, FFTW_FORWARD,
+                                  effort | (a.transposed ? FFTW_MPI_TRANSPOSED_OUT : 0u));
+      inv_ = fftw_mpi_plan_dft_3d(n_[0], n_[1], n_[2], spec_, in, comm, FFTW_BACKWARD,
+                                  effort | (a.transposed ? FFTW_MPI_TRANSPOSED_IN : 0u));
+      plan_seconds_ = MPI_Wtime() - t0;
+      if (!fwd_ || !inv_) throw std::runtime_error("fftw_mpi_plan_dft_3d returned NULL");
+      return;
+    }
     fwd_ = fftw_mpi_plan_dft_r2c_3d(n_[0], n_[1], n_[2], real_, spec_, comm,
                                     effort | (a.transposed ? FFTW_MPI_TRANSPOSED_OUT : 0u));
     inv_ = fftw_mpi_plan_dft_c2r_3d(n_[0], n_[1], n_[2], spec_, real_, comm,
@@ -117,12 +143,18 @@ class FftwMpi {
   // Writes the test field (scale 1) or divides the current data by `scale` (after an inverse).
   // Returns {sum of squared errors vs the field, sum of squared field} over this rank.
   std::pair<double, double> fill_or_compare(bool fill, double scale) {
-    const std::ptrdiff_t pad = 2 * (n_[2] / 2 + 1);
+    // c2c: the field in the real parts, zero imaginary parts (compared too).
+    const std::ptrdiff_t pad = c2c_ ? 2 * n_[2] : 2 * (n_[2] / 2 + 1), step = c2c_ ? 2 : 1;
     double err = 0, ref = 0;
     for (std::ptrdiff_t i = 0; i < n0_local_; ++i)
       for (std::ptrdiff_t j = 0; j < n_[1]; ++j)
         for (std::ptrdiff_t k = 0; k < n_[2]; ++k) {
-          double& v = real_[(i * n_[1] + j) * pad + k];
+          if (c2c_) {
+            double& im = real_[(i * n_[1] + j) * pad + step * k + 1];
+            if (fill) im = 0;
+            else err += (im / scale) * (im / scale), im /= scale;
+          }
+          double& v = real_[(i * n_[1] + j) * pad + step * k];
           const double f = field(n0_start_ + i, j, k);
           if (fill) {
             v = f;
@@ -141,6 +173,7 @@ class FftwMpi {
 
  private:
   std::vector<std::ptrdiff_t> n_;
+  bool c2c_ = false;
   std::ptrdiff_t n0_local_ = 0, n0_start_ = 0;
   double* real_ = nullptr;
   fftw_complex* spec_ = nullptr;
@@ -295,19 +328,19 @@ Result run(const Args& a, MPI_Comm comm) {
 
 double gflops(const Args& a, double ms) {
   const double n = static_cast<double>(a.size[0] * a.size[1] * a.size[2]);
-  return 2.5 * n * std::log2(n) / (ms * 1e-3) / 1e9;
+  return (a.c2c ? 5.0 : 2.5) * n * std::log2(n) / (ms * 1e-3) / 1e9;
 }
 
 // The record in dfft bench's format, through its writer (apps/dfft/report.hpp), as a peer
 // library's: the common fields plus library and plan_ms (docs/results-format.md).
 dfftapp::Record record(const Args& a, int ranks, bool forward, const Stats& s, const Result& r) {
   dfftapp::Record d;
-  d.library = "fftw-mpi";
+  d.library = library_name();
   d.plan_ms = r.plan_ms;
   d.decomposition = "slab";
   d.variant = "-";
   d.precision = "double";
-  d.transform = "r2c";
+  d.transform = a.c2c ? "c2c" : "r2c";
   d.direction = forward ? "forward" : "inverse";
   d.size.assign(a.size.begin(), a.size.end());
   d.ranks = ranks;
@@ -343,8 +376,8 @@ dfftapp::Record record(const Args& a, int ranks, bool forward, const Stats& s, c
 }
 
 void report(const Args& a, int ranks, const Result& r) {
-  std::printf("fftw-mpi-bench: %tdx%tdx%td double r2c, %d ranks x %d threads, effort %s, output split in %s, %s\n",
-              a.size[0], a.size[1], a.size[2], ranks, a.threads, a.effort.c_str(),
+  std::printf("fftw-mpi-bench (%s): %tdx%tdx%td double %s, %d ranks x %d threads, effort %s, output split in %s, %s\n",
+              library_name(), a.size[0], a.size[1], a.size[2], a.c2c ? "c2c" : "r2c", ranks, a.threads, a.effort.c_str(),
               a.transposed ? "y (FFTW_MPI_TRANSPOSED_OUT)" : "x", a.in_place ? "in place" : "out of place");
   std::printf("plan %.1f ms, %d warmup + %d reps, time = max over ranks per rep\n", r.plan_ms,
               a.warmup, a.reps);
@@ -391,12 +424,17 @@ int parse(int argc, char** argv, int rank, Args& a) {
   app.add_flag("--stages", a.stages,
                "also time each direction of the transposed transform as FFTW's three pieces (needs --transposed)");
   app.add_option("--json", a.json, "write one JSON line per direction to FILE");
+  app.add_flag("--c2c", a.c2c, "the complex transform (forward and backward) instead of r2c/c2r");
   app.add_option("--threads", a.threads, "FFTW threads per rank")->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (rank == 0) return app.exit(e);
     return e.get_exit_code();
+  }
+  if (a.stages && a.c2c) {
+    if (rank == 0) std::fprintf(stderr, "--stages times the r2c transform's pieces; leave out --c2c\n");
+    return 1;
   }
   if (a.stages && !a.transposed) {
     if (rank == 0) std::fprintf(stderr, "--stages: times the transposed-output forward; add --transposed\n");

@@ -40,9 +40,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import records  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# fftw-mpi: build/bin/fftw-mpi-bench. python: a script run with the interpreter of dfft's Python
-# binding ("script", relative to the repository; "args"), e.g. benchmarks/python/defaults_vs_mpi4pyfft.py.
-PEERS = ("fftw-mpi", "python")
+# fftw-mpi: build/bin/fftw-mpi-bench. dfft-fftw-mpi: the same program with dfft's libfftw3_mpi
+# (BUILD/lib/dfft-fftw-mpi) first on the ranks' load path, so that both libraries run one binary
+# (docs/fftw-mpi.md). python: a script run with the interpreter of dfft's Python binding ("script",
+# relative to the repository; "args"), e.g. benchmarks/python/defaults_vs_mpi4pyfft.py.
+PEERS = ("fftw-mpi", "dfft-fftw-mpi", "python")
 
 
 def rel(path):
@@ -112,7 +114,7 @@ def load_suite(name):
     path = find_file(name, os.path.join("benchmarks", "cases"), "suite")
     s = load_json(path, "suite")
     runner = s.get("runner", {})
-    allowed = {"ranks_per_job", "peers", "bench_args", "bench_args_each", "cores_per_rank", "cores_per_job",
+    allowed = {"ranks_per_job", "bench_ranks", "peers", "bench_args", "bench_args_each", "cores_per_rank", "cores_per_job",
                "env", "repeat", "shuffle", "comment"}
     if set(runner) - allowed:
         die("%s: runner: unknown keys %s; allowed: %s" % (path, sorted(set(runner) - allowed), ", ".join(sorted(allowed))))
@@ -120,6 +122,8 @@ def load_suite(name):
     for p in peers:
         if p.get("name") not in PEERS:
             die("%s: runner.peers: unknown peer %r; allowed: %s" % (path, p.get("name"), ", ".join(PEERS)))
+        if not isinstance(p.get("env", {}), dict) or not isinstance(p.get("ranks", []), list):
+            die("%s: runner.peers: %s: \"env\" is an object of variables, \"ranks\" a list of rank counts" % (path, p["name"]))
         if p["name"] == "python" and not os.path.isfile(os.path.join(ROOT, str(p.get("script", "")))):
             die("%s: runner.peers: python needs \"script\", a file of the repository: %r" % (path, p.get("script")))
     if runner.get("cores_per_job") and any(p["name"] == "python" for p in peers):
@@ -131,6 +135,8 @@ def load_suite(name):
         die("%s: runner.shuffle: true or false, not %r" % (path, runner["shuffle"]))
     name = os.path.basename(path)[:-5]
     return {"path": path, "name": name, "doc": s, "ranks_per_job": runner.get("ranks_per_job"),
+            # Rank counts of the dfft bench jobs where not every job's (peers run at the others).
+            "bench_ranks": runner.get("bench_ranks"),
             "peers": peers, "backend": s.get("global", {}).get("backend", "cpu"),
             "bench_args": [str(a) for a in runner.get("bench_args", [])],
             # One dfft job per entry (options the case format cannot sweep, e.g. --chunks).
@@ -235,14 +241,23 @@ def peer_jobs(peer, sizes, glob, build, launch):
     def listed(key):
         v = peer.get(key, [False])
         return v if isinstance(v, list) else [v]
+    # A peer's own variables ("env"), passed by Open MPI to every rank; for dfft-fftw-mpi also the
+    # library folder of this build.
+    env = dict(peer.get("env", {}))
+    if peer["name"] == "dfft-fftw-mpi":
+        env["LD_LIBRARY_PATH"] = rel(os.path.join(build, "lib", "dfft-fftw-mpi"))
+    for k, v in sorted(env.items()):
+        launch = launch[:-2] + ["-x", "%s=%s" % (k, v)] + launch[-2:]
+    tag = "".join(" %s=%s" % (k, v) for k, v in sorted(peer.get("env", {}).items()))
     for size in sizes:
-        for t in listed("transposed"):
-            for ip in listed("in_place"):
-                cmd = launch + [rel(os.path.join(build, "bin", "fftw-mpi-bench")), "--size"] + [str(v) for v in size]
-                cmd += ["--effort", effort, "--reps", reps, "--warmup", warmup]
-                cmd += (["--transposed"] if t else []) + (["--in-place"] if ip else [])
-                jobs.append(("fftw-mpi %s%s%s" % ("x".join(map(str, size)), " transposed" if t else "",
-                                                  " in place" if ip else ""), cmd))
+        for c2c in listed("c2c"):
+            for t in listed("transposed"):
+                for ip in listed("in_place"):
+                    cmd = launch + [rel(os.path.join(build, "bin", "fftw-mpi-bench")), "--size"] + [str(v) for v in size]
+                    cmd += ["--effort", effort, "--reps", reps, "--warmup", warmup]
+                    cmd += (["--c2c"] if c2c else []) + (["--transposed"] if t else []) + (["--in-place"] if ip else [])
+                    jobs.append(("%s %s%s%s%s%s" % (peer["name"], "x".join(map(str, size)), " c2c" if c2c else "",
+                                                    " transposed" if t else "", " in place" if ip else "", tag), cmd))
     return jobs
 
 
@@ -255,12 +270,14 @@ def plan_jobs(profile, suite, args, env, prefix):
     for r in ranks:
         launch = mpirun(profile, prefix, suite, r)
         threads = ["--threads", str(threads_per_rank(suite, r))] if suite["cores_per_job"] else []
-        for each in suite["bench_args_each"]:
+        for each in suite["bench_args_each"] if not suite["bench_ranks"] or r in suite["bench_ranks"] else []:
             cmd = launch + [dfft, "bench", "--cases", rel(suite["path"]), "--no-progress"] + suite["bench_args"]
             cmd += each + threads
             label = "dfft %s%s" % (suite["name"], (" " + " ".join(each)) if each else "")
             once.append({"label": label, "ranks": r, "kind": "dfft", "cmd": cmd})
         for peer in suite["peers"]:
+            if peer.get("ranks") and r not in peer["ranks"]:
+                continue
             for label, pcmd in peer_jobs(peer, sizes, suite["doc"].get("global", {}), args.build, launch):
                 once.append({"label": label, "ranks": r, "kind": "peer", "cmd": pcmd + threads})
     if suite["repeat"] == 1 and not suite["shuffle"]:

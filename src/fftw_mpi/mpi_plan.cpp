@@ -130,6 +130,30 @@ int planner_threads() {
 
 }  // namespace
 
+namespace {
+
+// DFFT_FFTW_MPI_GPU: unset or 0, the CPU; 1, the GPU where one staged execution is timed faster
+// than the CPU plan's; force, the GPU.
+enum class GpuSwitch { off, timed, force };
+GpuSwitch gpu_switch() {
+  const char* v = std::getenv("DFFT_FFTW_MPI_GPU");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) return GpuSwitch::off;
+  return std::strcmp(v, "force") == 0 ? GpuSwitch::force : GpuSwitch::timed;
+}
+
+// Seconds of one run of `f` on every rank: the slowest rank's, after a barrier.
+template <class F>
+double timed(MPI_Comm comm, F&& f) {
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  f();
+  double t = MPI_Wtime() - t0, most = 0;
+  MPI_Allreduce(&t, &most, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return most;
+}
+
+}  // namespace
+
 template <class R>
 MpiPlan<R>* MpiPlan<R>::make(const Request& req) {
   const std::string bad = local_problem(req);
@@ -256,7 +280,14 @@ void MpiPlan<R>::build(const Request& req) {
       return false;
     }
   };
-  if (try_plan(o)) return;
+  const std::int64_t in_bytes = in.elements() * static_cast<std::int64_t>(in.real ? sizeof(R) : sizeof(C));
+  const std::int64_t out_bytes = out.elements() * static_cast<std::int64_t>(out.real ? sizeof(R) : sizeof(C));
+  // Forced onto the GPU, no CPU plan is made (its planning would cost as much as the GPU's).
+  if (gpu_switch() == GpuSwitch::force && offer_gpu(shape, din, dout, o, in_bytes, out_bytes)) return;
+  if (try_plan(o)) {
+    if (gpu_switch() == GpuSwitch::timed) offer_gpu(shape, din, dout, o, in_bytes, out_bytes);
+    return;
+  }
   if (o.in_place) {
     // dfft's in-place r2c keeps the padded axis last, FFTW's puts the vector axis after it: the
     // plan runs out of place from a copy of the input.
@@ -314,6 +345,75 @@ void MpiPlan<R>::build(const Request& req) {
 }
 
 template <class R>
+bool MpiPlan<R>::offer_gpu(const std::vector<std::int64_t>& shape, const Layout& din, const Layout& dout,
+                           const Options& o, std::int64_t in_bytes, std::int64_t out_bytes) {
+  const GpuSwitch sw = gpu_switch();
+  placement_ = "CPU";
+  if (sw == GpuSwitch::off) return false;
+  Options g = o;
+  g.backend = Backend::cuda;
+  g.threads = 1;
+  try {
+    gpu_ = std::make_unique<Plan<R>>(comm_, shape, din, dout, g);
+  } catch (const Error& e) {
+    // No GPU, a CPU-only build, or a problem the CUDA backend does not take (collective).
+    placement_ = std::string("CPU (the GPU plan was refused: ") + e.what() + ")";
+    if (verbose()) say(std::string(req_.call) + ": " + placement_);
+    return false;
+  }
+  in_bytes_ = static_cast<std::size_t>(in_bytes);
+  out_bytes_ = static_cast<std::size_t>(out_bytes);
+  dev_in_ = gpu_->allocate(std::max<std::size_t>(in_bytes_, 16));
+  dev_out_ = in_place_ ? dev_in_ : gpu_->allocate(std::max<std::size_t>(out_bytes_, 16));
+  if (sw == GpuSwitch::force) {
+    placement_ = "GPU (DFFT_FFTW_MPI_GPU=force)";
+    if (verbose()) say(std::string(req_.call) + ": runs on the " + placement_);
+    return true;
+  }
+  // One execution each, on arrays of the plan's own after one untimed run: the host plan against
+  // copying in, transforming on the GPU and copying back.
+  std::vector<C> a(in_bytes_ / sizeof(C) + 1), b(out_bytes_ / sizeof(C) + 1);
+  void* out = in_place_ ? static_cast<void*>(a.data()) : static_cast<void*>(b.data());
+  auto on_cpu = [&] { transform(*plan_, a.data(), out); };
+  auto on_gpu = [&] {
+    gpu_->upload(dev_in_, a.data(), in_bytes_);
+    transform(*gpu_, dev_in_, dev_out_);
+    gpu_->download(out, dev_out_, out_bytes_);
+  };
+  on_cpu();
+  const double cpu = timed(comm_, on_cpu);
+  on_gpu();
+  const double gpu = timed(comm_, on_gpu);
+  std::ostringstream why;
+  why << " (one staged GPU execution " << detail::ms_text(gpu) << ", the CPU plan " << detail::ms_text(cpu) << ")";
+  if (gpu < cpu) {
+    placement_ = "GPU" + why.str();
+    plan_.reset();
+  } else {
+    placement_ = "CPU" + why.str();
+    gpu_->deallocate(dev_in_);
+    if (dev_out_ != dev_in_) gpu_->deallocate(dev_out_);
+    dev_in_ = dev_out_ = nullptr;
+    gpu_.reset();
+  }
+  if (verbose()) say(std::string(req_.call) + ": runs on the " + placement_);
+  return gpu_ != nullptr;
+}
+
+template <class R>
+void MpiPlan<R>::transform(const Plan<R>& plan, void* a, void* b) const {
+  switch (req_.problem.kind) {
+    case Kind::dft:
+      if (dfft_inverse_) plan.inverse(static_cast<const C*>(a), static_cast<C*>(b));
+      else plan.forward(static_cast<const C*>(a), static_cast<C*>(b));
+      break;
+    case Kind::r2c: plan.forward(static_cast<const R*>(a), static_cast<C*>(b)); break;
+    case Kind::c2r: plan.inverse(static_cast<const C*>(a), static_cast<R*>(b)); break;
+    case Kind::r2r: plan.forward(static_cast<const R*>(a), static_cast<R*>(b)); break;
+  }
+}
+
+template <class R>
 void MpiPlan<R>::run(void* in, void* out) {
   if (transpose_) {
     transpose_->execute(static_cast<const R*>(in), static_cast<R*>(out));
@@ -324,32 +424,26 @@ void MpiPlan<R>::run(void* in, void* out) {
     else fft1d_->forward(static_cast<const C*>(in), static_cast<C*>(out));
     return;
   }
-  auto transform = [&](void* a, void* b) {
-    if (!plan_) return;  // a rank outside the plan's ranks
-    switch (req_.problem.kind) {
-      case Kind::dft:
-        if (dfft_inverse_) plan_->inverse(static_cast<const C*>(a), static_cast<C*>(b));
-        else plan_->forward(static_cast<const C*>(a), static_cast<C*>(b));
-        break;
-      case Kind::r2c: plan_->forward(static_cast<const R*>(a), static_cast<C*>(b)); break;
-      case Kind::c2r: plan_->inverse(static_cast<const C*>(a), static_cast<R*>(b)); break;
-      case Kind::r2r: plan_->forward(static_cast<const R*>(a), static_cast<R*>(b)); break;
-    }
-  };
+  if (gpu_) {
+    gpu_->upload(dev_in_, in, in_bytes_);
+    transform(*gpu_, dev_in_, dev_out_);
+    gpu_->download(out, dev_out_, out_bytes_);
+    return;
+  }
   if (copy_bytes_ > 0) {
     std::memcpy(scratch_in_.data(), in, copy_bytes_);
-    transform(scratch_in_.data(), out);
+    transform(*plan_, scratch_in_.data(), out);
     return;
   }
   if (!real_in_ && !cplx_in_) {
-    transform(in, out);
+    transform(*plan_, in, out);
     return;
   }
   void* a = scratch_in_.data();
   void* b = scratch_out_.data();
   if (real_in_) real_in_->execute(static_cast<const R*>(in), static_cast<R*>(a));
   else cplx_in_->execute(static_cast<const C*>(in), static_cast<C*>(a));
-  transform(a, b);
+  if (plan_) transform(*plan_, a, b);  // (ranks outside the plan's ranks hold none)
   if (real_out_) real_out_->execute(static_cast<const R*>(b), static_cast<R*>(out));
   else cplx_out_->execute(static_cast<const C*>(b), static_cast<C*>(out));
 }
@@ -392,6 +486,11 @@ void MpiPlan<R>::destroy(const char* call) {
   const bool was_live = state_ == State::live;
   state_ = State::destroyed;
   if (!was_live) return;  // fftw_mpi_cleanup freed it already
+  if (gpu_) {
+    gpu_->deallocate(dev_in_);
+    if (dev_out_ != dev_in_) gpu_->deallocate(dev_out_);
+    gpu_.reset();
+  }
   plan_.reset();
   real_in_.reset();
   real_out_.reset();
@@ -448,7 +547,8 @@ std::string MpiPlan<R>::describe() const {
   if (p.transposed_in) s << " transposed-in";
   if (p.transposed_out) s << " transposed-out";
   if (state_ != State::live) s << " destroyed";
-  else if (plan_) s << (sub_ != MPI_COMM_NULL ? " on fewer ranks" : "") << "\n" << plan_->describe();
+  else if (gpu_) s << " on the " << placement_ << "\n" << gpu_->describe();
+  else if (plan_) s << (sub_ != MPI_COMM_NULL ? " on fewer ranks" : "") << (placement_.size() > 3 ? " on the " + placement_ : "") << "\n" << plan_->describe();
   else if (fft1d_) s << "\n" << fft1d_->describe();
   s << ")";
   return s.str();

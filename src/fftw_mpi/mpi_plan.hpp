@@ -76,6 +76,11 @@ class MpiPlan {
   MpiPlan() = default;
   void build(const Request& req);
   void run(void* in, void* out);
+  void transform(const Plan<R>& plan, void* a, void* b) const;
+  /// Makes the GPU plan where DFFT_FFTW_MPI_GPU asks for one and keeps it where it wins (or is
+  /// forced); whether it was kept.
+  bool offer_gpu(const std::vector<std::int64_t>& shape, const Layout& din, const Layout& dout, const Options& o,
+                 std::int64_t in_bytes, std::int64_t out_bytes);
 
   std::uint64_t tag_ = handle_tag;  // first member: what is_dfft_handle reads
   enum class State { live, destroyed, cleaned_up } state_ = State::live;
@@ -90,6 +95,13 @@ class MpiPlan {
   std::vector<C> scratch_in_, scratch_out_;
   std::unique_ptr<Reshape<R>> transpose_;
   std::unique_ptr<Fft1d<R>> fft1d_;  // a distributed one-dimensional DFT
+  // The plan on the rank's GPU (DFFT_FFTW_MPI_GPU): the caller's host arrays are copied to device
+  // buffers of the same layout and back.
+  std::unique_ptr<Plan<R>> gpu_;
+  void* dev_in_ = nullptr;
+  void* dev_out_ = nullptr;
+  std::size_t in_bytes_ = 0, out_bytes_ = 0;
+  std::string placement_;  // describe(): where the plan runs and why
   bool in_place_ = false;
   std::size_t copy_bytes_ = 0;  // an in-place request run out of place from a copy (scratch_in_)
   std::uintptr_t align_in_ = 0, align_out_ = 0;
