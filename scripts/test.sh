@@ -97,6 +97,9 @@ cmake -S scripts/find-package-test -B "$TMP/downstream" -DCMAKE_BUILD_TYPE=Relea
 cmake --build "$TMP/downstream" -j "$JOBS"
 mpirun --oversubscribe -np 1 "$TMP/downstream/downstream"
 mpirun --oversubscribe -np 1 "$TMP/downstream/downstream_c"
+# FFTW-MPI's interface from the installed folder (dfft::fftw3_mpi), and its pkg-config file.
+mpirun --oversubscribe -np 2 "$TMP/downstream/downstream_fftw_mpi"
+PKG_CONFIG_PATH="$TMP/prefix/lib/pkgconfig" pkg-config --libs dfft-fftw3-mpi dfft-fftw3f-mpi
 
 phase "pip install . in a fresh virtual environment, 2-rank transform against numpy.fft"
 # pip builds the library and the module only (pyproject.toml), with the Release build's warning

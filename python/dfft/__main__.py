@@ -11,6 +11,7 @@
     dfft wisdom and calibrations: /home/me/.cache/dfft/dfft-wisdom-host.json (not written yet)
     FFTW wisdom (double): /home/me/.cache/dfft/fftw-host.wisdom
     FFTW wisdom (float): /home/me/.cache/dfft/fftwf-host.wisdom (not written yet)
+    FFTW-MPI interface: /usr/local/lib/dfft-fftw-mpi (LD_LIBRARY_PATH=... runs FFTW-MPI programs on dfft)
 
 Under mpirun only rank 0 prints.
 """
@@ -25,6 +26,21 @@ def _file(path):
     if not path:
         return "none (no directory known: set DFFT_WISDOM_DIR)"
     return path if os.path.exists(path) else f"{path} (not written yet)"
+
+
+def fftw_mpi_folder():
+    """The folder of dfft's libfftw3_mpi.so.3 (docs/fftw-mpi.md) or None: the build tree beside
+    this package (build/python/dfft -> build/lib/dfft-fftw-mpi), this environment's prefix, the
+    usual install prefixes."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.join(here, "..", "..", "lib", "dfft-fftw-mpi")]
+    for prefix in (sys.prefix, "/usr/local", "/usr"):
+        candidates += [os.path.join(prefix, "lib", "dfft-fftw-mpi"),
+                       os.path.join(prefix, "lib", "x86_64-linux-gnu", "dfft-fftw-mpi")]
+    for c in candidates:
+        if os.path.exists(os.path.join(c, "libfftw3_mpi.so.3")):
+            return os.path.normpath(c)
+    return None
 
 
 def lines():
@@ -44,6 +60,9 @@ def lines():
         f"dfft wisdom and calibrations: {_file(b['wisdom_file'])}",
         f"FFTW wisdom (double): {_file(b['fftw_wisdom_file'])}",
         f"FFTW wisdom (float): {_file(b['fftwf_wisdom_file'])}",
+        "FFTW-MPI interface: " + (f"{fftw_mpi_folder()} (LD_LIBRARY_PATH=<it> runs FFTW-MPI programs on dfft)"
+                                  if fftw_mpi_folder() else
+                                  "not found (built with dfft where FFTW's MPI header is installed: docs/fftw-mpi.md)"),
     ]
 
 

@@ -16,7 +16,7 @@ import dfft
 import dfft.__main__ as report
 
 NAMES = ["dfft", "backends", "MPI library", "MPI CUDA-aware", "NCCL", "FFTW", "wisdom directory",
-         "dfft wisdom and calibrations", "FFTW wisdom (double)", "FFTW wisdom (float)"]
+         "dfft wisdom and calibrations", "FFTW wisdom (double)", "FFTW wisdom (float)", "FFTW-MPI interface"]
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
@@ -100,3 +100,12 @@ def test_main_prints_the_report_on_rank_0(capsys):
         assert printed.splitlines() == report.lines()
     else:
         assert printed == ""
+
+
+def test_fftw_mpi_interface_line_names_a_folder_that_holds_the_library():
+    f = fields()["FFTW-MPI interface"]
+    folder = report.fftw_mpi_folder()
+    if folder is None:
+        assert f.startswith("not found")
+    else:
+        assert f.startswith(folder) and os.path.exists(os.path.join(folder, "libfftw3_mpi.so.3"))
