@@ -265,6 +265,10 @@ void MpiPlan<R>::build(const Request& req) {
   o.in_place = in_place_ && (pr.kind == Kind::r2c || pr.kind == Kind::c2r);
   o.transposed_out = dout.order.size() > 1 && dout.order[0] == 1;
   o.effort = (req.flags & FFTW_ESTIMATE) ? Effort::estimate : Effort::measure;
+  // FFTW_PATIENT and FFTW_EXHAUSTIVE: dfft's timed choice among its candidate plans (decomposition,
+  // variant, methods); FFTW_MEASURE: the model's choice with measured local FFTs, so that
+  // planning stays as quick as FFTW-MPI's.
+  if (req.flags & (FFTW_PATIENT | FFTW_EXHAUSTIVE)) o.tune = Tune::measure;
   o.fftw_wisdom = false;  // the application owns FFTW's wisdom (fftw_import_wisdom_*)
   o.threads = planner_threads();
   o.destroy_input = (req.flags & FFTW_DESTROY_INPUT) ||
