@@ -38,6 +38,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -167,6 +168,14 @@ class FftwMpi {
     return {err, ref};
   }
 
+  // Where the forward plan runs, as the plan itself says: dfft's plans on the GPU
+  // (DFFT_FFTW_MPI_GPU) print "on the GPU"; FFTW's run on the CPU.
+  std::string backend() const {
+    char* text = fftw_sprint_plan(fwd_);
+    const bool gpu = text != nullptr && std::string(text).find(" on the GPU") != std::string::npos;
+    std::free(text);
+    return gpu ? "cuda" : "cpu";
+  }
   void forward() { fftw_execute(fwd_); }
   void inverse() { fftw_execute(inv_); }
   double plan_seconds() const { return plan_seconds_; }
@@ -277,6 +286,7 @@ double timed_max(MPI_Comm comm, F&& run) {
 struct Result {
   Stats fwd, inv;
   double error = 0, plan_ms = 0;
+  std::string backend = "cpu";
   // Each direction split into FFTW's pieces (--stages): forward r2c over (y, z), transpose, FFT
   // along x; inverse FFT along x, transpose back, c2r over (y, z).
   std::vector<Stats> stages;
@@ -321,7 +331,7 @@ Result run(const Args& a, MPI_Comm comm) {
   double plan_max = 0, plan = f.plan_seconds();
   BENCH_MPI(MPI_Allreduce(&plan, &plan_max, 1, MPI_DOUBLE, MPI_MAX, comm));
   Result res{stats_of(tf), stats_of(ti), std::sqrt(glob[0] / std::max(glob[1], 1e-300)),
-             plan_max * 1e3, {}};
+             plan_max * 1e3, f.backend(), {}};
   if (a.stages) res.stages = run_stages(a, comm);
   return res;
 }
@@ -346,7 +356,7 @@ dfftapp::Record record(const Args& a, int ranks, bool forward, const Stats& s, c
   d.ranks = ranks;
   d.grid = {ranks};
   d.threads = a.threads;
-  d.backend = "cpu";
+  d.backend = r.backend;
   d.effort = a.effort;
   d.norm = "none";  // FFTW does not scale; the round-trip check divides by N outside the timing
   d.transposed_out = a.transposed;
@@ -379,8 +389,8 @@ void report(const Args& a, int ranks, const Result& r) {
   std::printf("fftw-mpi-bench (%s): %tdx%tdx%td double %s, %d ranks x %d threads, effort %s, output split in %s, %s\n",
               library_name(), a.size[0], a.size[1], a.size[2], a.c2c ? "c2c" : "r2c", ranks, a.threads, a.effort.c_str(),
               a.transposed ? "y (FFTW_MPI_TRANSPOSED_OUT)" : "x", a.in_place ? "in place" : "out of place");
-  std::printf("plan %.1f ms, %d warmup + %d reps, time = max over ranks per rep\n", r.plan_ms,
-              a.warmup, a.reps);
+  std::printf("plan %.1f ms, %d warmup + %d reps, time = max over ranks per rep, runs on the %s\n", r.plan_ms,
+              a.warmup, a.reps, r.backend == "cuda" ? "GPU" : "CPU");
   std::printf("%-9s %10s %10s %10s %9s\n", "direction", "min_ms", "median_ms", "max_ms", "GFlop/s");
   std::printf("%-9s %10.3f %10.3f %10.3f %9.2f\n", "forward", r.fwd.min, r.fwd.median, r.fwd.max,
               gflops(a, r.fwd.median));
