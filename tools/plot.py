@@ -426,6 +426,37 @@ def plot_crossover(plt, records, out):
     return True
 
 
+def plot_library(plt, records, out):
+    """dfft's libfftw3_mpi over FFTW-MPI (results_tables.library_cells: the cells of the results
+    pages' library table), each direction against the rank count, one line per size, transform and
+    direction; below 1 dfft's library is faster."""
+    import results_tables
+    cells = results_tables.library_cells(records)
+    cpu = {k: v for k, v in cells.items() if k[3] == "cpu"}
+    if not cpu:
+        return False
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    series = sorted({(k[1], k[2]) for k in cpu})
+    for i, (size, transform) in enumerate(series):
+        keys = sorted((k for k in cpu if (k[1], k[2]) == (size, transform)), key=lambda k: int(k[4]))
+        for d, dash in (("forward", "-"), ("inverse", "--")):
+            x = [int(k[4]) for k in keys]
+            y = [cpu[k][0][d]["time_ms"]["median"] / cpu[k][1][d]["time_ms"]["median"] for k in keys]
+            ax.plot(x, y, dash, marker="os^vD"[i % 5], color="C%d" % i,
+                    label=f"{size} {transform} {'fwd' if d == 'forward' else 'inv'}")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.axhline(0.9, color="gray", linewidth=0.6, linestyle=":")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("MPI ranks")
+    ax.set_ylabel("dfft's libfftw3_mpi / FFTW-MPI")
+    ax.set_title("One FFTW-MPI program on either library: below 1 dfft's is faster", fontsize=9)
+    ax.legend(fontsize=7, ncol=2)
+    ax.grid(linewidth=0.3)
+    fig.tight_layout()
+    save(plt, fig, out, 110)
+    return True
+
+
 def plot_threads(plt, records, out):
     """Ranks x threads on one node: forward+inverse time of dfft's fastest configuration and of
     FFTW-MPI's faster layout at each split, one panel per size, one line per library and day of
@@ -533,6 +564,9 @@ def main():
     ap.add_argument("--threads", action="store_true",
                     help="only threads.png: every ranks x threads split, dfft against FFTW-MPI "
                          "(records and peer records of the cpu-threads suite)")
+    ap.add_argument("--library", action="store_true",
+                    help="only library.png: dfft's libfftw3_mpi over FFTW-MPI per rank count "
+                         "(peer records of the fftw-mpi-lib suites)")
     ap.add_argument("--tune", action="store_true",
                     help="only tune.png: the tuner's candidates with every timed repetition "
                          "(records of dfft tune --json)")
@@ -553,6 +587,7 @@ def main():
     single = {"automatic": (plot_automatic, load, "no automatic-choice cells"),
               "crossover": (plot_crossover, load, "no cell with both slab and pencil"),
               "threads": (plot_threads, load, "no records"),
+              "library": (plot_library, load, "no dfft-fftw-mpi record with an FFTW-MPI record beside it"),
               "tune": (plot_tune, tune_records, "no dfft tune --json candidate records")}
     for kind, (plot, read, missing) in single.items():
         if getattr(args, kind):

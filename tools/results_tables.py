@@ -29,6 +29,11 @@ Kinds (options besides the record filters of results_pages.py):
              rank count: forward+inverse times, their ratio, and the geometric mean of the ratios;
              where the runner repeated the job in several processes, each time is the median over
              them.
+  library    dfft's libfftw3_mpi (library dfft-fftw-mpi) against FFTW-MPI (fftw-mpi), both timed by
+             fftw-mpi-bench: per machine, size, transform, backend and rank count, each direction's
+             time on either side and their ratio, and the planning times; a dfft row on the GPU
+             (backend cuda) is set against FFTW-MPI's fastest rank count of the same size
+             (all=on does that for every row)
   crossover  slab-2d1d against pencil per machine, rank count and size: the fastest of each
              decomposition (forward+inverse, over its methods and variants), the planes per rank
              of the slab (the first axis over the ranks), pencil / slab, and where the job timed
@@ -565,7 +570,50 @@ def kind_r2r(spec, records):
     return table(header, rows), rows, used(pairs)
 
 
+def library_cells(records, every=False):
+    """{(machine, size, transform, backend, dfft ranks): (dfft pair, FFTW-MPI pair)} of the library
+    table: dfft's libfftw3_mpi against FFTW-MPI at the same rank count, or (a GPU row, or every
+    row with every=True) against FFTW-MPI's fastest rank count of that size and transform."""
+    pairs = [p for p in configurations(records).values()
+             if (p.get("forward") or p.get("inverse")).get("library") in ("fftw-mpi", "dfft-fftw-mpi")]
+    cells = {}
+    for key, group in grouped(pairs, ["machine", "size", "transform"]).items():
+        fftw = [p for p in group if (p.get("forward") or p.get("inverse"))["library"] == "fftw-mpi"]
+        for p in group:
+            f = p.get("forward") or p.get("inverse")
+            if f["library"] != "dfft-fftw-mpi" or round_trip(p) is None:
+                continue
+            cpu = field(f, "backend") in (None, "cpu") and not every
+            _, ref = best([q for q in fftw if rank_text(q) == rank_text(p)] if cpu else fftw)
+            if ref is not None:
+                cells[key + (text("backend", field(f, "backend")), rank_text(p))] = (p, ref)
+    return cells
+
+
+def kind_library(spec, records):
+    every = spec.pop("all", "off") == "on"
+    cells = library_cells(select(records, spec), every)
+    machines = {k[0] for k in cells}
+    rows, kept = [], []
+    for k in sorted(cells, key=lambda k: (k[0], k[1], k[2], k[3], int(k[4]))):
+        p, ref = cells[k]
+        kept += [ref, p]
+        row = ([k[0]] if len(machines) > 1 else []) + [k[1], k[2], k[3], k[4], rank_text(ref)]
+        for d in ("forward", "inverse"):
+            a, b = ref[d]["time_ms"][STAT["name"]], p[d]["time_ms"][STAT["name"]]
+            row += [ms(a), ms(b), "%.2f" % (b / a)]
+        pa, pb = ref["forward"].get("plan_ms"), p["forward"].get("plan_ms")
+        row += [ms(pa), ms(pb), "%.2f" % (pb / pa) if pa and pb else "-"]
+        rows.append(row)
+    header = (["machine"] if len(machines) > 1 else []) + [
+        "size", "transform", "dfft on", "dfft ranks", "FFTW-MPI ranks", "fwd FFTW-MPI " + unit(),
+        "fwd dfft " + unit(), "fwd ratio", "inv FFTW-MPI " + unit(), "inv dfft " + unit(), "inv ratio",
+        "plan FFTW-MPI ms", "plan dfft ms", "plan ratio"]
+    return table(header, rows), rows, used(kept)
+
+
 KINDS = {"list": kind_list,
+         "library": kind_library,
          "automatic": kind_automatic,
          "defaults": kind_defaults,
          "reference": lambda s, r: kind_compare(s, r, single_device, "single-device", False),
@@ -585,7 +633,7 @@ def render(kind, spec, records):
     STAT["name"] = spec.pop("stat", "median")
     if STAT["name"] not in ("median", "min"):
         raise SpecError("stat=%s; allowed: median, min" % STAT["name"])
-    filters = {k: v for k, v in spec.items() if k not in ("cols", "extra", "by", "library", "times", "directions")}
+    filters = {k: v for k, v in spec.items() if k not in ("cols", "extra", "by", "library", "times", "directions", "all")}
     lines, rows, source = KINDS[kind](spec, records)
     if not rows:
         return ["", "No stored records match this table yet (%s)." % " ".join(
