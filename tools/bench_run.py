@@ -313,15 +313,21 @@ def append_records(tmp, dest, tag):
     except OSError:
         return 0
     os.makedirs(os.path.dirname(dest), exist_ok=True)
-    with open(dest, "a") as out:
-        for line in lines:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue  # a line cut short by a stopped job
-            rec["run"] = tag
-            out.write(records.line(rec))
-            n += 1
+    text = ""
+    if os.path.exists(dest):
+        with open(dest) as f:
+            text = f.read()
+    if text and not text.endswith("\n"):
+        text += "\n"
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a stopped job
+        rec["run"] = tag
+        text += records.line(rec)
+        n += 1
+    records.replace_file(dest, text)  # the earlier records stay whole if this write fails
     return n
 
 

@@ -932,8 +932,7 @@ def main():
             print("claims: docs/claims.md is not what the stored records give; run python3 tools/claims.py", file=sys.stderr)
             return 1
         return 0
-    with open(PAGE, "w") as f:
-        f.write(text)
+    records.replace_file(PAGE, text)
     print("claims: wrote docs/claims.md (%d rows)" % (len(CLAIMS) + len(MULTI)))
     return 0
 

@@ -165,6 +165,24 @@ def read_tree(results, root=None):
 
 # ---- writing ----
 
+def replace_file(path, text):
+    """The one writer of tools/ (records, wisdom, pages), as dfft's own (dfft::io::OutputFile):
+    `path`.dfft-tmp beside the target, written, flushed to the disk and closed, then renamed onto
+    `path`. Any failure (a full disk) raises OSError with `path` left as it was."""
+    tmp = path + ".dfft-tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+
 def line(rec):
     """One record as a JSON line."""
     return json.dumps(rec, sort_keys=True) + "\n"

@@ -131,8 +131,7 @@ def main(argv=None):
                 print("results_pages: %s is not up to date" % page)
                 status = 1
         elif new != text:
-            with open(page, "w") as f:
-                f.write(new)
+            records.replace_file(page, new)
             print("results_pages: wrote %s" % os.path.relpath(page, ROOT))
     return status
 

@@ -15,6 +15,9 @@ import os
 import socket
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records  # noqa: E402
+
 
 def cpu_device():
     """The device string dfft reports for the cpu backend: "cpu: " and /proc/cpuinfo's first model name."""
@@ -73,8 +76,7 @@ def write(steering, folder):
     doc = {"dfft_wisdom": 1, "entries": [],
            "calibrations": [calibration(r, host, device, **SETTINGS[steering]) for r in (2, 3, 4, 8)]}
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"dfft-wisdom-{host}.json"), "w") as f:
-        json.dump(doc, f, indent=1)
+    records.replace_file(os.path.join(folder, f"dfft-wisdom-{host}.json"), json.dumps(doc, indent=1))
 
 
 def main():

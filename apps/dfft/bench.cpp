@@ -10,6 +10,7 @@
 #include <set>
 
 #include "bench.hpp"
+#include "output_target.hpp"
 #include "cases.hpp"
 #include "dfft/reference.hpp"
 #include "machine.hpp"
@@ -417,6 +418,7 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
     return 0;
   }
   open_outputs(s);
+  if (a.tune == "measure" && !a.wisdom.empty()) check_wisdom_target(a.wisdom, comm);
   bool cuda = false;
   std::vector<double> costs;
   for (const auto& c : configs) {

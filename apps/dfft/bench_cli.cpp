@@ -225,6 +225,13 @@ std::vector<std::vector<dfft::Method>> method_sets(const BenchArgs& a, dfft::Dec
 }  // namespace
 
 void finish_args(BenchArgs& a) {
+  if (a.tune != "none") {
+    std::vector<std::string> given;
+    if (!a.decomps.empty()) given.push_back("--decomp");
+    if (!a.variants.empty()) given.push_back("--variant");
+    if (!a.methods.empty() || !a.methods1.empty() || !a.methods2.empty()) given.push_back("--method");
+    refuse_with_tuning(given, "--tune " + a.tune);
+  }
   a.default_sweep = a.sizes.empty();
   if (a.default_sweep) {
     a.sizes = kDefaultSizes;

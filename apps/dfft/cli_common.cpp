@@ -107,7 +107,14 @@ std::vector<int> parse_grid(const std::string& s) {
 
 Exit exit_status(const std::exception& e) {
   if (const auto* c = dynamic_cast<const CliError*>(&e)) return c->status;
-  if (const auto* d = dynamic_cast<const dfft::Error*>(&e)) return d->call() == "plan" ? exit_usage : exit_failure;
+  if (const auto* d = dynamic_cast<const dfft::Error*>(&e)) {
+    // A plan that does not fit in memory is a run-time refusal, as bench counts it (no
+    // configuration ran), whatever call raised it.
+    if (d->status() == dfft::Status::out_of_memory) return exit_failure;
+    // A wisdom file that exists but is not dfft wisdom: a bad input file.
+    if (d->call() == "wisdom") return d->status() == dfft::Status::invalid_argument ? exit_input : exit_failure;
+    return d->call() == "plan" ? exit_usage : exit_failure;
+  }
   return exit_failure;
 }
 
@@ -228,6 +235,12 @@ void add_plan_option_flags(CLI::App* c, OptionValues& values, const std::vector<
   // The options of another concern (sizes, repetitions, files) keep one section of their own.
   for (CLI::Option* o : c->get_options())
     if (o->get_group() == "Options") o->group("other");
+}
+
+void refuse_with_tuning(const std::vector<std::string>& given, const std::string& tuning) {
+  if (!given.empty())
+    throw UsageError(given.front() + " and " + tuning + " exclude each other: the tuner chooses the "
+                     "decomposition, variant and methods (give " + given.front() + " without tuning, or drop it)");
 }
 
 void set_plan_options(dfft::Options& o, const OptionValues& values) {

@@ -52,8 +52,10 @@ struct InputError : CliError {
   explicit InputError(const std::string& what) : CliError(what, exit_input) {}
 };
 
-/// The exit status of an error of any kind (the table in docs/cli.md): a CliError's own, a
-/// refused plan (dfft::Error of call "plan") exit_usage, anything else exit_failure.
+/// The exit status of an error of any kind (the table in docs/cli.md): a CliError's own, a plan
+/// that does not fit in memory (OutOfMemory) exit_failure, a refused wisdom file (InvalidArgument
+/// of call "wisdom") exit_input, another refused plan (dfft::Error of call "plan") exit_usage,
+/// anything else exit_failure.
 Exit exit_status(const std::exception& e);
 
 /// The text of `e` for "dfft <subcommand>: <text>": without the library's own "dfft: " prefix,
@@ -100,6 +102,10 @@ using OptionValues = std::map<std::string, std::vector<std::string>>;
 /// value per occurrence, the others several, comma-separated or repeated. `own` names flags of
 /// `c` that mean something else there (they stay where they are).
 void add_plan_option_flags(CLI::App* c, OptionValues& values, const std::vector<std::string>& own = {});
+
+/// Refuses the options in `given` (flags such as "--decomp", "--method") that the tuning named
+/// by `tuning` ("--tune measure") would override, naming both (UsageError).
+void refuse_with_tuning(const std::vector<std::string>& given, const std::string& tuning);
 
 /// Sets the fields of `values` in `o`; a field given several values is refused (UsageError)
 /// where the subcommand runs one plan.

@@ -64,25 +64,7 @@ int run_calibrate(const ModelArgs& a, MPI_Comm comm) {
   int rank = 0;
   APP_MPI(MPI_Comm_rank(comm, &rank));
   // Refuse before measuring a path that may not be written, or a file that is not a wisdom file.
-  int exists = 0;
-  std::string why;
-  if (rank == 0) {
-    why = dfft::io::output_refusal(a.file);
-    exists = ::access(a.file.c_str(), F_OK) == 0;
-  }
-  APP_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
-  int refused = !why.empty();
-  APP_MPI(MPI_Bcast(&refused, 1, MPI_INT, 0, comm));
-  if (refused) throw UsageError(why);
-  dfft::Wisdom w;
-  if (exists) {
-    const std::string text = read_input(a.file, "wisdom file", comm);
-    try {
-      w = dfft::parse_wisdom(text);
-    } catch (const dfft::Error& e) {
-      throw InputError(a.file + ": " + message_of(e) + "; not overwriting it");
-    }
-  }
+  dfft::Wisdom w = check_wisdom_target(a.file, comm);
   dfft::model::CalibrateSettings s;
   s.reps = a.reps;
   // A GPU needs a larger array than a CPU core before launch overheads stop dominating the rate.

@@ -272,10 +272,17 @@ void check_arguments(const TransformArgs& a, MPI_Comm comm) {
   } catch (const dfft::Error& e) {  // unknown names: the library's message lists the allowed ones
     throw UsageError(e.what());
   }
-  try {
-    check_output_target(a.in, a.out, a.in_place, comm);
-  } catch (const IoError& e) {  // the same on every rank (agreed)
-    throw UsageError(e.what());
+  if (a.quiet && a.verbose) throw UsageError("--quiet and --verbose exclude each other; give one of them");
+  check_output_target(a.in, a.out, a.in_place, comm);
+  // The tuner's wisdom file is written at the end: checked now like the output.
+  const dfft::Options o = plan_options(a);
+  if (o.tune == dfft::Tune::measure && !o.wisdom_file.empty()) check_wisdom_target(o.wisdom_file, comm);
+  if (o.tune != dfft::Tune::none) {
+    std::vector<std::string> given;
+    if (a.decomp != "auto") given.push_back("--decomp");
+    if (a.variant != "auto") given.push_back("--variant");
+    if (!a.methods.empty() || !a.methods1.empty() || !a.methods2.empty()) given.push_back("--method");
+    refuse_with_tuning(given, "--tune " + dfft::to_string(o.tune));
   }
 }
 

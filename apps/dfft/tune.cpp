@@ -25,6 +25,7 @@
 #include "mpi_check.hpp"
 #include "progress.hpp"
 #include "report.hpp"
+#include "stats.hpp"
 
 namespace dfftapp {
 
@@ -81,10 +82,10 @@ void add_options(CLI::App* c, TuneArgs& a) {
       ->check(CLI::IsMember({"estimate", "measure"}))->capture_default_str();
   c->add_option("--mode", a.mode, "measure (time candidates) | heuristic (analytic model only)")
       ->check(CLI::IsMember({"measure", "heuristic"}))->capture_default_str();
-  c->add_option("--wisdom", a.wisdom, "Wisdom file to update; heuristic: to read the calibration from "
-                                      "(default: the machine's wisdom file)")
-      ->capture_default_str();
-  c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file");
+  auto* wisdom = c->add_option("--wisdom", a.wisdom, "Wisdom file to update; heuristic: to read the calibration "
+                                                     "from (default: the machine's wisdom file)")
+                     ->capture_default_str();
+  c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file")->excludes(wisdom);
   c->add_flag("--reuse", a.reuse, "Take a matching wisdom entry instead of measuring");
   c->add_option("--budget", a.budget, "Stop starting new candidates after this many seconds (0: none)")
       ->check(at_least(0, "a number of seconds >= 0"))->capture_default_str();
@@ -301,12 +302,13 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
   try {
     r = dfft::tune<T>(comm, shape, o, settings);
   } catch (const dfft::Error& e) {  // every decision of the tuner is collective, so is this refusal
+    const bool grid_hint = a.grid != "auto" && exit_status(e) == exit_usage;
     if (rank == 0)
       std::fprintf(stderr, "dfft tune: %s%s\n", message_of(e).c_str(),
-                   a.grid == "auto" ? ""
-                                    : ("; with --grid " + a.grid + " the grid's product must be the " +
-                                       std::to_string(size) + " ranks and fit the size").c_str());
-    return exit_usage;
+                   !grid_hint ? ""
+                              : ("; with --grid " + a.grid + " the grid's product must be the " +
+                                 std::to_string(size) + " ranks and fit the size").c_str());
+    return exit_status(e);
   }
   if (rank == 0 && heuristic) {
     print_calibration_source(r.calibration, r.calibration_source, o.wisdom_file, size, a.backend);
@@ -325,7 +327,13 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
     chosen.tune = dfft::Tune::none;
     dfft::Plan<T> plan(comm, shape, chosen);
     double e = dfft::validate::reference_error(plan, comm);
-    if (rank == 0) std::printf("dfft tune: chosen plan reference_error %.3g\n", e);
+    // bench's limit (NaN: the serial reference is too large to run, which passes as in bench).
+    const int exchanges = static_cast<int>(std::max<std::size_t>(1, chosen.methods.size()));
+    const double limit = validation_limits(a.precision == "double", chosen.codec, exchanges, shape).reference;
+    const bool fail = !std::isnan(e) && !(e <= limit);
+    if (rank == 0)
+      std::printf("dfft tune: chosen plan reference_error %.3g (limit %.3g): %s\n", e, limit, fail ? "FAIL" : "pass");
+    if (fail) return exit_validation;
   }
   return 0;
 }
@@ -352,21 +360,28 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
     if (absent) throw InputError(o.wisdom_file + ": no such file (--mode heuristic reads the calibration from it)");
   }
   set_plan_options(o, a.options);
+  std::vector<std::string> chosen_by_tuner;
+  for (const auto& [name, flag] : {std::pair{"decomposition", "--decomp"}, {"variant", "--variant"}, {"methods", "--method"}})
+    if (auto v = a.options.find(name); v != a.options.end() && !v->second.empty()) chosen_by_tuner.push_back(flag);
+  refuse_with_tuning(chosen_by_tuner, "--mode " + a.mode);
   a.settings.reuse_wisdom = a.reuse;
+  // Every output is checked before any candidate is timed.
   if (!a.json.empty()) check_output_target("", a.json, false, comm);
+  if (o.tune == dfft::Tune::measure && !o.wisdom_file.empty()) check_wisdom_target(o.wisdom_file, comm);
   for (int t : a.threads) {
     o.threads = t;
     const int rc = a.precision == "double" ? run_typed<double>(a, shape, o, comm) : run_typed<float>(a, shape, o, comm);
     if (rc != 0) return rc;
   }
-  if (rank == 0 && !a.json.empty()) {
+  if (a.json.empty()) return exit_ok;
+  return on_rank0(comm, "dfft tune", [&] {
     OutputFile f;
     std::string why;
-    if (!f.open(a.json, why)) throw IoError("dfft tune: " + why);
+    if (!f.open(a.json, why)) throw CliError(why, exit_failure);
     for (const auto& line : a.records) f.write(line);
-    if (!f.commit()) throw IoError("dfft tune: " + f.error());
-  }
-  return 0;
+    if (!f.commit()) throw CliError(f.error(), exit_failure);
+    return exit_ok;
+  });
 }
 
 }  // namespace

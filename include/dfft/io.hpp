@@ -83,6 +83,42 @@ struct WriteOptions {
 /// socket is refused. This process's view of the file system; no MPI.
 std::string output_refusal(const std::string& path);
 
+/// The one writer of whole files (wisdom, FFTW wisdom, records, CSV): written to `path`.dfft-tmp
+/// beside the target and renamed onto `path` by commit() once every write, the flush to the disk
+/// (fsync) and the close succeeded. Otherwise (a full disk, a failed write, no commit) the
+/// temporary file is removed and `path` keeps what it held. A run that is killed leaves
+/// `path`.dfft-tmp with what was written so far. This process alone; no MPI.
+class OutputFile {
+ public:
+  OutputFile() = default;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile();
+
+  /// Creates the temporary file; false with `why` set when `path` is refused (output_refusal) or
+  /// the temporary file cannot be created.
+  bool open(const std::string& path, std::string& why);
+  bool is_open() const { return fd_ >= 0; }
+  /// Appends `text`. The first failure is kept (error()); later writes are dropped.
+  void write(const std::string& text);
+  /// fsync, close, rename onto the target; false with error() set when that or an earlier write
+  /// failed, the temporary file then removed.
+  bool commit();
+  /// "cannot write 'PATH': <reason>; 'PATH' is left as it was", or "" while all went well.
+  const std::string& error() const { return error_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  void fail(const std::string& what, int err);
+  void discard();
+  std::string path_, tmp_, error_;
+  int fd_ = -1;
+};
+
+/// Replaces `path` with `text` through OutputFile; throws InvalidArgument when `path` is refused
+/// and LibraryError (system) when a write, fsync, close or rename fails, `path` then as it was.
+void replace_file(const std::string& path, const std::string& text);
+
 /// Writes the global array of `shape` and `dtype` to `path`: this rank's part is `local.box`,
 /// stored at `data` in `local`'s memory order and padding (an empty order means the natural
 /// one). The boxes of all ranks must tile the array (empty boxes allowed, `data` may then be

@@ -174,6 +174,9 @@ struct Wisdom {
   std::vector<WisdomEntry> entries;
   std::vector<model::Calibration> calibrations;
   std::vector<std::string> skipped;  // entries left out, and why (malformed parts)
+  // The JSON text of the entries and calibrations left out (another key format, a later
+  // version's): never used, but written back as they were, so that rewriting the file loses none.
+  std::vector<std::string> kept_entries, kept_calibrations;
 };
 
 /// Parse a wisdom file's text. Throws dfft::Error (call "wisdom") when the text is not a wisdom

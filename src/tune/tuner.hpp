@@ -35,18 +35,17 @@ std::unique_ptr<PlanImpl> build_everywhere(MPI_Comm comm, const std::vector<std:
                                            const Layout* out, std::string& msg);
 
 /// Wisdom file I/O: rank 0 reads (a missing file is no error), every rank parses the same text.
-/// Problems become warnings; the result is the same on every rank.
+/// A file that exists but is not a readable dfft wisdom file throws InvalidArgument on every
+/// rank; skipped entries become warnings. The result is the same on every rank.
 Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::string>& warnings);
 /// The entry for `key`, checked against what this communicator can build; invalid or missing
 /// entries add a warning and give nothing.
 std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, int dims,
                                        std::vector<std::string>& warnings);
-/// Rank 0 merges `e` into the file (replacing an entry with the same key) and writes it
-/// atomically (temporary file + rename). Returns success, the same on every rank.
-bool store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm,
-                  std::vector<std::string>& warnings);
-/// Write text to path atomically (local, no MPI); false and `why` on failure.
-bool write_file_atomically(const std::string& path, const std::string& text, std::string& why);
+/// Rank 0 merges `e` into the file (replacing an entry with the same key, keeping the entries it
+/// cannot read) and replaces it through io::OutputFile. Collective: every rank throws when the
+/// file is refused (InvalidArgument) or the write failed (LibraryError, the file as it was).
+void store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm);
 
 /// The key of a tuning problem (collective: asks rank 0 for the device model).
 WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,

@@ -124,7 +124,7 @@ Wisdom parse_wisdom(const std::string& text) {
     json::bad("wisdom format version " + json::dump(doc["dfft_wisdom"]) + " is not " +
               std::to_string(kFormat));
   Wisdom w;
-  auto each = [&](const char* name, auto&& take) {
+  auto each = [&](const char* name, auto&& take, std::vector<std::string>& kept) {
     if (!json::has(doc, name)) return;
     const auto& arr = doc[name];
     if (!arr.is_array() || arr.size() > kMaxEntries)
@@ -134,19 +134,23 @@ Wisdom parse_wisdom(const std::string& text) {
         take(arr[i]);
       } catch (const Error& e) {
         w.skipped.push_back(std::string(name) + "[" + std::to_string(i) + "]: " + e.what());
+        kept.push_back(json::dump(arr[i]));
       }
     }
   };
-  each("entries", [&](const nlohmann::json& v) { w.entries.push_back(entry_from(v)); });
-  each("calibrations", [&](const nlohmann::json& v) { w.calibrations.push_back(detail::calibration_from(v)); });
+  each("entries", [&](const nlohmann::json& v) { w.entries.push_back(entry_from(v)); }, w.kept_entries);
+  each("calibrations", [&](const nlohmann::json& v) { w.calibrations.push_back(detail::calibration_from(v)); },
+       w.kept_calibrations);
   return w;
 }
 
 std::string to_json(const Wisdom& w) {
   nlohmann::json doc{{"dfft_wisdom", kFormat}};
   doc["entries"] = nlohmann::json::array();
+  for (const auto& t : w.kept_entries) doc["entries"].push_back(json::parse_checked(t));
   for (const auto& e : w.entries) doc["entries"].push_back(entry_json(e));
   doc["calibrations"] = nlohmann::json::array();
+  for (const auto& t : w.kept_calibrations) doc["calibrations"].push_back(json::parse_checked(t));
   for (const auto& c : w.calibrations) doc["calibrations"].push_back(detail::calibration_json(c));
   return json::dump(doc, 1) + "\n";
 }

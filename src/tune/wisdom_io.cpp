@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Wisdom file I/O for the tuner: one reader (rank 0) so that every rank decides from the same
-// text, and one writer (rank 0) that merges and replaces the file atomically.
+// text, and one writer (rank 0) that merges and replaces the file atomically (io::OutputFile).
+// A file that exists but is not dfft wisdom is refused, never replaced.
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "dfft/io.hpp"
 #include "model/machine.hpp"
 #include "plan/path.hpp"
 #include "tune/tuner.hpp"
@@ -27,14 +30,62 @@ std::string not_a_wisdom_path(const std::string& path) {
          "the path of a regular file or of one to create";
 }
 
-// Reads a whole file; `exists` false when it cannot be opened.
-std::string read_text(const std::string& path, bool& exists) {
+// A wisdom file refused: an error of call "wisdom", a bad input file to the command line.
+template <class... A>
+[[noreturn]] void refuse(const A&... parts) {
+  throw InvalidArgument("wisdom", world_rank(), concat("dfft: ", parts...));
+}
+
+// Rank 0's view of the wisdom file: false when there is none yet (it is created on write);
+// otherwise its text, or InvalidArgument when it is not a regular file or cannot be read.
+bool read_existing(const std::string& path, std::string& text) {
+  if (auto why = not_a_wisdom_path(path); !why.empty()) refuse(why);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return false;
   std::ifstream in(path, std::ios::binary);
-  exists = static_cast<bool>(in);
-  if (!exists) return {};
   std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  if (in) s << in.rdbuf();
+  if (!in || in.bad())
+    refuse("wisdom file '", path, "' cannot be read (", std::strerror(errno), "); it is left as it was");
+  text = s.str();
+  return true;
+}
+
+// The wisdom in the text of an existing file, or InvalidArgument: a file that is not dfft wisdom
+// (a user's JSON, a truncated file, another format version) is the user's, never replaced.
+Wisdom parse_existing(const std::string& path, const std::string& text) {
+  try {
+    return parse_wisdom(text);
+  } catch (const Error& e) {
+    std::string why = e.what();
+    if (why.rfind("dfft: ", 0) == 0) why.erase(0, 6);
+    refuse("refusing wisdom file '", path, "': ", why, "; it is left as it was: name a dfft wisdom file or a new path");
+  }
+}
+
+// Runs `f` (the file access) on rank 0 alone, then every rank throws what it threw, as an error
+// of call "wisdom": InvalidArgument for a refused file, LibraryError (system) for a failed write.
+template <class F>
+void on_rank0(MPI_Comm comm, F f) {
+  int rank = 0, refused = 0;
+  DFFT_MPI(MPI_Comm_rank(comm, &rank));
+  std::string what;
+  if (rank == 0) {
+    try {
+      f();
+    } catch (const InvalidArgument& e) {
+      refused = 1;
+      what = e.what();
+    } catch (const std::exception& e) {
+      refused = 2;
+      what = e.what();
+    }
+  }
+  DFFT_MPI(MPI_Bcast(&refused, 1, MPI_INT, 0, comm));
+  if (refused == 0) return;
+  what = broadcast_string(what, comm);
+  if (refused == 1) throw InvalidArgument("wisdom", world_rank(), what);
+  throw LibraryError(LibraryError::Library::system, "wisdom", 0, world_rank(), what);
 }
 
 // Why an entry cannot be used for this key, or "" when it can.
@@ -59,26 +110,15 @@ std::string invalid_choice(const WisdomEntry& e, const WisdomKey& key, int dims)
 
 Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::string>& warnings) {
   if (path.empty()) return {};
-  int rank = 0;
-  DFFT_MPI(MPI_Comm_rank(comm, &rank));
-  collectively(comm, "wisdom file check", [&] {
-    if (rank == 0)
-      if (auto why = not_a_wisdom_path(path); !why.empty()) fail(why);
-  });
-  bool exists = false;
-  std::string text = rank == 0 ? read_text(path, exists) : std::string();
-  int flag = exists;
-  DFFT_MPI(MPI_Bcast(&flag, 1, MPI_INT, 0, comm));
-  if (!flag) return {};  // no wisdom yet: not worth a warning
-  text = broadcast_string(text, comm);
-  try {
-    Wisdom w = parse_wisdom(text);
-    for (const auto& s : w.skipped) warnings.push_back("wisdom file " + path + ": ignored " + s);
-    return w;
-  } catch (const Error& e) {
-    warnings.push_back("wisdom file " + path + " ignored: " + e.what());
-    return {};
-  }
+  int exists = 0;
+  std::string text;
+  on_rank0(comm, [&] { exists = read_existing(path, text); });
+  DFFT_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
+  if (!exists) return {};  // no wisdom yet: not worth a warning
+  // Every rank parses the same text, so every rank refuses it alike.
+  Wisdom w = parse_existing(path, broadcast_string(text, comm));
+  for (const auto& s : w.skipped) warnings.push_back("wisdom file " + path + ": ignored (kept in the file) " + s);
+  return w;
 }
 
 std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, int dims,
@@ -100,56 +140,14 @@ std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, in
   return *hit;
 }
 
-bool write_file_atomically(const std::string& path, const std::string& text, std::string& why) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      why = "cannot write " + tmp;
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    why = "cannot rename " + tmp + " to " + path;
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
-}
-
-bool store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm,
-                  std::vector<std::string>& warnings) {
-  int rank = 0;
-  DFFT_MPI(MPI_Comm_rank(comm, &rank));
-  std::string why;
-  int ok = 1;
-  if (rank == 0 && !(why = not_a_wisdom_path(path)).empty()) {
-    ok = 0;
-    why = "wisdom not written: " + why;
-  } else if (rank == 0) {
-    bool exists = false;
-    std::string text = read_text(path, exists);  // re-read: another run may have added entries
-    Wisdom w;
-    if (exists) {
-      try {
-        w = parse_wisdom(text);
-      } catch (const Error& err) {
-        why = std::string("replaced unreadable wisdom file: ") + err.what();
-      }
-    }
+void store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm) {
+  on_rank0(comm, [&] {
+    std::string text;  // re-read: another run may have added entries
+    Wisdom w = read_existing(path, text) ? parse_existing(path, text) : Wisdom{};
     std::erase_if(w.entries, [&](const WisdomEntry& x) { return x.key == e.key; });
     w.entries.push_back(e);
-    std::string werr;
-    ok = write_file_atomically(path, to_json(w), werr);
-    if (!ok) why = "wisdom not written: " + werr;
-  }
-  DFFT_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-  why = broadcast_string(why, comm);
-  if (!why.empty()) warnings.push_back(why);
-  return ok != 0;
+    io::replace_file(path, to_json(w));
+  });
 }
 
 WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,

@@ -38,7 +38,7 @@ def wisdom_not_a_file(c, r, work):
         except subprocess.TimeoutExpired:
             c.check(False, f"tune --wisdom {path} still runs after 60 s")
             continue
-        c.check(run.returncode != 0 and "not a regular file" in run.stderr,
+        c.check(run.returncode != 0 and ("not a regular file" in run.stderr or "is a directory" in run.stderr),
                 f"tune --wisdom {path}: exit {run.returncode}: {run.stderr[-300:]}")
         c.check(time.time() - t0 < 30, f"tune --wisdom {path} took {time.time() - t0:.0f} s to refuse")
 

@@ -314,16 +314,24 @@ TEST(TuneMeasure, BuildsACorrectPlanAndTheNextPlanReusesWisdom) {
   EXPECT_LT(dfft::validate::reference_error(other, MPI_COMM_WORLD), 1e-5);
 }
 
-TEST(TuneMeasure, MalformedWisdomIsIgnoredWithAWarningAndReplaced) {
+TEST(TuneMeasure, MalformedWisdomIsRefusedAndLeftAsItWas) {
   const auto path = temp_wisdom("bad.json");
-  write_on_rank0(path, "{\"dfft_wisdom\": 1, \"entries\": [ {\"key\": ");
-  dfft::Plan<double> p(MPI_COMM_WORLD, kShape, measure_options(path));
-  const auto* r = p.tune_report();
-  EXPECT_FALSE(r->wisdom_hit);
-  EXPECT_TRUE(has_warning(*r, "ignored"));
-  EXPECT_TRUE(has_warning(*r, "replaced unreadable wisdom file"));
-  EXPECT_TRUE(r->wisdom_written);
-  EXPECT_LT(dfft::validate::reference_error(p, MPI_COMM_WORLD), 1e-12);
+  const std::string text = "{\"dfft_wisdom\": 1, \"entries\": [ {\"key\": ";
+  write_on_rank0(path, text);
+  try {
+    dfft::Plan<double> p(MPI_COMM_WORLD, kShape, measure_options(path));
+    ADD_FAILURE() << "a truncated wisdom file was not refused";
+  } catch (const dfft::InvalidArgument& e) {
+    EXPECT_EQ(e.call(), "wisdom");
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+  }
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    std::ifstream in(path, std::ios::binary);
+    std::string now((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(now, text);
+  }
 }
 
 TEST(TuneMeasure, EntryWithThisKeyButAnImpossibleChoiceIsNotTrusted) {

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "dfft/io.hpp"
+
 namespace dfft::detail {
 
 namespace {
@@ -41,20 +43,15 @@ bool make_dirs(const std::string& dir) {
   return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// Writes `text` to a private temporary beside `path` and renames it over `path`: readers see
-// the old file or the new one, never a partial one.
-void replace_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      ::unlink(tmp.c_str());
-      return;
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+// Through the one writer of files (io::OutputFile): readers see the old file or the new one,
+// never a partial one. The file is a cache of one rank's planner, written outside any collective:
+// a failed write keeps the old file and costs only planning time later, so it is not an error.
+void replace_cache(const std::string& path, const std::string& text) {
+  io::OutputFile out;
+  std::string why;
+  if (!out.open(path, why)) return;
+  out.write(text);
+  out.commit();
 }
 
 }  // namespace
@@ -103,7 +100,7 @@ void FftwWisdomFile::save() {
   if (::flock(fd, LOCK_EX) == 0) {
     std::string text;
     if (read_file(path_, text)) import_text(text);  // what others wrote since we read it
-    replace_file(path_, export_text());
+    replace_cache(path_, export_text());
     before_ = export_text();
     ::flock(fd, LOCK_UN);
   }
