@@ -11,8 +11,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import records  # noqa: E402
 
-# Closer than this the two times are the same plan for the reader: repeated runs of one
-# configuration on the 2-core machine moved by about as much.
+# Closer than this the two are not told apart: on the 2-core machine one configuration timed twice
+# in one run.sh (its own plan and its sweep row) differed by 10-15%.
 SAME = 0.10
 
 
