@@ -4,8 +4,9 @@
 #   1. install dependencies            (scripts/install-deps.sh)
 #   2. Release build, warnings as errors, all CTest tests (1-4 MPI ranks)       -> build/
 #   3. install into a temporary prefix and build+run scripts/find-package-test (find_package(dfft))
-#   4. `pip install .` into a fresh virtual environment; `python -m dfft` and a 2-rank transform
-#      against numpy.fft from outside the source tree
+#   4. `pip install .` into a fresh virtual environment, and into one over the system's packages
+#      (Debian's python3-mpi4py); in each `python -m dfft` and a 2-rank transform against
+#      numpy.fft from outside the source tree
 #   5. AddressSanitizer + UndefinedBehaviorSanitizer build, 2-rank and unit tests -> build-asan/
 #   6. libFuzzer targets, bounded (fuzz/run.sh, DFFT_FUZZ_SECONDS each, default 20)
 #   7. ThreadSanitizer: concurrent plans on 2 ranks (tools/tsan.sh)                -> build-tsan/
@@ -101,24 +102,34 @@ mpirun --oversubscribe -np 1 "$TMP/downstream/downstream_c"
 mpirun --oversubscribe -np 2 "$TMP/downstream/downstream_fftw_mpi"
 PKG_CONFIG_PATH="$TMP/prefix/lib/pkgconfig" pkg-config --libs dfft-fftw3-mpi dfft-fftw3f-mpi
 
-phase "pip install . in a fresh virtual environment, 2-rank transform against numpy.fft"
+# `pip install .` into a new virtual environment made by interpreter $1 in folder $2 (further
+# arguments go to `python -m venv`), then, from outside the source tree and without the build's
+# paths, `python -m dfft` and a 2-rank transform against numpy.fft. $MPI4PY_FROM says where that
+# environment's mpi4py must come from: "venv" (pip installed it) or "system" (the interpreter's
+# own site-packages, e.g. Debian's python3-mpi4py).
 # pip builds the library and the module only (pyproject.toml), with the Release build's warning
 # flags and DFFT_CMAKE_ARGS; a compiler launcher such as ccache set in the environment
 # (CMAKE_<LANG>_COMPILER_LAUNCHER) or in DFFT_CMAKE_ARGS reaches this build too. Without CUDA:
 # build/ has compiled the CUDA backend already, and it adds about a fifth to this build's CPU
 # time (docs/building.md; DFFT_CMAKE_ARGS=-DDFFT_CUDA=AUTO puts it back).
-python3 -m venv "$TMP/venv"
-CMAKE_ARGS="-DDFFT_WERROR=ON -DDFFT_CUDA=OFF -DCMAKE_UNITY_BUILD=ON ${DFFT_CMAKE_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
-  "$TMP/venv/bin/pip" install --quiet --progress-bar off --disable-pip-version-check --root-user-action=ignore "$ROOT"
-# From outside the source tree and without the build's paths: the installed package alone.
-(cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH "$TMP/venv/bin/python" -m dfft)
-(cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH mpirun --oversubscribe -np 2 "$TMP/venv/bin/python" -c '
+pip_install_and_transform() {
+  local python="$1" venv="$2"
+  shift 2
+  "$python" -m venv "$@" "$venv"
+  CMAKE_ARGS="-DDFFT_WERROR=ON -DDFFT_CUDA=OFF -DCMAKE_UNITY_BUILD=ON ${DFFT_CMAKE_ARGS:-}" CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" \
+    "$venv/bin/pip" install --quiet --progress-bar off --disable-pip-version-check --root-user-action=ignore "$ROOT"
+  (cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH "$venv/bin/python" -m dfft)
+  (cd "$TMP" && env -u LD_LIBRARY_PATH -u PYTHONPATH MPI4PY_FROM="$MPI4PY_FROM" mpirun --oversubscribe -np 2 "$venv/bin/python" -c '
+import os
 import sys
 import numpy as np
+import mpi4py
 from mpi4py import MPI
 import dfft
 comm = MPI.COMM_WORLD
 assert comm.size == 2 and dfft.__file__.startswith(sys.prefix), (comm.size, dfft.__file__)
+in_venv = mpi4py.__file__.startswith(sys.prefix)
+assert in_venv == (os.environ["MPI4PY_FROM"] == "venv"), (os.environ["MPI4PY_FROM"], mpi4py.__file__)
 u = np.random.default_rng(7).random((12, 10, 9))
 plan = dfft.Plan(comm, u.shape)
 uk = plan.forward(plan.local_input(u))
@@ -127,9 +138,22 @@ err = np.abs(uk - plan.local_output(ref)).max() / np.abs(ref).max()
 back = np.abs(plan.inverse(uk) - plan.local_input(u)).max()
 worst = comm.allreduce(max(err, back), op=MPI.MAX)
 if comm.rank == 0:
-    print(f"pip-installed dfft, 2 ranks, 12x10x9 r2c: {worst:.1e} from numpy.fft.rfftn and back")
+    print(f"pip-installed dfft with mpi4py {mpi4py.__version__} ({os.path.dirname(mpi4py.__file__)}), "
+          f"2 ranks, 12x10x9 r2c: {worst:.1e} from numpy.fft.rfftn and back")
 sys.exit(0 if worst < 1e-12 else 1)
 ')
+}
+
+phase "pip install . in a fresh virtual environment, 2-rank transform against numpy.fft"
+MPI4PY_FROM=venv pip_install_and_transform python3 "$TMP/venv"
+
+phase "pip install . in a venv over the system's packages (Debian's mpi4py), the same transform"
+# How clusters provide mpi4py: built against their MPI, in the system's (or a module's)
+# site-packages, seen through --system-site-packages. pip then builds dfft against no mpi4py at
+# all (pyproject.toml) and the module must work with this older one. /usr/bin/python3 is the
+# interpreter Debian's python3-mpi4py belongs to; a python3 earlier on PATH (pyenv) has no such
+# package.
+MPI4PY_FROM=system pip_install_and_transform /usr/bin/python3 "$TMP/venv-system" --system-site-packages
 
 if [ "${DFFT_SKIP_ASAN:-0}" = 1 ]; then
   echo "=== test.sh: DFFT_SKIP_ASAN=1, sanitizer build skipped"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The Python extension `dfft._dfft`: a thin layer over dfft::Plan<T>. It takes an mpi4py
-// communicator (through mpi4py's C API), option names as strings (parsed by dfft itself, so the
-// errors are dfft's), and runs transforms on raw data addresses. dfft/__init__.py checks the
-// arrays (numpy, or __cuda_array_interface__ objects on the cuda backend) before it passes their
-// addresses here; nothing in this file sees numpy or cupy. With the CUDA backend it also answers
-// which GPU a pointer is on and waits for a consumer stream (cudart).
+// communicator (through its Fortran handle, so that building it needs no mpi4py), option names
+// as strings (parsed by dfft itself, so the errors are dfft's), and runs transforms on raw data
+// addresses. dfft/__init__.py checks the arrays (numpy, or __cuda_array_interface__ objects on
+// the cuda backend) before it passes their addresses here; nothing in this file sees numpy or
+// cupy. With the CUDA backend it also answers which GPU a pointer is on and waits for a consumer
+// stream (cudart).
 #include <mpi.h>
-#include <mpi4py/mpi4py.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -34,12 +34,6 @@ namespace {
 using Shape = std::vector<std::int64_t>;
 /// A user layout from Python: (lo, hi, order); an empty order means natural.
 using PyLayout = std::tuple<Shape, Shape, std::vector<int>>;
-
-MPI_Comm communicator(const py::object& comm) {
-  MPI_Comm* c = PyMPIComm_Get(comm.ptr());
-  if (!c) throw py::error_already_set();  // not an mpi4py communicator: TypeError is set
-  return *c;
-}
 
 dfft::Layout to_layout(const PyLayout& l) {
   dfft::Layout out;
@@ -69,7 +63,7 @@ class PyPlan {
  public:
   PyPlan(const py::object& comm, const Shape& shape, const dfft::Options& opt, bool dbl,
          const std::optional<PyLayout>& in, const std::optional<PyLayout>& out) {
-    MPI_Comm c = communicator(comm);
+    MPI_Comm c = dfft_python::comm_of(comm);
     if (in.has_value() != out.has_value())
       throw py::value_error("give both input_layout and output_layout, or neither");
     py::gil_scoped_release unlocked;  // planning is collective: other Python threads may run
@@ -259,42 +253,31 @@ int cuda_device_count() {
 #endif
 }
 
-std::string mpi4py_mpi_library() {
-  try {
-    const std::string s = py::str(py::module_::import("mpi4py.MPI").attr("Get_library_version")());
-    return s.substr(0, s.find_first_of(std::string("\n\0", 2)));  // as dfft::mpi_library_version()
-  } catch (const py::error_already_set&) {
-    return "(unknown)";
-  }
-}
-
-std::string different_mpi_message(const std::string& theirs) {
-  return "dfft and mpi4py use different MPI libraries in this process (dfft: " + dfft::mpi_library_version() +
-         "; mpi4py: " + theirs +
-         "). Import dfft before mpi4py (dfft then makes mpi4py load its MPI), set MPI4PY_LIBMPI to "
-         "the MPI library dfft was built with (e.g. libmpi.so.40 for Open MPI), or build mpi4py "
-         "from source against it (docs/python.md).";
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find_first_of(std::string("\n\0", 2)));  // as dfft::mpi_library_version()
 }
 
 /// mpi4py's binary wheels choose an MPI library when mpi4py.MPI is first imported (libmpi.so,
 /// then MPICH's libmpi.so.12, then Open MPI's libmpi.so.40), so a process can hold mpi4py on one
-/// MPI and dfft on another; mpi4py's handles then mean nothing to dfft's MPI. Between MPI
-/// families (int vs pointer handles) mpi4py's C API import already fails, with a message about
-/// object sizes; within one family the handles differ. Both cases become one clear ImportError.
-void import_mpi4py_same_mpi() {
-  if (import_mpi4py() < 0) {
-    py::error_already_set cause;
-    const std::string theirs = mpi4py_mpi_library();
-    if (theirs != dfft::mpi_library_version()) {
-      py::raise_from(cause, PyExc_ImportError, different_mpi_message(theirs).c_str());
-      throw py::error_already_set();
-    }
-    throw cause;
+/// MPI and dfft on another; mpi4py's handles then mean nothing to dfft's MPI and the first
+/// collective would crash. Two copies of one library version differ in their MPI_COMM_WORLD only.
+void check_same_mpi() {
+  std::string built_with = "(not recorded)";
+  try {
+    built_with = py::str(py::module_::import("dfft._mpi_library").attr("MPI_LIBRARY"));
+  } catch (const py::error_already_set&) {
   }
-  py::object world = py::module_::import("mpi4py.MPI").attr("COMM_WORLD");
-  MPI_Comm* h = PyMPIComm_Get(world.ptr());
-  if (!h) throw py::error_already_set();
-  if (*h != MPI_COMM_WORLD) throw py::import_error(different_mpi_message(mpi4py_mpi_library()));
+  const py::module_ mpi = py::module_::import("mpi4py.MPI");
+  const std::string theirs = first_line(py::str(mpi.attr("Get_library_version")()));
+  const std::string ours = dfft::mpi_library_version();
+  if (theirs == ours && dfft_python::comm_of(mpi.attr("COMM_WORLD")) == MPI_COMM_WORLD) return;
+  throw py::import_error(
+      "dfft and mpi4py use different MPI libraries in this process (dfft: " + ours + ", built with " +
+      built_with + "; mpi4py " + std::string(py::str(py::module_::import("mpi4py").attr("__version__"))) +
+      ": " + theirs +
+      "). Import dfft before mpi4py (dfft then makes mpi4py load its MPI), set MPI4PY_LIBMPI to "
+      "that library, use an mpi4py built against it (e.g. Debian's python3-mpi4py in a venv made "
+      "with --system-site-packages), or rebuild dfft against mpi4py's MPI (docs/python.md).");
 }
 
 }  // namespace
@@ -303,7 +286,7 @@ void bind_io(py::module_& m);  // io.cpp: dfft.io's native part
 
 PYBIND11_MODULE(_dfft, m) {
   m.doc() = "dfft extension module; use the dfft package (dfft.Plan), not this directly";
-  import_mpi4py_same_mpi();
+  check_same_mpi();
   // dfft.Error and one subclass per dfft::Error class: pybind11 tries the translators last
   // registered first, so a subclass is raised as itself and anything else as Error.
   const auto error = py::register_exception<dfft::Error>(m, "Error", PyExc_RuntimeError);

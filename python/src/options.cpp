@@ -2,7 +2,6 @@
 #include "options.hpp"
 
 #include <mpi.h>
-#include <mpi4py/mpi4py.h>
 
 #include <algorithm>
 #include <complex>
@@ -163,9 +162,14 @@ py::object tune_dict(const dfft::TuneReport* r) {
   return d;
 }
 
-namespace {
+MPI_Comm comm_of(const py::handle& comm) {
+  if (!py::hasattr(comm, "py2f"))
+    throw py::type_error("expected an mpi4py communicator, got " +
+                         std::string(py::str(py::type::handle_of(comm).attr("__name__"))));
+  return MPI_Comm_f2c(comm.attr("py2f")().cast<MPI_Fint>());
+}
 
-MPI_Comm comm_of(const py::object& comm);
+namespace {
 
 dfft::Layout layout_of(const std::vector<std::int64_t>& lo, const std::vector<std::int64_t>& hi,
                        std::vector<int> order) {
@@ -286,16 +290,6 @@ class PyHalo {
                std::unique_ptr<dfft::Halo<std::complex<double>>>>
       h_;
 };
-
-MPI_Comm comm_of(const py::object& comm) {
-  // mpi4py's C API is imported per translation unit; module.cpp has checked that mpi4py and
-  // dfft share one MPI library before this can run.
-  static const bool imported = import_mpi4py() == 0;
-  if (!imported) throw py::error_already_set();
-  MPI_Comm* c = PyMPIComm_Get(comm.ptr());
-  if (!c) throw py::error_already_set();  // not an mpi4py communicator: TypeError is set
-  return *c;
-}
 
 }  // namespace
 

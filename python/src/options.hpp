@@ -5,6 +5,7 @@
 // overlap slices, exchange bytes, node traffic, tuner report) as another.
 #pragma once
 
+#include <mpi.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -14,6 +15,13 @@
 #include "dfft/tune.hpp"
 
 namespace dfft_python {
+
+/// The MPI_Comm of an mpi4py communicator, through its Fortran handle (Comm.py2f()) and
+/// MPI_Comm_f2c. mpi4py's C API would tie the module to the mpi4py it was compiled against (its
+/// exported functions change between releases); py2f() is the same in every mpi4py and
+/// MPI_Comm_f2c the same in every MPI, so any mpi4py on dfft's MPI library works. TypeError for
+/// an object without py2f().
+MPI_Comm comm_of(const pybind11::handle& comm);
 
 /// Sets the Options fields named by the keys of `extra` (the C++ field names; values as
 /// dfft.Plan documents them). Unknown keys and values of the wrong type raise ValueError or

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""scripts/run.sh on a machine with the CUDA toolkit but no GPU: it still builds the CUDA backend but
-says so and how to skip it, honours DFFT_CUDA=OFF, and prints the build time. Runs a copy of the
+"""scripts/run.sh on a machine with the CUDA toolkit but no GPU: it leaves the CUDA backend out, says
+so and how to build it, honours DFFT_CUDA, keeps CMake's choice where a GPU is, and prints each
+step's time. Runs a copy of the
 script in a scratch tree with stand-ins for cmake, mpirun, nvcc, nvidia-smi and install-deps.sh,
 so nothing is installed, built or run."""
 import argparse
@@ -50,17 +51,20 @@ def main():
 
     p, args = run(tree, bindir, gpu=False, env_extra={})
     c.check(p.returncode == 0, f"run.sh: exit {p.returncode}: {p.stderr[-300:]}")
-    c.check("no GPU" in p.stdout and "DFFT_CUDA=OFF" in p.stdout,
-            f"no word that the CUDA backend is built without a GPU and how to skip it:\n{p.stdout}")
-    c.check("-DDFFT_CUDA=OFF" not in args, f"the CUDA backend must still be built by default: {args}")
-    c.check("build took" in p.stdout, f"no build time:\n{p.stdout}")
+    c.check("no GPU" in p.stdout and "DFFT_CUDA=AUTO" in p.stdout,
+            f"no word that the CUDA backend is left out without a GPU and how to build it:\n{p.stdout}")
+    c.check("-DDFFT_CUDA=OFF" in args, f"without a GPU the CUDA backend must not be built: {args}")
+    c.check("-DDFFT_TESTS=OFF" in args, f"the job runs no tests, so none may be built: {args}")
+    c.check("configure (Release, DFFT_CUDA=OFF) took" in p.stdout and "took" in p.stdout.split("build ")[-1],
+            f"no configure and build times:\n{p.stdout}")
 
-    p, args = run(tree, bindir, gpu=False, env_extra={"DFFT_CUDA": "OFF"})
-    c.check("-DDFFT_CUDA=OFF" in args, f"DFFT_CUDA=OFF does not reach cmake: {args}")
-    c.check("no GPU" not in p.stdout, "the no-GPU note shows although CUDA is off")
+    p, args = run(tree, bindir, gpu=False, env_extra={"DFFT_CUDA": "ON"})
+    c.check("-DDFFT_CUDA=ON" in args, f"DFFT_CUDA=ON does not reach cmake: {args}")
+    c.check("no GPU" not in p.stdout, "the no-GPU note shows although CUDA was asked for")
 
     p, args = run(tree, bindir, gpu=True, env_extra={})
     c.check(p.returncode == 0 and "no GPU" not in p.stdout, f"with a GPU there is nothing to say:\n{p.stdout}")
+    c.check("-DDFFT_CUDA=AUTO" in args, f"with a GPU CMake finds the toolkit itself: {args}")
     return c.finish("scripts/run.sh")
 
 
