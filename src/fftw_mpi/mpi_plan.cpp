@@ -196,6 +196,11 @@ MpiPlan<R>* MpiPlan<R>::make(const Request& req) {
     delete p;  // never handed out
     return nullptr;
   }
+  if (verbose()) {
+    int rank = 0;
+    MPI_Comm_rank(req.comm, &rank);
+    if (rank == 0) say(std::string(req.call) + ": " + p->describe());
+  }
   std::lock_guard<std::mutex> lock(registry_mutex);
   registry().push_back(p);
   return p;
@@ -550,6 +555,11 @@ std::string MpiPlan<R>::describe() const {
   if (p.howmany > 1) s << " howmany " << p.howmany;
   if (p.transposed_in) s << " transposed-in";
   if (p.transposed_out) s << " transposed-out";
+  s << (req_.in == req_.out ? " in place" : " out of place");
+  const unsigned f = req_.flags;
+  s << ((f & FFTW_ESTIMATE) ? " estimate" : (f & FFTW_EXHAUSTIVE) ? " exhaustive" : (f & FFTW_PATIENT) ? " patient" : " measure");
+  if (f & FFTW_DESTROY_INPUT) s << " destroy-input";
+  if (f & FFTW_PRESERVE_INPUT) s << " preserve-input";
   if (state_ != State::live) s << " destroyed";
   else if (gpu_) s << " on the " << placement_ << "\n" << gpu_->describe();
   else if (plan_) s << (sub_ != MPI_COMM_NULL ? " on fewer ranks" : "") << (placement_.size() > 3 ? " on the " + placement_ : "") << "\n" << plan_->describe();

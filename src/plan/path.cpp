@@ -366,9 +366,10 @@ void add_stages(Path& p, const Recipe& rec, const std::vector<std::vector<std::i
 }
 
 // Reshapes from/to the user's boxes, over the whole communicator, only where they differ.
-// `direct`: a user layout that differs from the decomposition's only in its halo or padding
-// (every rank's box and memory order the same) is read by the first FFT, or written by the last,
-// in place of a reshape: FFTW's guru plans take any strides.
+// `direct`: a user layout that differs from the decomposition's only in its halo, padding or
+// memory order (every rank's box the same) is read by the first FFT, or written by the last, in
+// place of a reshape: FFTW's guru plans take any strides, and an axis order is strides too (an
+// FFT step's input and output orders may differ, as the realigned variant's do).
 void add_user_reshapes(Path& p, const UserLayouts& user, const std::vector<Layout>& pin,
                        const std::vector<Layout>& pout, const std::vector<std::int64_t>& phys,
                        const std::vector<std::int64_t>& spec, int batch, int rank, bool real_in, bool reals,
@@ -390,8 +391,7 @@ void add_user_reshapes(Path& p, const UserLayouts& user, const std::vector<Layou
   };
   auto strides_differ_only = [](const std::vector<Layout>& a, const std::vector<Layout>& b) {
     for (std::size_t r = 0; r < a.size(); ++r)
-      if (!(a[r].box.empty() && b[r].box.empty()) && (!(a[r].box == b[r].box) || a[r].order != b[r].order))
-        return false;
+      if (!(a[r].box.empty() && b[r].box.empty()) && !(a[r].box == b[r].box)) return false;
     return true;
   };
   if (user.in.size() != nranks || user.out.size() != nranks)

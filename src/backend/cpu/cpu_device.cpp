@@ -200,6 +200,10 @@ class FftwLocal final : public LocalFft {
   void choose_block() {
     block_ = whole_batch();
     if (dims_.size() < 2 || howmany_.empty() || block_ < 2) return;
+    // A batch interleaved inside the FFT's axes (FFTW-MPI's howmany vectors: the batch axis
+    // fastest) gains nothing from blocks: a block of a few members spans the whole array.
+    for (const auto& d : dims_)
+      if (std::abs(howmany_[0].is) < std::abs(d.is) || std::abs(howmany_[0].os) < std::abs(d.os)) return;
     std::int64_t member = in_elem() + out_elem();
     for (auto& d : dims_) member *= d.n;
     const std::int64_t forced = block_override();
