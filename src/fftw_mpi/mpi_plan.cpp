@@ -274,6 +274,10 @@ void MpiPlan<R>::build(const Request& req) {
   // variant, methods); FFTW_MEASURE: the model's choice with measured local FFTs, so that
   // planning stays as quick as FFTW-MPI's.
   if (req.flags & (FFTW_PATIENT | FFTW_EXHAUSTIVE)) o.tune = Tune::measure;
+  // FFTW's own decomposition: its input split along axis 0 and its transposed output along axis
+  // 1 are slab-2d1d's, so the plan reads and writes the caller's arrays with no reshape (the
+  // automatic choice does not count the reshapes a layout of the caller's adds).
+  else if (rnk >= 2 && ranks > 1) o.decomposition = Decomposition::slab_2d1d;
   o.fftw_wisdom = false;  // the application owns FFTW's wisdom (fftw_import_wisdom_*)
   o.threads = planner_threads();
   o.destroy_input = (req.flags & FFTW_DESTROY_INPUT) ||
