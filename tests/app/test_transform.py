@@ -234,7 +234,7 @@ def error_cases(c, r, work, rng):
     np.save(spec, np.fft.rfftn(np.load(good)))
     others = [
         ("missing input", [os.path.join(work, "no_such.npy"), os.path.join(work, "o1.npy")], "cannot open", 3),
-        ("output in a missing directory", [good, os.path.join(work, "no_dir", "o.npy")], "cannot write", 1),
+        ("output in a missing directory", [good, os.path.join(work, "no_dir", "o.npy")], "there is no folder", 2),
         ("output is a directory", [good, work], "is a directory", 2),
         ("c2r with a wrong --last-n", [spec, os.path.join(work, "o2.npy"), "--transform", "c2r", "--last-n", "7"],
          "does not match the halved axis", 3),
