@@ -109,7 +109,7 @@ def main(argv=None):
     mode.add_argument("--lint", action="store_true", help="exit 1 if a table is not between markers")
     args = ap.parse_args(argv)
     pages = args.pages or sorted(glob.glob(os.path.join(ROOT, "docs", "results", "*.md")))
-    records = None if args.lint else load_records(os.path.abspath(args.results))
+    stored = None if args.lint else load_records(os.path.abspath(args.results))
     status = 0
     for page in pages:
         with open(page) as f:
@@ -121,7 +121,7 @@ def main(argv=None):
             status |= bool(problems)
             continue
         try:
-            new = regenerate(os.path.abspath(page), text, records, os.path.abspath(args.results))
+            new = regenerate(os.path.abspath(page), text, stored, os.path.abspath(args.results))
         except ValueError as e:
             sys.exit("results_pages: %s" % e)
         if args.stdout:
