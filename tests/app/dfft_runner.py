@@ -1,12 +1,36 @@
 # SPDX-License-Identifier: MIT
 """Shared command-line handling of the tests/app scripts: how to start the dfft program under MPI."""
 import argparse
+import contextlib
 import os
 import subprocess
+import tempfile
 import time
 
 # A command that takes longer than this is named in the test's output.
 SLOW_SECONDS = float(os.environ.get("DFFT_TEST_SLOW_SECONDS", "3"))
+
+
+@contextlib.contextmanager
+def small_tmpfs(work, kib):
+    """A tmpfs of `kib` KiB mounted in a new folder of `work` (a full file system for the write
+    failure tests), or None with the reason printed where this process may not mount one."""
+    mnt = tempfile.mkdtemp(dir=work, prefix="tmpfs-")
+    try:
+        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%dk" % kib, "tmpfs", mnt],
+                           capture_output=True, text=True)
+    except OSError as e:
+        m = subprocess.CompletedProcess([], 1, "", str(e))
+    if m.returncode != 0:
+        print(f"  tmpfs check: skipped (cannot mount a tmpfs: {m.stderr.strip() or m.returncode})", flush=True)
+        os.rmdir(mnt)
+        yield None
+        return
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", mnt])
+        os.rmdir(mnt)
 
 
 def parse_args(extra=None):

@@ -8,13 +8,11 @@ exclude each other are refused naming both; a plan that does not fit in memory e
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-from dfft_runner import Checks, Runner, parse_args
+from dfft_runner import Checks, Runner, parse_args, small_tmpfs
 from test_cli_status import FAILURE, INPUT, USAGE, expect, run
 
 QUICK = ("--reps", "1", "--warmup", "0", "--finalists", "0")
@@ -109,17 +107,9 @@ def failed_write(c, r, work, outdir, fill=False, label=""):
 
 
 def full_disk(c, r, work):
-    mnt = tempfile.mkdtemp(dir=work, prefix="tmpfs-")
-    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], capture_output=True, text=True)
-    if m.returncode != 0:
-        print(f"  tmpfs check: skipped (cannot mount a tmpfs: {m.stderr.strip() or m.returncode})", flush=True)
-        os.rmdir(mnt)
-        return
-    try:
-        failed_write(c, r, work, mnt, fill=True, label="64 KiB tmpfs: ")
-    finally:
-        subprocess.run(["umount", mnt])
-        os.rmdir(mnt)
+    with small_tmpfs(work, 64) as mnt:
+        if mnt:
+            failed_write(c, r, work, mnt, fill=True, label="64 KiB tmpfs: ")
 
 
 def statuses(c, r, work):

@@ -11,11 +11,10 @@ import re
 import stat
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-from dfft_runner import Checks, Runner, parse_args
+from dfft_runner import Checks, Runner, parse_args, small_tmpfs
 
 FAILURE, USAGE, INPUT = 1, 2, 3
 
@@ -200,20 +199,9 @@ def fsize_limit(c, r, work):
 
 def tmpfs(c, r, work):
     """The issue's own case: a 128 KiB tmpfs. Needs the right to mount; skipped with the reason without it."""
-    mnt = tempfile.mkdtemp(dir=work, prefix="tmpfs-")
-    try:
-        m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", mnt], capture_output=True, text=True)
-    except OSError as e:
-        m = subprocess.CompletedProcess([], 1, "", str(e))
-    if m.returncode != 0:
-        print(f"  tmpfs check: skipped (cannot mount a tmpfs: {m.stderr.strip() or m.returncode})", flush=True)
-        os.rmdir(mnt)
-        return
-    try:
-        full_disk(c, r, work, mnt, fill=True, label="128 KiB tmpfs: ")
-    finally:
-        subprocess.run(["umount", mnt])
-        os.rmdir(mnt)
+    with small_tmpfs(work, 128) as mnt:
+        if mnt:
+            full_disk(c, r, work, mnt, fill=True, label="128 KiB tmpfs: ")
 
 
 def docs(c, source):
