@@ -226,7 +226,6 @@ bool guru_blocks(int rnk, const XM(ddim) * dims, ptrdiff_t& block_in, ptrdiff_t&
       block_out = dims[1].ob;
     }
   }
-  if (transposed_out) return true;
   return true;
 }
 

@@ -64,7 +64,7 @@ std::vector<std::int64_t> fingerprint(const Request& r) {
   const Problem& p = r.problem;
   std::vector<std::int64_t> f{static_cast<std::int64_t>(p.kind), static_cast<std::int64_t>(p.n.size()),
                               p.howmany, p.block_in, p.block_out, p.transposed_in, p.transposed_out,
-                              r.sign, static_cast<std::int64_t>(r.flags & ~0u), r.transpose_only};
+                              r.sign, static_cast<std::int64_t>(r.flags), r.transpose_only};
   f.insert(f.end(), p.n.begin(), p.n.end());
   for (int k : r.r2r_kinds) f.push_back(k);
   return f;

@@ -33,6 +33,17 @@ def small_tmpfs(work, kib):
         os.rmdir(mnt)
 
 
+def fill_disk(folder):
+    """Writes one file in `folder` until its file system is full."""
+    try:
+        with open(os.path.join(folder, "filler"), "wb") as f:
+            while True:
+                f.write(b"\0" * 4096)
+                f.flush()
+    except OSError:  # full
+        pass
+
+
 def parse_args(extra=None):
     p = argparse.ArgumentParser()
     p.add_argument("--dfft", required=True, help="path of the dfft program")

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from dfft_runner import Checks, Runner, parse_args, small_tmpfs
+from dfft_runner import Checks, Runner, fill_disk, parse_args, small_tmpfs
 from test_cli_status import FAILURE, INPUT, USAGE, expect, run
 
 QUICK = ("--reps", "1", "--warmup", "0", "--finalists", "0")
@@ -93,13 +93,7 @@ def failed_write(c, r, work, outdir, fill=False, label=""):
     shutil.copy(os.path.join(work, "mixed.json"), path)  # some KiB
     before = open(path, "rb").read()
     if fill:
-        try:
-            with open(os.path.join(outdir, "filler"), "wb") as f:
-                while True:
-                    f.write(b"\0" * 1024)
-                    f.flush()
-        except OSError:
-            pass
+        fill_disk(outdir)
     res = run(r, "tune", "--size", "6", "6", "6", *QUICK, "--wisdom", path, np=2)
     expect(c, res, FAILURE, "wisdom.json", f"{label}tune, wisdom write on a full disk")
     c.check(open(path, "rb").read() == before, f"{label}the earlier wisdom file changed")

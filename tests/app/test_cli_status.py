@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from dfft_runner import Checks, Runner, parse_args, small_tmpfs
+from dfft_runner import Checks, Runner, fill_disk, parse_args, small_tmpfs
 
 FAILURE, USAGE, INPUT = 1, 2, 3
 
@@ -172,13 +172,7 @@ def full_disk(c, r, work, outdir, limit_kib=None, fill=False, label=""):
     with open(records, "w") as f:
         f.write("earlier records\n")
     if fill:
-        try:
-            with open(os.path.join(outdir, "filler"), "wb") as f:
-                while True:
-                    f.write(b"\0" * 4096)
-                    f.flush()
-        except OSError:  # full
-            pass
+        fill_disk(outdir)
     res = bench_records(r, records, limit_kib)
     expect(c, res, FAILURE, "records.json", f"{label}bench --json to a full disk")
     c.check(open(records).read() == "earlier records\n", f"{label}bench --json to a full disk: earlier records changed")
