@@ -44,7 +44,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (BUILD/lib/dfft-fftw-mpi) first on the ranks' load path, so that both libraries run one binary
 # (docs/fftw-mpi.md). python: a script run with the interpreter of dfft's Python binding ("script",
 # relative to the repository; "args"), e.g. benchmarks/python/defaults_vs_mpi4pyfft.py.
-PEERS = ("fftw-mpi", "dfft-fftw-mpi", "python")
+# mpi-bench: FFTW's own benchmark program ("program", built by scripts/fftw-mpi-check.sh) through
+# tools/mpi_bench_peer.py, with FFTW-MPI or dfft's library ("library": fftw-mpi | dfft-fftw-mpi).
+PEERS = ("fftw-mpi", "dfft-fftw-mpi", "python", "mpi-bench")
+MPI_BENCH = "build/fftw-mpi-check/double/mpi-bench"
 
 
 def rel(path):
@@ -241,6 +244,19 @@ def peer_jobs(peer, sizes, glob, build, launch):
     def listed(key):
         v = peer.get(key, [False])
         return v if isinstance(v, list) else [v]
+    if peer["name"] == "mpi-bench":
+        lib = peer.get("library", "fftw-mpi")
+        libdir = ["--lib-dir", rel(os.path.join(build, "lib", "dfft-fftw-mpi"))] if lib == "dfft-fftw-mpi" else []
+        for size in sizes:
+            for c2c in listed("c2c"):
+                for t in listed("transposed"):
+                    cmd = [sys.executable, "tools/mpi_bench_peer.py", "--program", peer.get("program", MPI_BENCH),
+                           "--library", lib] + libdir + ["--size"] + [str(v) for v in size]
+                    cmd += (["--c2c"] if c2c else []) + (["--transposed"] if t else [])
+                    cmd += ["--launch", " ".join(shlex.quote(c) for c in launch)]
+                    jobs.append(("mpi-bench %s %s%s%s" % (lib, "x".join(map(str, size)), " c2c" if c2c else "",
+                                                        " transposed" if t else ""), cmd))
+        return jobs
     # A peer's own variables ("env"), passed by Open MPI to every rank; for dfft-fftw-mpi also the
     # library folder of this build.
     env = dict(peer.get("env", {}))

@@ -432,18 +432,19 @@ def plot_library(plt, records, out):
     direction; below 1 dfft's library is faster."""
     import results_tables
     cells = results_tables.library_cells(records)
-    cpu = {k: v for k, v in cells.items() if k[3] == "cpu"}
+    cpu = {k: v for k, v in cells.items() if k[4] == "cpu"}
     if not cpu:
         return False
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    series = sorted({(k[1], k[2]) for k in cpu})
-    for i, (size, transform) in enumerate(series):
-        keys = sorted((k for k in cpu if (k[1], k[2]) == (size, transform)), key=lambda k: int(k[4]))
+    series = sorted({(k[1], k[2], k[3]) for k in cpu})
+    for i, (size, transform, harness) in enumerate(series):
+        keys = sorted((k for k in cpu if (k[1], k[2], k[3]) == (size, transform, harness)), key=lambda k: int(k[5]))
+        program = "" if harness == "-" else " " + harness
         for d, dash in (("forward", "-"), ("inverse", "--")):
-            x = [int(k[4]) for k in keys]
+            x = [int(k[5]) for k in keys]
             y = [cpu[k][0][d]["time_ms"]["median"] / cpu[k][1][d]["time_ms"]["median"] for k in keys]
             ax.plot(x, y, dash, marker="os^vD"[i % 5], color="C%d" % i,
-                    label=f"{size} {transform} {'fwd' if d == 'forward' else 'inv'}")
+                    label=f"{size} {transform}{program} {'fwd' if d == 'forward' else 'inv'}")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.axhline(0.9, color="gray", linewidth=0.6, linestyle=":")
     ax.set_xscale("log", base=2)

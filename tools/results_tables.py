@@ -93,7 +93,8 @@ def ms(v):
 
 def config_name(rec):
     if "library" in rec:
-        return (rec["library"] + (" transposed" if rec.get("transposed_out") else "") +
+        return (rec["library"] + (" (%s)" % rec["harness"] if rec.get("harness") else "") +
+                (" transposed" if rec.get("transposed_out") else "") +
                 (" in place" if rec.get("in_place") else ""))
     parts = [rec.get("decomposition"), rec.get("variant"), text("methods", rec.get("methods"))]
     if rec.get("codec") not in (None, "none"):
@@ -111,7 +112,7 @@ def config_name(rec):
 
 IDENTITY = ("library", "transposed_out", "decomposition", "variant", "methods", "grid", "codec", "overlap",
             "staging", "precision", "transform", "size", "ranks", "threads", "backend", "effort", "machine", "r2r",
-            "in_place")
+            "in_place", "harness")
 
 
 def configurations(records):
@@ -571,13 +572,14 @@ def kind_r2r(spec, records):
 
 
 def library_cells(records, every=False):
-    """{(machine, size, transform, backend, dfft ranks): (dfft pair, FFTW-MPI pair)} of the library
-    table: dfft's libfftw3_mpi against FFTW-MPI at the same rank count, or (a GPU row, or every
+    """{(machine, size, transform, program, backend, dfft ranks): (dfft pair, FFTW-MPI pair)} of the
+    library table: dfft's libfftw3_mpi against FFTW-MPI timed by the same program (fftw-mpi-bench,
+    or FFTW's mpi-bench: the records' harness) at the same rank count, or (a GPU row, or every
     row with every=True) against FFTW-MPI's fastest rank count of that size and transform."""
     pairs = [p for p in configurations(records).values()
              if (p.get("forward") or p.get("inverse")).get("library") in ("fftw-mpi", "dfft-fftw-mpi")]
     cells = {}
-    for key, group in grouped(pairs, ["machine", "size", "transform"]).items():
+    for key, group in grouped(pairs, ["machine", "size", "transform", "harness"]).items():
         fftw = [p for p in group if (p.get("forward") or p.get("inverse"))["library"] == "fftw-mpi"]
         for p in group:
             f = p.get("forward") or p.get("inverse")
@@ -595,10 +597,11 @@ def kind_library(spec, records):
     cells = library_cells(select(records, spec), every)
     machines = {k[0] for k in cells}
     rows, kept = [], []
-    for k in sorted(cells, key=lambda k: (k[0], k[1], k[2], k[3], int(k[4]))):
+    for k in sorted(cells, key=lambda k: (k[0], k[1], k[2], k[3], k[4], int(k[5]))):
         p, ref = cells[k]
         kept += [ref, p]
-        row = ([k[0]] if len(machines) > 1 else []) + [k[1], k[2], k[3], k[4], rank_text(ref)]
+        program = "fftw-mpi-bench" if k[3] == "-" else k[3]
+        row = ([k[0]] if len(machines) > 1 else []) + [k[1], k[2], program, k[4], k[5], rank_text(ref)]
         for d in ("forward", "inverse"):
             a, b = ref[d]["time_ms"][STAT["name"]], p[d]["time_ms"][STAT["name"]]
             row += [ms(a), ms(b), "%.2f" % (b / a)]
@@ -606,7 +609,7 @@ def kind_library(spec, records):
         row += [ms(pa), ms(pb), "%.2f" % (pb / pa) if pa and pb else "-"]
         rows.append(row)
     header = (["machine"] if len(machines) > 1 else []) + [
-        "size", "transform", "dfft on", "dfft ranks", "FFTW-MPI ranks", "fwd FFTW-MPI " + unit(),
+        "size", "transform", "timed by", "dfft on", "dfft ranks", "FFTW-MPI ranks", "fwd FFTW-MPI " + unit(),
         "fwd dfft " + unit(), "fwd ratio", "inv FFTW-MPI " + unit(), "inv dfft " + unit(), "inv ratio",
         "plan FFTW-MPI ms", "plan dfft ms", "plan ratio"]
     return table(header, rows), rows, used(kept)
