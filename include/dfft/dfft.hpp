@@ -161,6 +161,12 @@ class Plan {
   void deallocate(void* p) const;
   void upload(void* dst, const void* host_src, std::size_t bytes) const;
   void download(void* host_dst, const void* src, std::size_t bytes) const;
+  /// Page-locks a host array that upload/download will move (CUDA: cudaHostRegister), so that
+  /// the copies run at the link's full rate; true where this call locked it, false where the
+  /// backend has no use for it (CPU), it was locked already or the system refused (the copies
+  /// then still work, slower). unpin_host undoes it; call it before the array is freed.
+  bool pin_host(void* host, std::size_t bytes) const;
+  void unpin_host(void* host) const;
 
  private:
   PlanImpl& batched(int batch) const;

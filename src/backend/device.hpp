@@ -161,6 +161,12 @@ class Device {
   /// Copies between host memory and this device's memory (memcpy on CPU).
   virtual void upload(void* dst, const void* host_src, std::size_t bytes) = 0;
   virtual void download(void* host_dst, const void* src, std::size_t bytes) = 0;
+  /// Page-locks `bytes` of the caller's host memory at p so that upload/download move it by
+  /// DMA at the link's full rate instead of through the driver's pageable bounce buffers;
+  /// true where this call locked it (unpin_host(p) undoes it). False where the backend has no
+  /// use for it (CPU), the range was locked already, or the system refused.
+  virtual bool pin_host(void* /*p*/, std::size_t /*bytes*/) { return false; }
+  virtual void unpin_host(void* /*p*/) noexcept {}
   /// Wait for all work queued on the plan's streams (no-op on CPU).
   virtual void synchronize() {}
   /// `n` marks for overlapped execution (host clock on the CPU, CUDA events on GPUs).

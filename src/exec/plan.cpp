@@ -279,6 +279,15 @@ void Plan<T>::download(void* dst, const void* src, std::size_t bytes) const {
   impl_->dev().download(dst, src, bytes);
 }
 
+template <class T>
+bool Plan<T>::pin_host(void* host, std::size_t bytes) const {
+  return impl_->dev().pin_host(host, bytes);
+}
+template <class T>
+void Plan<T>::unpin_host(void* host) const {
+  impl_->dev().unpin_host(host);
+}
+
 template class Plan<float>;
 template class Plan<double>;
 

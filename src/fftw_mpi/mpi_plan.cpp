@@ -11,6 +11,7 @@
 #include <mutex>
 #include <numeric>
 #include <sstream>
+#include <utility>
 
 #include "fftw_mpi/serial.hpp"
 #include "util/check.hpp"
@@ -379,14 +380,17 @@ bool MpiPlan<R>::offer_gpu(const std::vector<std::int64_t>& shape, const Layout&
   dev_in_ = gpu_->allocate(std::max<std::size_t>(in_bytes_, 16));
   dev_out_ = in_place_ ? dev_in_ : gpu_->allocate(std::max<std::size_t>(out_bytes_, 16));
   if (sw == GpuSwitch::force) {
-    placement_ = "GPU (DFFT_FFTW_MPI_GPU=force)";
+    placement_ = "GPU (DFFT_FFTW_MPI_GPU=force)" + pin_arrays();
     if (verbose()) say(std::string(req_.call) + ": runs on the " + placement_);
     return true;
   }
   // One execution each, on arrays of the plan's own after one untimed run: the host plan against
-  // copying in, transforming on the GPU and copying back.
+  // copying in, transforming on the GPU and copying back. The arrays are page-locked for the
+  // timing as the caller's will be for a plan kept on the GPU.
   std::vector<C> a(in_bytes_ / sizeof(C) + 1), b(out_bytes_ / sizeof(C) + 1);
   void* out = in_place_ ? static_cast<void*>(a.data()) : static_cast<void*>(b.data());
+  const bool pin_a = gpu_->pin_host(a.data(), a.size() * sizeof(C));
+  const bool pin_b = !in_place_ && gpu_->pin_host(b.data(), b.size() * sizeof(C));
   auto on_cpu = [&] { transform(*plan_, a.data(), out); };
   auto on_gpu = [&] {
     gpu_->upload(dev_in_, a.data(), in_bytes_);
@@ -397,20 +401,48 @@ bool MpiPlan<R>::offer_gpu(const std::vector<std::int64_t>& shape, const Layout&
   const double cpu = timed(comm_, on_cpu);
   on_gpu();
   const double gpu = timed(comm_, on_gpu);
+  if (pin_a) gpu_->unpin_host(a.data());
+  if (pin_b) gpu_->unpin_host(b.data());
   std::ostringstream why;
   why << " (one staged GPU execution " << detail::ms_text(gpu) << ", the CPU plan " << detail::ms_text(cpu) << ")";
   if (gpu < cpu) {
-    placement_ = "GPU" + why.str();
+    placement_ = "GPU" + why.str() + pin_arrays();
     plan_.reset();
   } else {
     placement_ = "CPU" + why.str();
-    gpu_->deallocate(dev_in_);
-    if (dev_out_ != dev_in_) gpu_->deallocate(dev_out_);
-    dev_in_ = dev_out_ = nullptr;
-    gpu_.reset();
+    release_gpu();
   }
   if (verbose()) say(std::string(req_.call) + ": runs on the " + placement_);
   return gpu_ != nullptr;
+}
+
+template <class R>
+std::string MpiPlan<R>::pin_arrays() {
+  // The plan's own arrays are what fftw_execute moves; arrays given to the new-array execute
+  // functions are copied through the driver's bounce buffers.
+  const std::size_t in = in_place_ ? std::max(in_bytes_, out_bytes_) : in_bytes_;
+  int locked = 0, asked = 0;
+  for (auto [p, bytes] : {std::pair{req_.in, in}, std::pair{in_place_ ? nullptr : req_.out, out_bytes_}}) {
+    if (!p) continue;
+    ++asked;
+    if (gpu_->pin_host(p, bytes)) {
+      pinned_.push_back(p);
+      ++locked;
+    }
+  }
+  return locked == asked ? ", host arrays page-locked"
+                         : ", host arrays not page-locked (locked already or refused: copies through bounce buffers)";
+}
+
+template <class R>
+void MpiPlan<R>::release_gpu() {
+  if (!gpu_) return;
+  for (void* p : pinned_) gpu_->unpin_host(p);
+  pinned_.clear();
+  gpu_->deallocate(dev_in_);
+  if (dev_out_ != dev_in_) gpu_->deallocate(dev_out_);
+  dev_in_ = dev_out_ = nullptr;
+  gpu_.reset();
 }
 
 template <class R>
@@ -499,11 +531,7 @@ void MpiPlan<R>::destroy(const char* call) {
   const bool was_live = state_ == State::live;
   state_ = State::destroyed;
   if (!was_live) return;  // fftw_mpi_cleanup freed it already
-  if (gpu_) {
-    gpu_->deallocate(dev_in_);
-    if (dev_out_ != dev_in_) gpu_->deallocate(dev_out_);
-    gpu_.reset();
-  }
+  release_gpu();
   plan_.reset();
   real_in_.reset();
   real_out_.reset();

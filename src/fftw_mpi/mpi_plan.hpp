@@ -79,6 +79,10 @@ class MpiPlan {
   void transform(const Plan<R>& plan, void* a, void* b) const;
   /// Makes the GPU plan where DFFT_FFTW_MPI_GPU asks for one and keeps it where it wins (or is
   /// forced); whether it was kept.
+  /// Page-locks the caller's arrays for the GPU plan's copies; a note for describe().
+  std::string pin_arrays();
+  /// Frees the GPU plan, its device buffers and the page locks.
+  void release_gpu();
   bool offer_gpu(const std::vector<std::int64_t>& shape, const Layout& din, const Layout& dout, const Options& o,
                  std::int64_t in_bytes, std::int64_t out_bytes);
 
@@ -101,6 +105,7 @@ class MpiPlan {
   void* dev_in_ = nullptr;
   void* dev_out_ = nullptr;
   std::size_t in_bytes_ = 0, out_bytes_ = 0;
+  std::vector<void*> pinned_;  // host arrays this plan page-locked
   std::string placement_;  // describe(): where the plan runs and why
   bool in_place_ = false;
   std::size_t copy_bytes_ = 0;  // an in-place request run out of place from a copy (scratch_in_)

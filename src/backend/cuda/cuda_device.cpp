@@ -325,6 +325,29 @@ void CudaDevice::download(void* dst, const void* src, std::size_t bytes) {
   synchronize();
 }
 
+bool CudaDevice::pin_host(void* p, std::size_t bytes) {
+  if (!p || bytes == 0) return false;
+  activate();
+  const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+  if (e == cudaSuccess) return true;
+  // Already locked (by the application or an overlapping range), or locking refused (the
+  // memlock limit, memory CUDA cannot map): the copies still work, through bounce buffers.
+  // Clear the sticky last error so that a later check does not report this one.
+  (void)cudaGetLastError();
+  if (e == cudaErrorHostMemoryAlreadyRegistered || e == cudaErrorInvalidValue || e == cudaErrorMemoryAllocation ||
+      e == cudaErrorNotSupported)
+    return false;
+  detail::check_cuda(e, "cudaHostRegister");
+  return false;
+}
+
+void CudaDevice::unpin_host(void* p) noexcept {
+  if (!p) return;
+  activate();
+  // The application may have freed the array before destroying the plan; nothing to undo then.
+  if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
 void CudaDevice::synchronize() {
   activate();
   DFFT_CUDA(cudaStreamSynchronize(stream()));

@@ -64,6 +64,8 @@ class CudaDevice final : public Device {
                   const Box& box, Codec c, bool is_double) override;
   void upload(void* dst, const void* host_src, std::size_t bytes) override;
   void download(void* host_dst, const void* src, std::size_t bytes) override;
+  bool pin_host(void* p, std::size_t bytes) override;
+  void unpin_host(void* p) noexcept override;
   void synchronize() override;
   std::unique_ptr<Marks> make_marks(int n) override;
   std::unique_ptr<LaneScope> comm_lane() override;
