@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The main job: install dependencies, configure (Release) and build what the job runs, then on 2
 # ranks compare, for 64^3 and 128^3 (double r2c), the plan dfft makes by itself with FFTW-MPI
-# (fftw-mpi-bench) and with the fastest configuration of a `dfft bench` sweep, and end with one
+# (fftw-mpi-bench) and with the fastest configuration of a `dfft bench` sweep (every decomposition
+# and variant, the five methods bench sweeps on the CPU), and end with one
 # table of the three (about a minute of benchmarks on 2 cores). Every step prints its time; the
 # full tables and JSON records stay in build/run/.
 # Any arguments are passed to dfft bench instead, e.g.
@@ -88,7 +89,7 @@ for n in "${SIZES[@]}"; do
       mpirun --oversubscribe -np "$NP" build/bin/fftw-mpi-bench --size "${size[@]}" "${same[@]}" \
       --json "$OUT/fftw-mpi-$n.jsonl"
   fi
-  timed -o "$OUT/sweep-$n.txt" "${n}^3: dfft bench sweep, every decomposition, variant and CPU method (-> $OUT/sweep-$n.txt)" \
+  timed -o "$OUT/sweep-$n.txt" "${n}^3: dfft bench sweep, every decomposition and variant, the sweep's CPU methods (-> $OUT/sweep-$n.txt)" \
     mpirun --oversubscribe -np "$NP" build/bin/dfft bench --size "${size[@]}" "${same[@]}" \
     --json "$OUT/sweep-$n.jsonl"
 done

@@ -103,7 +103,7 @@ class Plan:
     """A distributed FFT plan (collective to build and to execute).
 
     shape: global array shape (axis 0 slowest). decomposition, variant, methods, grid, chunks and
-    overlap left at their defaults are chosen when the plan is made (docs/defaults.md;
+    overlap left at their defaults are chosen when the plan is made (docs/results/defaults.md;
     ``plan.describe()`` says what and why). decomposition: 'auto', 'slab-2d1d', 'slab-1d2d' or
     'pencil'; variant: 'auto', 'default' or 'realigned'; methods: None (automatic), one name or one per exchange
     ('a2a-sync', 'a2a-type', 'p2p-sync', 'p2p-type', 'onesided', 'p2p-pipelined', 'node-ring',
