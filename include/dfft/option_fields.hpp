@@ -22,8 +22,13 @@ struct OptionField {
   std::string_view allowed;  // enums: the names allowed, '|'-separated; else empty
   std::string_view doc;      // one line
   std::string_view flag;     // the dfft subcommands' flag ("--chunks"); empty: none
-  /// Part of the wisdom key (docs/tuning.md): another value is another tuning problem.
+  /// Part of the wisdom key (docs/tuning.md): another value changes the result, the layout or
+  /// which plan is fastest, so it is another tuning problem. The fields the tuner chooses
+  /// (decomposition, variant, methods, chunks) and the tuning settings are not.
   bool wisdom_key = false;
+  /// Where the key holds what the value resolves to on this machine rather than its text: what
+  /// that is (device: the model's name). Empty: the key holds the value's text.
+  std::string_view wisdom_key_resolved;
   /// The dfft_options member(s) of the C interface that carry it, or empty with c_absent saying why.
   std::string_view c_field;
   std::string_view c_absent;
