@@ -58,6 +58,10 @@ const OptionField* option_field_by_flag(std::string_view flag);
 std::string get_option(const Options& o, std::string_view name);
 /// Sets field `name` of `o` from text; throws InvalidArgument naming the field.
 void set_option(Options& o, std::string_view name, const std::string& text);
+/// The table as a JSON document {"comment", "fields": [one object per row]}, each row's columns
+/// by name, "allowed" as a list, "default" as text: what `dfft options` prints and
+/// tools/option_fields.json holds for the Python tools.
+std::string option_fields_json();
 /// The items of a list value: split at ',' (a grid at 'x'); "" and "auto" give none.
 std::vector<std::string> option_items(const OptionField& f, const std::string& text);
 

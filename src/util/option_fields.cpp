@@ -5,6 +5,7 @@
 #include "dfft/option_fields.hpp"
 
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <limits>
 #include <system_error>
@@ -402,6 +403,34 @@ void set_option(Options& o, std::string_view name, const std::string& text) {
 std::vector<std::string> option_items(const OptionField& f, const std::string& text) {
   if (text.empty() || (f.empty_is_auto && text == "auto")) return {};
   return split(text, f.separator);
+}
+
+std::string option_fields_json() {
+  // Ordered: the file keeps the table's column order, so that a row reads as the row in the source.
+  nlohmann::ordered_json fields = nlohmann::ordered_json::array();
+  for (const auto& f : option_fields()) {
+    nlohmann::ordered_json allowed = nlohmann::ordered_json::array();
+    for (const auto& n : split(std::string(f.allowed), '|'))
+      if (!n.empty()) allowed.push_back(n);
+    fields.push_back({{"name", f.name},
+                      {"group", f.group},
+                      {"type", f.type},
+                      {"allowed", allowed},
+                      {"default", f.default_text()},
+                      {"separator", std::string(1, f.separator)},
+                      {"empty_is_auto", f.empty_is_auto},
+                      {"flag", f.flag},
+                      {"wisdom_key", f.wisdom_key},
+                      {"wisdom_key_resolved", f.wisdom_key_resolved},
+                      {"c_field", f.c_field},
+                      {"c_absent", f.c_absent},
+                      {"doc", f.doc}});
+  }
+  const nlohmann::ordered_json doc{
+      {"comment", "dfft::Options as data (include/dfft/option_fields.hpp), as `dfft options` prints it; "
+                  "tests/unit/option_fields_test.cpp fails when tools/option_fields.json is not this"},
+      {"fields", fields}};
+  return doc.dump(1) + "\n";
 }
 
 }  // namespace dfft

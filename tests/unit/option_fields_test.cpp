@@ -251,4 +251,16 @@ TEST(OptionFields, DocsPageListsTheTable) {
   EXPECT_EQ(have, want) << path << " is not the table; rerun with DFFT_WRITE_OPTIONS_DOC=1 to rewrite it";
 }
 
+// tools/option_fields.json, which the Python tools read, is the table (dfft::option_fields_json,
+// also what `dfft options` prints); DFFT_WRITE_OPTIONS_DOC=1 rewrites it.
+TEST(OptionFields, ToolsReadTheTable) {
+  const std::string path = DFFT_SOURCE_DIR "/tools/option_fields.json";
+  const std::string want = dfft::option_fields_json(), have = read(path);
+  if (have != want && std::getenv("DFFT_WRITE_OPTIONS_DOC")) {
+    std::ofstream(path) << want;
+    return;
+  }
+  EXPECT_EQ(have, want) << path << " is not the table; rerun with DFFT_WRITE_OPTIONS_DOC=1 to rewrite it";
+}
+
 }  // namespace
