@@ -22,6 +22,39 @@ PLAN = ("codec", "overlap", "chunks", "in_flight", "adapt", "reference_error", "
         "validation", "exchange_bytes", "memory_host_bytes", "memory_device_bytes", "max_message_bytes",
         "intra_node_messages", "intra_node_bytes", "inter_node_messages", "inter_node_bytes")
 
+# The plan options, one row per dfft::Options field (include/dfft/option_fields.hpp), as
+# tools/option_fields.json holds them (tests/unit/option_fields_test.cpp writes that file from the
+# table and fails when they differ).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "option_fields.json")) as _f:
+    OPTION_FIELDS = json.load(_f)["fields"]
+OPTIONS = {f["name"]: f for f in OPTION_FIELDS}
+
+
+def option_value(f, text):
+    """An option's text as a record holds it (apps/dfft/option_json.cpp): numbers and booleans
+    typed, lists as lists ('auto' and '' as empty ones)."""
+    def item(t, s):
+        if t in ("int", "int64", "pointer"):
+            return int(s)
+        if t == "number":
+            return float(s)
+        if t == "bool":
+            return s == "true"
+        return s
+    t = f["type"]
+    if not t.startswith("list of "):
+        return item(t, text)
+    if text == "" or (f["empty_is_auto"] and text == "auto"):
+        return []
+    return [item(t[len("list of "):], s) for s in text.split(f["separator"])]
+
+
+def option(rec, name):
+    """Plan option `name` of a record: its value, or the table's default where the record leaves
+    it out (the writer leaves out options at their defaults)."""
+    return rec[name] if name in rec else option_value(OPTIONS[name], OPTIONS[name]["default"])
+
+
 NOISE_RATIO = 2.0  # apps/dfft/stats.hpp kNoiseRatio
 LEVEL = 0.99
 

@@ -45,7 +45,12 @@ fastest configuration of those selected. Several records of one configuration (r
 the latest counts.
 """
 import math
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records as bench_records  # noqa: E402  (functions here name their record lists `records`)
 
 
 class SpecError(Exception):
@@ -110,16 +115,26 @@ def config_name(rec):
     return " ".join(p for p in parts if p and p != "-")
 
 
-IDENTITY = ("library", "transposed_out", "decomposition", "variant", "methods", "grid", "codec", "overlap",
-            "staging", "precision", "transform", "size", "ranks", "threads", "backend", "effort", "machine", "r2r",
-            "in_place", "harness")
+# A configuration: who ran it where on what, and every plan option of the option table
+# (tools/option_fields.json) but those that say how the plan was found or where its files lie,
+# not what it computes or how. Records that differ in any other option (chunks, steps in flight,
+# batch, axes, padding, adapt, tolerance, ...) are other configurations; an option a record leaves
+# out is at its default.
+RUN_IDENTITY = ("library", "harness", "machine", "precision", "size", "ranks")
+HOW_FOUND = ("tune", "wisdom_file", "tune_budget_s", "fftw_wisdom", "fftw_wisdom_dir", "stream")
+IDENTITY = RUN_IDENTITY + tuple(f["name"] for f in bench_records.OPTION_FIELDS if f["name"] not in HOW_FOUND)
+
+
+def identity_field(rec, name):
+    """A field of a configuration's identity: a plan option the record leaves out is its default."""
+    return bench_records.option(rec, name) if name in bench_records.OPTIONS else field(rec, name)
 
 
 def configurations(records):
     """{identity: {"forward": rec, "inverse": rec}} in first-seen order, the latest record winning."""
     out = {}
     for rec in records:
-        key = tuple(text(k, field(rec, k)) for k in IDENTITY)
+        key = tuple(text(k, identity_field(rec, k)) for k in IDENTITY)
         slot = out.setdefault(key, {})
         old = slot.get(rec.get("direction"))
         if old is None or field(rec, "date") >= field(old, "date"):

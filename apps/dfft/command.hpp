@@ -32,6 +32,9 @@ Command make_tune_command(CLI::App& parent);
 /// `dfft model calibrate|fit|check|cluster`: performance models (docs/models.md).
 Command make_model_command(CLI::App& parent);
 
+/// `dfft options`: the plan options of the library's table as JSON (docs/options.md).
+Command make_options_command(CLI::App& parent);
+
 /// A subcommand that no longer exists: hidden from the help, it takes any arguments (--help too)
 /// and exits with exit_usage, naming the spelling `now` that does its job.
 Command make_moved_command(CLI::App& parent, const std::string& name, const std::string& now);

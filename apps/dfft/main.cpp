@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   commands.push_back(dfftapp::make_transform_command(app));
   commands.push_back(dfftapp::make_tune_command(app));
   commands.push_back(dfftapp::make_model_command(app));
+  commands.push_back(dfftapp::make_options_command(app));
   commands.push_back(dfftapp::make_moved_command(app, "accuracy", "dfft bench --accuracy"));
 
   bool done = false;

@@ -22,8 +22,13 @@ struct OptionField {
   std::string_view allowed;  // enums: the names allowed, '|'-separated; else empty
   std::string_view doc;      // one line
   std::string_view flag;     // the dfft subcommands' flag ("--chunks"); empty: none
-  /// Part of the wisdom key (docs/tuning.md): another value is another tuning problem.
+  /// Part of the wisdom key (docs/tuning.md): another value changes the result, the layout or
+  /// which plan is fastest, so it is another tuning problem. The fields the tuner chooses
+  /// (decomposition, variant, methods, chunks) and the tuning settings are not.
   bool wisdom_key = false;
+  /// Where the key holds what the value resolves to on this machine rather than its text: what
+  /// that is (device: the model's name). Empty: the key holds the value's text.
+  std::string_view wisdom_key_resolved;
   /// The dfft_options member(s) of the C interface that carry it, or empty with c_absent saying why.
   std::string_view c_field;
   std::string_view c_absent;
@@ -53,6 +58,10 @@ const OptionField* option_field_by_flag(std::string_view flag);
 std::string get_option(const Options& o, std::string_view name);
 /// Sets field `name` of `o` from text; throws InvalidArgument naming the field.
 void set_option(Options& o, std::string_view name, const std::string& text);
+/// The table as a JSON document {"comment", "fields": [one object per row]}, each row's columns
+/// by name, "allowed" as a list, "default" as text: what `dfft options` prints and
+/// tools/option_fields.json holds for the Python tools.
+std::string option_fields_json();
 /// The items of a list value: split at ',' (a grid at 'x'); "" and "auto" give none.
 std::vector<std::string> option_items(const OptionField& f, const std::string& text);
 

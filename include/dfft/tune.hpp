@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -139,23 +140,24 @@ std::vector<Method> tune_methods(Backend b);
 // ---------------------------------------------------------------------------------------------
 // Wisdom files: {"dfft_wisdom": 1, "entries": [...], "calibrations": [...]} (docs/tuning.md).
 
-/// What a wisdom entry is valid for: the problem and the machine, everything that changes which
-/// decomposition, grid and exchange are fastest. Not the FFTW planning effort: it chooses the
-/// local FFT algorithms that every candidate runs, so `dfft tune` (estimate by default, to tune
-/// quickly) and plans made with measure share their entries.
+/// What a wisdom entry is valid for: the problem and the machine, everything that changes the
+/// result, the layout or which plan is fastest. The global shape, the rank count, the precision,
+/// and every plan option the option table marks "wisdom key" (dfft/option_fields.hpp), by field
+/// name, as the table writes its value (or as the row's wisdom_key_resolved says: the device's
+/// model name, the node layout found). Not the FFTW planning effort: it chooses the local FFT
+/// algorithms that every candidate runs, so `dfft tune` (estimate by default, to tune quickly)
+/// and plans made with measure share their entries.
 struct WisdomKey {
   std::vector<std::int64_t> shape;
   int ranks = 1;
-  std::vector<int> grid;  // fixed by the user; empty: tuned
-  std::string precision = "double", transform = "r2c", backend = "cpu", device, codec = "none";
-  int batch = 1;
-  bool in_place = false;
-  bool destroy_input = false;  // the inverse runs on the caller's spectrum: other timings
-  bool transposed_out = false;  // another output layout is another problem
-  std::vector<std::string> r2r;
-  int threads = 1;  // Options::threads: a ranks x threads split is its own problem
-  bool operator==(const WisdomKey& o) const;
+  std::string precision = "double";
+  std::map<std::string, std::string> options;  // field name -> text
+  bool operator==(const WisdomKey& o) const = default;
 };
+
+/// The key of `shape` on `ranks` ranks with options `o` as given: every marked field's text,
+/// none resolved (the tuner puts the device's model and the node layout in their place).
+WisdomKey wisdom_key(const std::vector<std::int64_t>& shape, int ranks, bool is_double, const Options& o);
 
 struct WisdomEntry {
   WisdomKey key;

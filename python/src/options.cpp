@@ -122,6 +122,7 @@ py::list option_fields_list() {
     r["doc"] = std::string(f.doc);
     r["flag"] = std::string(f.flag);
     r["wisdom_key"] = f.wisdom_key;
+    r["wisdom_key_resolved"] = std::string(f.wisdom_key_resolved);
     r["c_field"] = std::string(f.c_field);
     r["c_absent"] = std::string(f.c_absent);
     r["default"] = f.default_text();

@@ -127,7 +127,7 @@ void choose_as_plans_do(const Problem& p, const MachineFacts& facts, const model
 // Wisdom hit: builds the stored choice. False (with a warning) when there is none or it fails.
 bool try_wisdom(const Problem& p, const Wisdom& w, const WisdomKey& key, TuneReport& r,
                 std::unique_ptr<PlanImpl>& plan) {
-  auto e = find_wisdom(w, key, static_cast<int>(p.shape.size()), r.warnings);
+  auto e = find_wisdom(w, key, p.opt, static_cast<int>(p.shape.size()), r.warnings);
   if (!e) return false;
   Options o = with_choice(p.opt, *e);
   std::string msg;

@@ -38,16 +38,17 @@ std::unique_ptr<PlanImpl> build_everywhere(MPI_Comm comm, const std::vector<std:
 /// A file that exists but is not a readable dfft wisdom file throws InvalidArgument on every
 /// rank; skipped entries become warnings. The result is the same on every rank.
 Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::string>& warnings);
-/// The entry for `key`, checked against what this communicator can build; invalid or missing
-/// entries add a warning and give nothing.
-std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, int dims,
+/// The entry for `key` (the problem of options `opt`), checked against what this communicator
+/// can build; invalid or missing entries add a warning and give nothing.
+std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, const Options& opt, int dims,
                                        std::vector<std::string>& warnings);
 /// Rank 0 merges `e` into the file (replacing an entry with the same key, keeping the entries it
 /// cannot read) and replaces it through io::OutputFile. Collective: every rank throws when the
 /// file is refused (InvalidArgument) or the write failed (LibraryError, the file as it was).
 void store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm);
 
-/// The key of a tuning problem (collective: asks rank 0 for the device model).
+/// The key of a tuning problem (collective: asks rank 0 for the device model and finds the
+/// node layout): dfft::wisdom_key with the resolved fields in place.
 WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
                      bool is_double);
 

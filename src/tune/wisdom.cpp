@@ -3,6 +3,7 @@
 // trusted), and writing.
 #include <algorithm>
 
+#include "dfft/option_fields.hpp"
 #include "dfft/tune.hpp"
 #include "model/calibration_json.hpp"
 #include "tune/json_util.hpp"
@@ -33,39 +34,48 @@ std::vector<int> ints(const nlohmann::json& obj, const char* name, std::int64_t 
   return out;
 }
 
+// The longest option text a key may hold: a node layout lists up to one node per rank.
+constexpr std::size_t kMaxOptionText = std::size_t{1} << 20;
+
 nlohmann::json key_json(const WisdomKey& k) {
-  return {{"shape", k.shape},       {"ranks", k.ranks},         {"grid", k.grid},
-          {"precision", k.precision}, {"transform", k.transform}, {"backend", k.backend},
-          {"device", k.device},     {"codec", k.codec},
-          {"batch", k.batch},       {"in_place", k.in_place},   {"r2r", k.r2r},
-          {"destroy_input", k.destroy_input},
-          {"threads", k.threads},   {"transposed_out", k.transposed_out}};
+  nlohmann::json options = nlohmann::json::object();
+  for (const auto& [name, text] : k.options) options[name] = text;
+  return {{"shape", k.shape}, {"ranks", k.ranks}, {"precision", k.precision}, {"options", options}};
 }
 
+// An entry's key is used only when its "options" name exactly the fields the table marks now,
+// each with a value the table reads. A key of another format (one written before a field joined
+// the key, or by a later version with more of them) cannot be told apart from a key of this
+// problem by what it lacks, so it is never matched: the entry is left out and kept in the file.
 WisdomKey key_from(const nlohmann::json& v) {
   WisdomKey k;
+  if (!json::has(v, "options") || !v["options"].is_object())
+    json::bad("a key of another format (no \"options\" object): kept, never matched");
+  const auto& options = v["options"];
+  for (const auto& f : option_fields()) {
+    if (!f.wisdom_key) continue;
+    const std::string name(f.name);
+    if (!options.contains(name))
+      json::bad("a key of another format (no option '" + name + "'): kept, never matched");
+    const std::string text = json::string(options, name.c_str(), kMaxOptionText);
+    // A resolved value (the device's model, the node layout found) is no value of the option.
+    if (f.wisdom_key_resolved.empty()) {
+      try {
+        Options probe;
+        set_option(probe, f.name, text);
+      } catch (const Error& e) {
+        json::bad(std::string("key option: ") + e.what());
+      }
+    }
+    k.options[name] = text;
+  }
+  if (k.options.size() != options.size())
+    json::bad("a key of another format (options this version does not know): kept, never matched");
   k.shape = json::integers(v, "shape", 16, 1, kMaxExtent);
   if (k.shape.size() < 2) json::bad("field 'shape' needs at least 2 sizes");
   k.ranks = static_cast<int>(json::integer(v, "ranks", 1, kMaxRanks));
-  k.grid = ints(v, "grid", 1);
   k.precision = json::string(v, "precision", 16);
   if (k.precision != "double" && k.precision != "float") json::bad("unknown precision '" + k.precision + "'");
-  k.transform = to_string(name_to(json::string(v, "transform", 16), parse_transform, "transform"));
-  k.backend = to_string(name_to(json::string(v, "backend", 16), parse_backend, "backend"));
-  k.device = json::string(v, "device");
-  // Files written before the key left out the FFTW effort have an "effort" field: not part of the
-  // key (docs/tuning.md), so ignored.
-  k.codec = to_string(name_to(json::string(v, "codec", 16), parse_codec, "codec"));
-  k.batch = static_cast<int>(json::integer(v, "batch", 1, kMaxRanks));
-  k.in_place = json::boolean(v, "in_place");
-  // Files written before Options::destroy_input have no field: the input kept.
-  if (v.contains("destroy_input")) k.destroy_input = json::boolean(v, "destroy_input");
-  // Files written before Options::transposed_out have no field: the natural output order.
-  if (v.contains("transposed_out")) k.transposed_out = json::boolean(v, "transposed_out");
-  k.r2r = json::strings(v, "r2r", 16);
-  for (const auto& s : k.r2r) name_to(s, parse_r2r, "r2r kind");
-  // Files written before Options::threads have no field: one thread per rank.
-  if (v.contains("threads")) k.threads = static_cast<int>(json::integer(v, "threads", 0, 1 << 16));
   return k;
 }
 
@@ -106,13 +116,14 @@ WisdomEntry entry_from(const nlohmann::json& v) {
 
 }  // namespace
 
-bool WisdomKey::operator==(const WisdomKey& o) const {
-  return shape == o.shape && ranks == o.ranks && grid == o.grid && precision == o.precision &&
-         transform == o.transform && backend == o.backend && device == o.device &&
-         codec == o.codec && batch == o.batch && in_place == o.in_place &&
-         destroy_input == o.destroy_input &&
-         transposed_out == o.transposed_out &&
-         r2r == o.r2r && threads == o.threads;
+WisdomKey wisdom_key(const std::vector<std::int64_t>& shape, int ranks, bool is_double, const Options& o) {
+  WisdomKey k;
+  k.shape = shape;
+  k.ranks = ranks;
+  k.precision = is_double ? "double" : "float";
+  for (const auto& f : option_fields())
+    if (f.wisdom_key) k.options[std::string(f.name)] = f.get(o);
+  return k;
 }
 
 Wisdom parse_wisdom(const std::string& text) {

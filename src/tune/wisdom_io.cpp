@@ -9,11 +9,15 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 
 #include "dfft/io.hpp"
+#include "dfft/option_fields.hpp"
 #include "model/machine.hpp"
 #include "plan/path.hpp"
+#include "transport/topology.hpp"
 #include "tune/tuner.hpp"
 #include "util/check.hpp"
 
@@ -88,22 +92,38 @@ void on_rank0(MPI_Comm comm, F f) {
   throw LibraryError(LibraryError::Library::system, "wisdom", 0, world_rank(), what);
 }
 
-// Why an entry cannot be used for this key, or "" when it can.
-std::string invalid_choice(const WisdomEntry& e, const WisdomKey& key, int dims) {
+// Why an entry cannot be used for a problem of `ranks` ranks with options `opt`, or "" when it can.
+std::string invalid_choice(const WisdomEntry& e, int ranks, const Options& opt, int dims) {
   std::int64_t prod = 1;
   for (int g : e.grid) prod *= g;
-  if (prod != key.ranks) return "its grid does not have " + std::to_string(key.ranks) + " ranks";
-  if (!key.grid.empty() && e.grid != key.grid) return "its grid differs from the fixed grid";
+  if (prod != ranks) return "its grid does not have " + std::to_string(ranks) + " ranks";
+  if (!opt.grid.empty() && e.grid != opt.grid) return "its grid differs from the fixed grid";
   const bool slab = e.decomposition != Decomposition::pencil;
   if (slab && e.grid.size() != 1) return "a slab needs a 1-D grid";
   if (!slab && static_cast<int>(e.grid.size()) > dims - 1) return "its pencil grid has too many dimensions";
   const std::size_t exchanges = slab ? 1 : e.grid.size();
   if (e.methods.size() != 1 && e.methods.size() != exchanges) return "wrong number of methods";
-  const auto allowed = tune_methods(parse_backend(key.backend));
+  const auto allowed = tune_methods(opt.backend);
   for (auto m : e.methods)
     if (std::find(allowed.begin(), allowed.end(), m) == allowed.end())
-      return "method " + to_string(m) + " is not one of the " + key.backend + " backend";
+      return "method " + to_string(m) + " is not one of the " + to_string(opt.backend) + " backend";
   return {};
+}
+
+// The node layout as the key holds it: the ranks of each node where every node's ranks are
+// consecutive ("2,2"), else the node of every rank ("0,1,0,1"). The second form starts with
+// node 0 and the first with a count >= 1, so the two never read alike.
+std::string node_layout_text(const std::vector<int>& node) {
+  std::vector<int> counts;
+  bool consecutive = true;
+  for (std::size_t r = 0; r < node.size(); ++r) {
+    if (node[r] == static_cast<int>(counts.size())) counts.push_back(0);
+    else if (node[r] != static_cast<int>(counts.size()) - 1) consecutive = false;
+    if (consecutive) ++counts.back();
+  }
+  std::string s;
+  for (int v : consecutive ? counts : node) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
 }
 
 }  // namespace
@@ -121,7 +141,7 @@ Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::stri
   return w;
 }
 
-std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, int dims,
+std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, const Options& opt, int dims,
                                        std::vector<std::string>& warnings) {
   const WisdomEntry* hit = nullptr;
   for (const auto& e : w.entries)
@@ -132,7 +152,7 @@ std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, in
                          " entries is for this configuration " + to_json(key) + "; measuring");
     return std::nullopt;
   }
-  auto why = invalid_choice(*hit, key, dims);
+  auto why = invalid_choice(*hit, key.ranks, opt, dims);
   if (!why.empty()) {
     warnings.push_back("wisdom entry for this configuration ignored: " + why);
     return std::nullopt;
@@ -152,21 +172,21 @@ void store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm) 
 
 WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, const Options& opt,
                      bool is_double) {
-  WisdomKey k;
-  k.shape = shape;
-  DFFT_MPI(MPI_Comm_size(comm, &k.ranks));
-  k.grid = opt.grid;
-  k.precision = is_double ? "double" : "float";
-  k.transform = to_string(opt.transform);
-  k.backend = to_string(opt.backend);
-  k.device = device_model(comm, opt.backend, opt.device);
-  k.codec = to_string(opt.codec);
-  k.batch = opt.batch;
-  k.in_place = opt.in_place;
-  k.destroy_input = opt.destroy_input;
-  k.transposed_out = opt.transposed_out;
-  for (auto r : opt.r2r) k.r2r.push_back(to_string(r));
-  k.threads = opt.threads;
+  int ranks = 1;
+  DFFT_MPI(MPI_Comm_size(comm, &ranks));
+  WisdomKey k = dfft::wisdom_key(shape, ranks, is_double, opt);
+  // The fields whose key value is what they resolve to here (OptionField::wisdom_key_resolved):
+  // the same option on another machine is another problem.
+  const std::map<std::string_view, std::function<std::string()>> resolve{
+      {"device", [&] { return device_model(comm, opt.backend, opt.device); }},
+      {"ranks_per_node", [&] { return node_layout_text(make_topology(comm, opt.ranks_per_node).node); }},
+  };
+  for (const auto& f : option_fields()) {
+    if (!f.wisdom_key || f.wisdom_key_resolved.empty()) continue;
+    const auto r = resolve.find(f.name);
+    if (r == resolve.end()) fail("the wisdom key has no way to resolve option ", std::string(f.name));
+    k.options[std::string(f.name)] = r->second();
+  }
   return k;
 }
 

@@ -5,6 +5,7 @@
 #include "dfft/option_fields.hpp"
 
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <limits>
 #include <system_error>
@@ -157,9 +158,14 @@ template <> struct Text<Staging> : EnumText<Staging, parse_staging> {};
 template <> struct Text<Tune> : EnumText<Tune, parse_tune> {};
 template <> struct Text<Norm> : EnumText<Norm, parse_norm> {};
 
+// A function's static, not a static member: the table may be made while other translation units'
+// globals are initialised (a test's constant holding a wisdom key), before a static member would be.
 template <class T>
 struct ListType {
-  static inline const std::string name = "list of " + std::string(Text<T>::type);
+  static std::string_view name() {
+    static const std::string n = "list of " + std::string(Text<T>::type);
+    return n;
+  }
 };
 
 // A list, items separated by `Sep`; with `Auto` an empty list reads and writes as "auto" (the
@@ -216,7 +222,7 @@ struct Field {
   }
   static std::string_view type() {
     if constexpr (IsVector<T>::value)
-      return ListType<typename IsVector<T>::element>::name;
+      return ListType<typename IsVector<T>::element>::name();
     else
       return Text<T>::type;
   }
@@ -237,8 +243,9 @@ struct Row {
   std::string_view c_field, c_absent;
 };
 
+// `resolved`: what the wisdom key holds instead of the value's text (OptionField::wisdom_key_resolved).
 template <class F>
-OptionField row(const Row& r) {
+OptionField row(const Row& r, std::string_view resolved = {}) {
   OptionField f;
   f.name = r.name;
   f.group = r.group;
@@ -247,6 +254,7 @@ OptionField row(const Row& r) {
   f.doc = r.doc;
   f.flag = r.flag;
   f.wisdom_key = r.wisdom_key;
+  f.wisdom_key_resolved = resolved;
   f.c_field = r.c_field;
   f.c_absent = r.c_absent;
   f.separator = F::separator;
@@ -258,23 +266,24 @@ OptionField row(const Row& r) {
 
 std::vector<OptionField> make_table() {
   using O = Options;
-  // name, group, doc, flag, wisdom key, C field(s), why not from C.
+  // name, group, doc, flag, wisdom key, C field(s), why not from C; after the row, what the
+  // wisdom key holds where it is not the value's text.
   return {
       row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
                                  "--transform", true, "transform", ""}),
       row<Field<&O::r2r>>({"r2r", "problem", "per axis, the real kind (DCT/DST, r2hc, hc2r, dht) the forward transform applies (none: periodic)",
                            "--r2r", true, "r2r", ""}),
       row<Field<&O::axes>>({"axes", "problem", "axes to transform, in order (empty: every axis; negative: from the end)",
-                            "--axes", false, "n_axes, axes", ""}),
+                            "--axes", true, "n_axes, axes", ""}),
       row<Field<&O::padding>>({"padding", "problem", "dealiasing factor per axis (1: not padded; 1.5: the 3/2 rule)",
-                               "--padding", false, "padding", ""}),
+                               "--padding", true, "padding", ""}),
       row<Field<&O::input_halo>>({"input_halo", "problem",
                                   "ghost cells below/above the box in the input array (lo/hi per axis; empty: dense)",
-                                  "", false, "input_halo_lo, input_halo_hi", ""}),
+                                  "", true, "input_halo_lo, input_halo_hi", ""}),
       row<Field<&O::output_halo>>({"output_halo", "problem",
                                    "ghost cells below/above the box in the output array (lo/hi per axis; empty: dense)",
-                                   "", false, "output_halo_lo, output_halo_hi", ""}),
-      row<Field<&O::norm>>({"norm", "problem", "scaling as numpy.fft: backward, ortho or forward; none: neither direction (FFTW's)", "--norm", false,
+                                   "", true, "output_halo_lo, output_halo_hi", ""}),
+      row<Field<&O::norm>>({"norm", "problem", "scaling as numpy.fft: backward, ortho or forward; none: neither direction (FFTW's)", "--norm", true,
                             "norm", ""}),
       row<Field<&O::batch>>({"batch", "problem", "independent arrays transformed together", "--batch", true, "batch",
                              ""}),
@@ -297,8 +306,10 @@ std::vector<OptionField> make_table() {
                                       "--transposed-out", true, "transposed_out", ""}),
       row<Field<&O::ranks_per_node>>({"ranks_per_node", "decomposition",
                                       "node layout: k ranks per node, or one count per node (empty: from MPI)",
-                                      "--ranks-per-node", false, "",
-                                      "the environment variable DFFT_RANKS_PER_NODE gives the same layout"}),
+                                      "--ranks-per-node", true, "",
+                                      "the environment variable DFFT_RANKS_PER_NODE gives the same layout"},
+                                     "the node layout found: ranks per node, or each rank's node where a node's "
+                                     "ranks are not consecutive"),
       row<Field<&O::methods, ',', true>>({"methods", "exchange",
                                           "redistribution method, one for all exchanges or one per exchange (auto: chosen)",
                                           "--method", false, "n_methods, methods", ""}),
@@ -306,21 +317,21 @@ std::vector<OptionField> make_table() {
                              "--codec", true, "codec", ""}),
       row<Field<&O::tolerance>>({"tolerance", "exchange",
                                  "> 0: the cheapest codec whose expected relative error stays below this",
-                                 "--tolerance", false, "tolerance", ""}),
+                                 "--tolerance", true, "tolerance", ""}),
       row<Field<&O::onesided_sync>>({"onesided_sync", "exchange", "onesided: complete epochs by fence or flush",
-                                     "--onesided-sync", false, "onesided_sync", ""}),
+                                     "--onesided-sync", true, "onesided_sync", ""}),
       row<Field<&O::staging>>({"staging", "exchange", "CUDA backend, MPI methods: auto, host or cuda-aware",
-                               "--staging", false, "staging", ""}),
+                               "--staging", true, "staging", ""}),
       row<Field<&O::chunks>>({"chunks", "exchange", "pipelining pieces per peer block (0: automatic)", "--chunks",
                               false, "chunks", ""}),
       row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
-                                 "--in-flight", false, "in_flight", ""}),
+                                 "--in-flight", true, "in_flight", ""}),
       row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
-                                         "--max-message-bytes", false, "max_message_bytes", ""}),
+                                         "--max-message-bytes", true, "max_message_bytes", ""}),
       row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
-                               "--overlap", false, "overlap", ""}),
+                               "--overlap", true, "overlap", ""}),
       row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
-                             "--adapt", false, "adapt", ""}),
+                             "--adapt", true, "adapt", ""}),
       row<Field<&O::tune>>({"tune", "tuning", "none, heuristic (model) or measure (time candidates)", "--tune", false,
                             "tune", ""}),
       row<Field<&O::wisdom_file>>({"wisdom_file", "tuning", "JSON wisdom file of the tuner (empty: none)", "--wisdom",
@@ -334,8 +345,9 @@ std::vector<OptionField> make_table() {
       row<Field<&O::fftw_wisdom_dir>>({"fftw_wisdom_dir", "tuning", "directory of the FFTW wisdom files (empty: default)",
                                        "--fftw-wisdom-dir", false, "fftw_wisdom_dir", ""}),
       row<Field<&O::backend>>({"backend", "device", "cpu or cuda", "--backend", true, "backend", ""}),
-      row<Field<&O::device>>({"device", "device", "CUDA: the GPU (-1: local rank modulo visible GPUs); the key holds its model",
-                              "--device", true, "device", ""}),
+      row<Field<&O::device>>({"device", "device", "CUDA: the GPU (-1: local rank modulo visible GPUs)",
+                              "--device", true, "device", ""},
+                              "the model name of the GPU (CUDA) or CPU"),
       row<Field<&O::stream>>({"stream", "device", "CUDA: the cudaStream_t (as an address) all device work is queued on",
                               "", false, "stream", ""}),
       row<Field<&O::user_workspace>>({"user_workspace", "device", "every execution brings the plan's work buffers",
@@ -344,7 +356,7 @@ std::vector<OptionField> make_table() {
                                true, "threads", ""}),
       row<Field<&O::memory_limit_bytes>>({"memory_limit_bytes", "memory",
                                           "most bytes the plan may hold per rank (0: the memory available)",
-                                          "--memory-limit-bytes", false, "memory_limit_bytes", ""}),
+                                          "--memory-limit-bytes", true, "memory_limit_bytes", ""}),
   };
 }
 
@@ -391,6 +403,34 @@ void set_option(Options& o, std::string_view name, const std::string& text) {
 std::vector<std::string> option_items(const OptionField& f, const std::string& text) {
   if (text.empty() || (f.empty_is_auto && text == "auto")) return {};
   return split(text, f.separator);
+}
+
+std::string option_fields_json() {
+  // Ordered: the file keeps the table's column order, so that a row reads as the row in the source.
+  nlohmann::ordered_json fields = nlohmann::ordered_json::array();
+  for (const auto& f : option_fields()) {
+    nlohmann::ordered_json allowed = nlohmann::ordered_json::array();
+    for (const auto& n : split(std::string(f.allowed), '|'))
+      if (!n.empty()) allowed.push_back(n);
+    fields.push_back({{"name", f.name},
+                      {"group", f.group},
+                      {"type", f.type},
+                      {"allowed", allowed},
+                      {"default", f.default_text()},
+                      {"separator", std::string(1, f.separator)},
+                      {"empty_is_auto", f.empty_is_auto},
+                      {"flag", f.flag},
+                      {"wisdom_key", f.wisdom_key},
+                      {"wisdom_key_resolved", f.wisdom_key_resolved},
+                      {"c_field", f.c_field},
+                      {"c_absent", f.c_absent},
+                      {"doc", f.doc}});
+  }
+  const nlohmann::ordered_json doc{
+      {"comment", "dfft::Options as data (include/dfft/option_fields.hpp), as `dfft options` prints it; "
+                  "tests/unit/option_fields_test.cpp fails when tools/option_fields.json is not this"},
+      {"fields", fields}};
+  return doc.dump(1) + "\n";
 }
 
 }  // namespace dfft

@@ -181,6 +181,17 @@ def option_table(c, r, work):
     c.check(run.returncode == USAGE and "batch" in run.stderr, f"--batch two: exit {run.returncode} {run.stderr[-300:]}")
 
 
+def options_schema(c, r, source):
+    """`dfft options` prints the option table, which the Python tools read as tools/option_fields.json."""
+    run = r.dfft("options", np=1)
+    with open(os.path.join(source, "tools", "option_fields.json")) as f:
+        stored = f.read()
+    c.check(run.returncode == 0 and run.stdout == stored,
+            f"dfft options: exit {run.returncode}, output equals tools/option_fields.json: {run.stdout == stored}")
+    fields = json.loads(run.stdout)["fields"] if run.returncode == 0 else []
+    c.check(any(f["name"] == "tolerance" and f["wisdom_key"] for f in fields), "dfft options: tolerance in the key")
+
+
 def tune_ranking(c, r, work):
     run = r.dfft("tune", "--size", "16", "12", "10", "--no-wisdom", "--reps", "3", np=2, timeout=300)
     c.check(run.returncode == 0, f"tune: exit {run.returncode}: {run.stderr[-300:]}")
@@ -281,6 +292,7 @@ def main():
     codec_validation(c, r)
     tune_ranking(c, r, args.workdir)
     option_table(c, r, args.workdir)
+    options_schema(c, r, args.source)
     return c.finish("dfft command line")
 
 

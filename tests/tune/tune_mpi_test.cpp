@@ -23,6 +23,7 @@
 #include "dfft/validate.hpp"
 #include "model/machine.hpp"
 #include "tune/select.hpp"
+#include "tune/tuner.hpp"
 
 namespace {
 
@@ -312,6 +313,51 @@ TEST(TuneMeasure, BuildsACorrectPlanAndTheNextPlanReusesWisdom) {
   EXPECT_FALSE(other.tune_report()->wisdom_hit);
   EXPECT_TRUE(has_warning(*other.tune_report(), "none of the 1 entries"));
   EXPECT_LT(dfft::validate::reference_error(other, MPI_COMM_WORLD), 1e-5);
+}
+
+// Other axes, padding or a tolerance are other problems: each is measured and stored beside
+// the plain problem's entry, which still serves the plain problem.
+TEST(TuneMeasure, AxesPaddingAndToleranceAreOtherProblems) {
+  const auto path = temp_wisdom("problems.json");
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 1;
+  s.finalists = 0;
+  ASSERT_TRUE(dfft::tune<double>(MPI_COMM_WORLD, kShape, measure_options(path), s).wisdom_written);
+  std::vector<dfft::Options> others(3, measure_options(path));
+  others[0].axes = {0, 1};
+  others[1].padding = {1.5, 1.5, 1.5};
+  others[2].tolerance = 1e-3;
+  for (const auto& o : others) {
+    const auto r = dfft::tune<double>(MPI_COMM_WORLD, kShape, o, s);
+    EXPECT_FALSE(r.wisdom_hit) << r.wisdom_key;
+    EXPECT_TRUE(r.wisdom_written) << dfft::describe(r);
+  }
+  EXPECT_TRUE(dfft::tune<double>(MPI_COMM_WORLD, kShape, measure_options(path), s).wisdom_hit);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(dfft::parse_wisdom(text.str()).entries.size(), 4u);
+}
+
+// The key holds the node layout found, not the option's text: the same (empty) option on
+// another layout is another problem.
+TEST(TuneMeasure, TheKeyHoldsTheNodeLayoutFound) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  dfft::Options o;
+  o.ranks_per_node = {1};
+  EXPECT_EQ(dfft::detail::wisdom_key(MPI_COMM_WORLD, kShape, o, true).options.at("ranks_per_node"),
+            size == 1 ? "1" : size == 2 ? "1,1" : size == 3 ? "1,1,1" : "1,1,1,1");
+  o.ranks_per_node = {};
+  const std::string found = dfft::detail::wisdom_key(MPI_COMM_WORLD, kShape, o, true).options.at("ranks_per_node");
+  EXPECT_FALSE(found.empty());
+  int sum = 0;
+  std::stringstream items(found);
+  for (std::string n; std::getline(items, n, ',');) sum += std::stoi(n);
+  if (found.front() != '0') {
+    EXPECT_EQ(sum, size) << found;  // ranks per node
+  }
 }
 
 TEST(TuneMeasure, MalformedWisdomIsRefusedAndLeftAsItWas) {

@@ -2,6 +2,7 @@
 // One-process tests of the tuner's pure parts: power-law fit, winner selection, candidates,
 // the analytic model's bookkeeping, and the wisdom parser on malformed input.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -11,6 +12,8 @@
 #include "dfft/model.hpp"
 #include "dfft/tune.hpp"
 #include "tune/select.hpp"
+#include "tune/tuner.hpp"
+#include "support/option_values.hpp"
 
 namespace {
 
@@ -318,10 +321,27 @@ TEST(Model, LinkClassesRoundTripAndOldCalibrationsLoad) {
 
 // --- wisdom parser ------------------------------------------------------------------------
 
-const char* kValid = R"({"dfft_wisdom": 1, "entries": [
+// The options of the default problem's key, as compact JSON (resolved fields as a machine of
+// one node with a CPU "test" gives them).
+std::string default_key_options() {
+  auto key = dfft::wisdom_key({64, 64, 64}, 4, true, dfft::Options{});
+  key.options["device"] = "cpu: test";
+  key.options["ranks_per_node"] = "4";
+  return nlohmann::json(key.options).dump();
+}
+
+const std::string kValid = R"({"dfft_wisdom": 1, "entries": [
+ {"key": {"shape": [64, 64, 64], "ranks": 4, "precision": "double", "options": )" + default_key_options() + R"(},
+  "choice": {"decomposition": "pencil", "variant": "realigned", "grid": [2, 2],
+             "methods": ["a2a-sync", "p2p-type"], "chunks": 4},
+  "seconds": 0.0123, "timestamp": "2024-01-01T00:00:00Z"}], "calibrations": []})";
+
+// An entry as files written before the key was made from the option table hold it: its key
+// names neither axes nor padding nor tolerance, so it may be for any of them.
+const char* kOlderKey = R"({"dfft_wisdom": 1, "entries": [
  {"key": {"shape": [64, 64, 64], "ranks": 4, "grid": [], "precision": "double", "transform": "r2c",
-          "backend": "cpu", "device": "cpu: test", "effort": "estimate", "codec": "none",
-          "batch": 1, "in_place": false, "r2r": []},
+          "backend": "cpu", "device": "cpu: test", "codec": "none", "batch": 1, "in_place": false,
+          "r2r": [], "threads": 1, "transposed_out": false},
   "choice": {"decomposition": "pencil", "variant": "realigned", "grid": [2, 2],
              "methods": ["a2a-sync", "p2p-type"], "chunks": 4},
   "seconds": 0.0123, "timestamp": "2024-01-01T00:00:00Z"}], "calibrations": []})";
@@ -381,13 +401,80 @@ TEST(Wisdom, MalformedEntriesAreSkippedNotTrusted) {
       with("\"chunks\": 4", "\"chunks\": 0"),
       with("\"seconds\": 0.0123", "\"seconds\": \"fast\""),
       with("\"choice\"", "\"choix\""),
-      with("\"in_place\": false", "\"in_place\": 0"),
+      with("\"in_place\":\"false\"", "\"in_place\":\"maybe\""),
+      with("\"in_place\":\"false\"", "\"in_place\":false"),
+      with("\"in_place\":\"false\",", ""),
+      with("\"options\": {", "\"options\": {\"future_field\":\"1\","),
+      with("\"options\": {", "\"settings\": {"),
   };
   for (const auto& text : variants) {
     auto w = dfft::parse_wisdom(text);
     EXPECT_TRUE(w.entries.empty()) << text;
     EXPECT_EQ(w.skipped.size(), 1u) << text;
   }
+}
+
+// A key of another format is never matched, whatever it says, and is written back as it was.
+TEST(Wisdom, AnOlderKeyFormatIsAMissAndIsKept) {
+  auto w = dfft::parse_wisdom(kOlderKey);
+  EXPECT_TRUE(w.entries.empty());
+  ASSERT_EQ(w.skipped.size(), 1u);
+  EXPECT_NE(w.skipped[0].find("another format"), std::string::npos) << w.skipped[0];
+  ASSERT_EQ(w.kept_entries.size(), 1u);
+  dfft::Options o;
+  o.grid = {2, 2};
+  std::vector<std::string> warnings;
+  auto key = dfft::wisdom_key({64, 64, 64}, 4, true, o);
+  EXPECT_FALSE(dfft::detail::find_wisdom(w, key, o, 3, warnings));
+  // A rewrite with a new entry keeps the old one beside it.
+  dfft::WisdomEntry e;
+  e.key = key;
+  e.decomposition = Decomposition::pencil;
+  e.grid = {2, 2};
+  e.methods = {Method::a2a_sync};
+  w.entries.push_back(e);
+  const auto doc = nlohmann::json::parse(dfft::to_json(w));
+  ASSERT_EQ(doc["entries"].size(), 2u);
+  EXPECT_EQ(doc["entries"][0], nlohmann::json::parse(kOlderKey)["entries"][0]);
+  const auto again = dfft::parse_wisdom(dfft::to_json(w));
+  EXPECT_EQ(again.entries.size(), 1u);
+  EXPECT_EQ(again.kept_entries.size(), 1u);
+  EXPECT_TRUE(dfft::detail::find_wisdom(again, key, o, 3, warnings));
+}
+
+// Changing any field of the problem in turn misses the entry stored for the plain problem;
+// changing a field that is not part of it (the tuner's choices, tuning settings) still hits.
+TEST(Wisdom, EveryProblemFieldChangedIsAMiss) {
+  const std::vector<std::int64_t> shape{16, 12, 8};
+  const dfft::Options plain;
+  dfft::Wisdom w;
+  dfft::WisdomEntry e;
+  e.key = dfft::wisdom_key(shape, 1, true, plain);
+  e.grid = {1};
+  e.methods = {Method::a2a_sync};
+  w.entries.push_back(e);
+  w = dfft::parse_wisdom(dfft::to_json(w));  // as a later run reads it from the file
+  std::vector<std::string> warnings;
+  auto found = [&](const std::vector<std::int64_t>& s, int ranks, bool is_double, const dfft::Options& o) {
+    return dfft::detail::find_wisdom(w, dfft::wisdom_key(s, ranks, is_double, o), o, 3, warnings).has_value();
+  };
+  ASSERT_TRUE(found(shape, 1, true, plain));
+  EXPECT_FALSE(found({16, 12, 9}, 1, true, plain));
+  EXPECT_FALSE(found(shape, 2, true, plain));
+  EXPECT_FALSE(found(shape, 1, false, plain));
+  for (const auto& f : dfft::option_fields()) {
+    dfft::Options o;
+    dfft::set_option(o, f.name, dfft_test::other_value(f));
+    EXPECT_EQ(found(shape, 1, true, o), !f.wisdom_key) << f.name << " = " << f.get(o);
+  }
+  // What changes the result, the layout or which plan is fastest (docs/tuning.md).
+  for (const char* name : {"transform", "r2r", "axes", "padding", "input_halo", "output_halo", "norm", "batch",
+                           "in_place", "destroy_input", "grid", "transposed_out", "ranks_per_node", "codec",
+                           "tolerance", "in_flight", "overlap", "adapt", "backend", "device", "threads"})
+    EXPECT_TRUE(dfft::option_field(name).wisdom_key) << name << " is not in the wisdom key";
+  // What the tuner chooses: the stored choice, not the key.
+  for (const char* name : {"decomposition", "variant", "methods", "chunks"})
+    EXPECT_FALSE(dfft::option_field(name).wisdom_key) << name << " is in the wisdom key";
 }
 
 }  // namespace

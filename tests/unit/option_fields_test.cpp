@@ -154,15 +154,61 @@ TEST(OptionFields, CInterfaceMapping) {
 }
 
 // The wisdom key holds the problem (shape, ranks, precision) and exactly the option fields the
-// table marks as part of it (the device as its model's name).
+// table marks, each as its text.
 TEST(OptionFields, WisdomKeyHoldsTheMarkedFields) {
-  const auto key = nlohmann::json::parse(dfft::to_json(dfft::WisdomKey{}));
-  std::set<std::string> in_key, marked;
-  for (auto it = key.begin(); it != key.end(); ++it)
-    if (it.key() != "shape" && it.key() != "ranks" && it.key() != "precision") in_key.insert(it.key());
-  for (const auto& f : dfft::option_fields())
+  dfft::Options o;
+  const auto key = nlohmann::json::parse(dfft::to_json(dfft::wisdom_key({8, 8, 8}, 2, true, o)));
+  std::set<std::string> top, in_key, marked;
+  for (auto it = key.begin(); it != key.end(); ++it) top.insert(it.key());
+  EXPECT_EQ(top, (std::set<std::string>{"shape", "ranks", "precision", "options"}));
+  for (auto it = key["options"].begin(); it != key["options"].end(); ++it) in_key.insert(it.key());
+  for (const auto& f : dfft::option_fields()) {
     if (f.wisdom_key) marked.insert(std::string(f.name));
+    EXPECT_TRUE(f.wisdom_key || f.wisdom_key_resolved.empty()) << f.name << ": resolved, but not in the key";
+  }
   EXPECT_EQ(in_key, marked);
+}
+
+// Each field in turn set to another value reaches every place the library derives from the
+// row: its own field (get/set), the wisdom key (as its text where marked, else not at all)
+// and a wisdom file written and read back, the C interface (a dfft_options member or a reason)
+// and its row of docs/options.md.
+TEST(OptionFields, EveryFieldReachesEachPlaceItDerivesTo) {
+  const std::string doc = read(DFFT_SOURCE_DIR "/docs/options.md");
+  const std::string header = read(DFFT_SOURCE_DIR "/include/dfft/dfft.h");
+  const std::vector<std::int64_t> shape{8, 6, 4};
+  const dfft::WisdomKey plain = dfft::wisdom_key(shape, 2, true, dfft::Options{});
+  for (const auto& f : dfft::option_fields()) {
+    SCOPED_TRACE(std::string(f.name));
+    const std::string name(f.name), v = dfft_test::other_value(f);
+    dfft::Options o;
+    dfft::set_option(o, f.name, v);
+    EXPECT_EQ(f.get(o), v);
+    const dfft::WisdomKey key = dfft::wisdom_key(shape, 2, true, o);
+    if (f.wisdom_key) {
+      ASSERT_EQ(key.options.count(name), 1u);
+      EXPECT_EQ(key.options.at(name), v);
+      EXPECT_FALSE(key == plain) << "another " << name << " is the same tuning problem";
+    } else {
+      EXPECT_EQ(key.options.count(name), 0u);
+      EXPECT_TRUE(key == plain);
+    }
+    dfft::Wisdom w;
+    dfft::WisdomEntry e;
+    e.key = key;
+    e.grid = {2};
+    e.methods = {dfft::Method::a2a_sync};
+    w.entries.push_back(e);
+    const dfft::Wisdom again = dfft::parse_wisdom(dfft::to_json(w));
+    ASSERT_EQ(again.entries.size(), 1u) << (again.skipped.empty() ? "" : again.skipped.front());
+    EXPECT_TRUE(again.entries[0].key == key);
+    std::stringstream members{std::string(f.c_field)};
+    for (std::string m; std::getline(members, m, ',');) {
+      m.erase(0, m.find_first_not_of(' '));
+      EXPECT_TRUE(std::regex_search(header, std::regex("\\b" + m + "\\b"))) << "dfft.h lacks " << m;
+    }
+    EXPECT_NE(doc.find("| `" + name + "` |"), std::string::npos) << "docs/options.md has no row for " << name;
+  }
 }
 
 std::string markdown_table() {
@@ -178,7 +224,8 @@ std::string markdown_table() {
       const std::string def = f.default_text();
       s += "| `" + std::string(f.name) + "` | " + type + " | " + (def.empty() ? "(empty)" : "`" + def + "`") +
            " | " + (f.flag.empty() ? "-" : "`" + std::string(f.flag) + "`") + " | " +
-           (f.wisdom_key ? "yes" : "-") + " | " +
+           (f.wisdom_key ? f.wisdom_key_resolved.empty() ? "yes" : "yes: " + std::string(f.wisdom_key_resolved) : "-") +
+           " | " +
            (f.c_field.empty() ? "- (" + std::string(f.c_absent) + ")" : "`" + std::string(f.c_field) + "`") +
            " | " + std::string(f.doc) + " |\n";
     }
@@ -199,6 +246,18 @@ TEST(OptionFields, DocsPageListsTheTable) {
   const std::string have = doc.substr(b + begin.size(), e - b - begin.size());
   if (have != want && std::getenv("DFFT_WRITE_OPTIONS_DOC")) {
     std::ofstream(path) << doc.substr(0, b + begin.size()) << want << doc.substr(e);
+    return;
+  }
+  EXPECT_EQ(have, want) << path << " is not the table; rerun with DFFT_WRITE_OPTIONS_DOC=1 to rewrite it";
+}
+
+// tools/option_fields.json, which the Python tools read, is the table (dfft::option_fields_json,
+// also what `dfft options` prints); DFFT_WRITE_OPTIONS_DOC=1 rewrites it.
+TEST(OptionFields, ToolsReadTheTable) {
+  const std::string path = DFFT_SOURCE_DIR "/tools/option_fields.json";
+  const std::string want = dfft::option_fields_json(), have = read(path);
+  if (have != want && std::getenv("DFFT_WRITE_OPTIONS_DOC")) {
+    std::ofstream(path) << want;
     return;
   }
   EXPECT_EQ(have, want) << path << " is not the table; rerun with DFFT_WRITE_OPTIONS_DOC=1 to rewrite it";
