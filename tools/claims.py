@@ -906,8 +906,9 @@ def render():
            "FFTW 3.3.10), measured 2026-11-25; `dev-2core` is the 2-core development machine.", "",
            "The same measurements with the benchmark runner (one suite per record file; the CUDA-aware ones with "
            "`DFFT_MPI_PREFIX` naming an Open MPI built by scripts/build-cuda-aware-mpi.sh):", ""]
-    out += ["    python3 tools/bench_run.py --machine %s --suite %s" % (m, s) for m, s in REPRODUCE]
-    out += [""]
+    out += ["<!-- doc-test: long -->", "```sh"]
+    out += ["python3 tools/bench_run.py --machine %s --suite %s" % (m, s) for m, s in REPRODUCE]
+    out += ["```", ""]
     for i, r in enumerate(rows, 1):
         out += ["## %d. %s" % (i, r["claim"]), "",
                 "- **Source:** " + r["source"],
