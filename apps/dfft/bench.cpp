@@ -418,7 +418,8 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
     return 0;
   }
   open_outputs(s);
-  if (a.tune == "measure" && !a.wisdom.empty()) check_wisdom_target(a.wisdom, comm);
+  if (a.tune == "measure")
+    if (const std::string w = wisdom_target(a.wisdom, comm); !w.empty()) check_wisdom_target(w, comm);
   bool cuda = false;
   std::vector<double> costs;
   for (const auto& c : configs) {

@@ -40,7 +40,7 @@ struct BenchArgs {
   int progress = 0;                    // >0 --progress, <0 --no-progress
   std::vector<std::string> given;      // options given on the command line (override a cases file)
   // Tuning (docs/tuning.md): with --tune the plan chooses decomposition, variant, methods, grid.
-  std::string tune = "none", wisdom = "dfft-wisdom.json";
+  std::string tune = "none", wisdom;  // wisdom empty: the machine's default file
   double tune_budget = 0;
   /// Plan options by field name (dfft/option_fields.hpp), as text: each value one configuration,
   /// set after the options above (flags made from the table, cases-file keys).

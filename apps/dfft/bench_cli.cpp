@@ -139,7 +139,8 @@ void add_options(CLI::App* c, BenchArgs& a) {
   c->add_option("--tune", a.tune, "Let the plan choose decomposition, grid, variant and methods "
                                   "(docs/tuning.md); --decomp/--variant/--method are then ignored")
       ->capture_default_str()->check(CLI::IsMember({"none", "heuristic", "measure"}));
-  c->add_option("--wisdom", a.wisdom, "--tune: wisdom file to reuse and update")->capture_default_str();
+  c->add_option("--wisdom", a.wisdom, "--tune: wisdom file to reuse and update (default: the machine's, "
+                                      "DFFT_WISDOM; off: none)");
   c->add_option("--tune-budget", a.tune_budget, "--tune measure: seconds before no new candidate starts")
       ->check(at_least(0, "a number of seconds >= 0"));
   add_plan_option_flags(c, a.option_sweeps);
@@ -317,8 +318,8 @@ std::vector<Config> expand(const BenchArgs& a) {
                 c.opt.overlap = slices;
                 c.opt.threads = threads;
                 c.opt.tune = dfft::parse_tune(a.tune);
-                // The tuner's file; a plan that is not tuned reads the machine's default one.
-                c.opt.wisdom_file = a.tune != "none" ? a.wisdom : "";
+                // Empty: the machine's default file, which tuned and untuned plans alike read.
+                c.opt.wisdom_file = a.wisdom;
                 c.opt.tune_budget_s = a.tune_budget;
                 c.warmup = a.warmup;
                 c.reps = a.reps;

@@ -287,6 +287,8 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
   m.codec = plan->codec();
   m.staging = plan->staging();
   if (const auto* tr = plan->tune_report()) m.tune_log = dfft::describe(*tr);
+  // What the plan noticed (a failed FFTW wisdom write) is said above the table, not dropped.
+  for (const auto& w : plan->warnings()) m.tune_log += (m.tune_log.empty() ? "" : "\n") + ("warning: " + w);
   m.traffic = plan->node_traffic();
   auto bytes = plan->exchange_bytes();
   m.exchange_bytes.resize(bytes.size());

@@ -49,6 +49,22 @@ void check_output_target(const std::string& in, const std::string& out, bool in_
   if (!why.empty()) throw UsageError(why);
 }
 
+std::string wisdom_target(const std::string& given, MPI_Comm comm) {
+  if (given == "off") return {};
+  if (!given.empty()) return given;
+  const std::string path = dfft::default_wisdom_file();
+  int rank = 0;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) throw IoError("MPI_Comm_rank failed");
+  const auto slash = path.rfind('/');
+  if (rank == 0 && slash != std::string::npos && slash > 0) {
+    const std::string dir = path.substr(0, slash);
+    // mkdir -p; a folder that cannot be made is reported by the check of the target.
+    for (std::size_t i = 1; i <= dir.size(); ++i)
+      if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0755);
+  }
+  return path;
+}
+
 dfft::Wisdom check_wisdom_target(const std::string& path, MPI_Comm comm) {
   check_output_target("", path, false, comm);
   int rank = 0, exists = 0;

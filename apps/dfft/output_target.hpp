@@ -30,6 +30,11 @@ void check_output_target(const std::string& in, const std::string& out, bool in_
 /// work, so that it is refused and never replaced. Returns what the file holds.
 dfft::Wisdom check_wisdom_target(const std::string& path, MPI_Comm comm);
 
+/// The wisdom file a run with `--wisdom given` uses: `given`, none for `off`, the machine's
+/// default file (dfft::default_wisdom_file(), which DFFT_WISDOM names or turns off) for empty.
+/// Empty: none. For the default file, rank 0 creates its folder (a cache folder made on first use).
+std::string wisdom_target(const std::string& given, MPI_Comm comm);
+
 /// Text outputs (records, CSV, wisdom) are written by the library's one writer.
 using OutputFile = dfft::io::OutputFile;
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "progress.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dfftapp {
@@ -24,7 +26,15 @@ std::string clock_text(double seconds) {
 
 }  // namespace
 
-bool progress_wanted(int flag) { return flag > 0 || (flag == 0 && ::isatty(STDERR_FILENO) == 1); }
+bool progress_wanted(int flag, bool unless_redirected) {
+  if (flag != 0) return flag > 0;
+  if (::isatty(STDERR_FILENO) == 1) return true;
+  if (!unless_redirected) return false;
+  struct stat st {};
+  if (::fstat(STDERR_FILENO, &st) != 0) return false;  // closed: nobody reads it
+  // A file (2> log) or a device that is not a terminal (/dev/null) is read later or never.
+  return !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode);
+}
 
 Progress::Progress(std::string who, bool enabled)
     : who_(std::move(who)), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {
@@ -57,8 +67,37 @@ void Progress::update(double done, double total, const std::string& what) {
   complete_ = complete;
 }
 
+void Progress::update_seconds(double spent, double total, const std::string& what) {
+  if (!enabled_) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  seconds_ = true;
+  done_ = spent;
+  total_ = total;
+  what_ = what;
+  left_ = total > 0 ? std::max(0.0, total - spent) : -1;
+  reported_ = now;
+  const bool complete = total > 0 && spent >= total;
+  if ((complete && !complete_) || (!complete && now - last_ >= kMinGap)) print_locked(now);
+  complete_ = complete;
+}
+
 void Progress::print_locked(std::chrono::steady_clock::time_point now) {
   last_ = now;
+  if (seconds_) {
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    // Counted down from the caller's last estimate; a step that overruns it shows 0m00s until the
+    // next report revises it.
+    const double left = left_ < 0 ? -1 : std::max(0.0, left_ - std::chrono::duration<double>(now - reported_).count());
+    const double frac = total_ > 0 ? std::min(1.0, (total_ - left) / total_) : 0;
+    const std::string text = complete_ || (total_ > 0 && done_ >= total_) ? "done"
+                             : left < 0 ? "time left not known yet"
+                                        : "about " + clock_text(left) + " left";
+    std::fprintf(stderr, "%s: %3.0f%%, elapsed %s, %s (%s)\n", who_.c_str(), 100 * frac, clock_text(elapsed).c_str(),
+                 text.c_str(), what_.c_str());
+    std::fflush(stderr);
+    return;
+  }
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double frac = total_ > 0 ? done_ / total_ : 0;
   // The rate since the first work was done, so that a slow start (planning) is not taken for

@@ -230,6 +230,11 @@ Timings run_typed(const TransformArgs& a, const dfft::io::NpyHeader& h, const Jo
   dfft::Options opt = plan_options(a);
   dfft::Plan<T> plan(comm, j.shape, opt);
   if (a.verbose) path = plan.describe();
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // What the plan noticed (a failed FFTW wisdom write) goes to stderr, once.
+  if (rank == 0)
+    for (const auto& w : plan.warnings()) std::fprintf(stderr, "dfft transform: warning: %s\n", w.c_str());
   // Forward runs input layout -> output layout; the inverse the other way round.
   const dfft::Layout& src = j.forward ? plan.input_layout() : plan.output_layout();
   const dfft::Layout& dst = j.forward ? plan.output_layout() : plan.input_layout();
@@ -276,7 +281,8 @@ void check_arguments(const TransformArgs& a, MPI_Comm comm) {
   check_output_target(a.in, a.out, a.in_place, comm);
   // The tuner's wisdom file is written at the end: checked now like the output.
   const dfft::Options o = plan_options(a);
-  if (o.tune == dfft::Tune::measure && !o.wisdom_file.empty()) check_wisdom_target(o.wisdom_file, comm);
+  if (o.tune == dfft::Tune::measure)
+    if (const std::string w = wisdom_target(o.wisdom_file, comm); !w.empty()) check_wisdom_target(w, comm);
   if (o.tune != dfft::Tune::none) {
     std::vector<std::string> given;
     if (a.decomp != "auto") given.push_back("--decomp");

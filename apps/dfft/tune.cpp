@@ -34,9 +34,10 @@ namespace {
 struct TuneArgs {
   std::vector<std::string> size{"64", "64", "64"};
   std::string precision = "double", transform = "r2c", backend = "cpu", grid = "auto";
-  std::string effort = "estimate", mode = "measure", wisdom = "dfft-wisdom.json";
+  std::string effort = "estimate", mode = "measure", wisdom;  // empty: the machine's default file
   bool wisdom_given = false;  // --wisdom on the command line
   bool no_wisdom = false, reuse = false, validate = false;
+  double validate_limit = 0;  // --validate-limit: the reference error allowed (0: bench's limit)
   double budget = 0;
   dfft::TuneSettings settings;
   int top = 0;
@@ -83,11 +84,12 @@ void add_options(CLI::App* c, TuneArgs& a) {
   c->add_option("--mode", a.mode, "measure (time candidates) | heuristic (analytic model only)")
       ->check(CLI::IsMember({"measure", "heuristic"}))->capture_default_str();
   auto* wisdom = c->add_option("--wisdom", a.wisdom, "Wisdom file to update; heuristic: to read the calibration "
-                                                     "from (default: the machine's wisdom file)")
-                     ->capture_default_str();
+                                                     "from (default: the machine's wisdom file, which plans read; "
+                                                     "DFFT_WISDOM names another or turns it off)");
   c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file")->excludes(wisdom);
   c->add_flag("--reuse", a.reuse, "Take a matching wisdom entry instead of measuring");
-  c->add_option("--budget", a.budget, "Stop starting new candidates after this many seconds (0: none)")
+  c->add_option("--budget", a.budget, "No candidate or final round starts after this many seconds; the "
+                                      "result is then stored as partial and a later run continues it (0: none)")
       ->check(at_least(0, "a number of seconds >= 0"))->capture_default_str();
   c->add_option("--reps", a.settings.reps, "Timed forward+inverse pairs per candidate")
       ->check(at_least(1, "an integer >= 1"))->capture_default_str();
@@ -104,12 +106,15 @@ void add_options(CLI::App* c, TuneArgs& a) {
       ->delimiter(',')->check(at_least(0, "an integer >= 0"))->capture_default_str();
   c->add_option("--top", a.top, "Print only the N best candidates (0: all)")->check(at_least(0, "an integer >= 0"));
   c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
+  c->add_option("--validate-limit", a.validate_limit,
+                "--validate: the relative error allowed (default: bench's limit for the precision and wire format)")
+      ->check(CLI::PositiveNumber);
   c->add_option("--json", a.json,
                 "Write one JSON line per candidate: its options, status, every timed repetition "
                 "(samples_ms, final_samples_ms), medians, spread, prediction and whether it was "
                 "chosen, a finalist or tied (tools/plot.py --tune draws them)");
   c->add_flag("--progress,!--no-progress", a.progress,
-              "Progress lines on stderr (default: when stderr is a terminal)");
+              "Progress lines on stderr (default: unless stderr is a file or /dev/null)");
   // --mode and --budget are Options::tune and tune_budget_s here.
   add_plan_option_flags(c, a.options, {"--tune", "--tune-budget"});
 }
@@ -297,8 +302,10 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
   }
   dfft::TuneReport r;
   dfft::TuneSettings settings = a.settings;
-  Progress progress("dfft tune", rank == 0 && progress_wanted(a.progress));
-  settings.progress = [&](double done, double total, const std::string& what) { progress.update(done, total, what); };
+  Progress progress("dfft tune", rank == 0 && progress_wanted(a.progress, true));
+  settings.progress = [&](double spent, double total, const std::string& what) {
+    progress.update_seconds(spent, total, what);
+  };
   try {
     r = dfft::tune<T>(comm, shape, o, settings);
   } catch (const dfft::Error& e) {  // every decision of the tuner is collective, so is this refusal
@@ -311,7 +318,8 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
     return exit_status(e);
   }
   if (rank == 0 && heuristic) {
-    print_calibration_source(r.calibration, r.calibration_source, o.wisdom_file, size, a.backend);
+    print_calibration_source(r.calibration, r.calibration_source, o.wisdom_file == "off" ? "" : r.wisdom_file,
+                             size, a.backend);
     print_predictions(r, a.top);
     auto spectral = shape;
     if (o.transform == dfft::Transform::r2c) spectral.back() = spectral.back() / 2 + 1;
@@ -327,9 +335,11 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
     chosen.tune = dfft::Tune::none;
     dfft::Plan<T> plan(comm, shape, chosen);
     double e = dfft::validate::reference_error(plan, comm);
-    // bench's limit (NaN: the serial reference is too large to run, which passes as in bench).
+    // bench's limit (NaN: the serial reference is too large to run, which passes as in bench), for
+    // the wire format the plan uses (a tolerance picks one: Plan::codec()).
     const int exchanges = static_cast<int>(std::max<std::size_t>(1, chosen.methods.size()));
-    const double limit = validation_limits(a.precision == "double", chosen.codec, exchanges, shape).reference;
+    const double limit = a.validate_limit > 0 ? a.validate_limit
+                                              : validation_limits(a.precision == "double", plan.codec(), exchanges, shape).reference;
     const bool fail = !std::isnan(e) && !(e <= limit);
     if (rank == 0)
       std::printf("dfft tune: chosen plan reference_error %.3g (limit %.3g): %s\n", e, limit, fail ? "FAIL" : "pass");
@@ -349,11 +359,11 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
   o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
   o.tune = dfft::parse_tune(a.mode);
   o.tune_budget_s = a.budget;
-  o.wisdom_file = a.no_wisdom ? std::string() : a.wisdom;
-  if (o.tune == dfft::Tune::heuristic && !a.no_wisdom) {
-    // The calibration is where `dfft model calibrate` stores it unless a file is named; a named
-    // file that does not exist is a mistake (nothing will be written to it), not "no calibration".
-    if (!a.wisdom_given) o.wisdom_file = ModelArgs::default_file();
+  // Empty: the machine's default file, the one plans read (the library resolves it alike).
+  o.wisdom_file = a.no_wisdom ? std::string("off") : a.wisdom;
+  if (o.tune == dfft::Tune::heuristic && !a.no_wisdom && a.wisdom_given) {
+    // A named file that does not exist is a mistake (nothing will be written to it), not "no
+    // calibration"; the default file is read where it exists.
     int absent = 0;
     if (rank == 0) absent = a.wisdom_given && ::access(o.wisdom_file.c_str(), F_OK) != 0;
     APP_MPI(MPI_Bcast(&absent, 1, MPI_INT, 0, comm));
@@ -367,7 +377,12 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
   a.settings.reuse_wisdom = a.reuse;
   // Every output is checked before any candidate is timed.
   if (!a.json.empty()) check_output_target("", a.json, false, comm);
-  if (o.tune == dfft::Tune::measure && !o.wisdom_file.empty()) check_wisdom_target(o.wisdom_file, comm);
+  if (o.tune == dfft::Tune::measure) {
+    const std::string w = wisdom_target(o.wisdom_file, comm);
+    if (!w.empty()) check_wisdom_target(w, comm);
+    else if (!a.no_wisdom && rank == 0)
+      std::fprintf(stderr, "dfft tune: no wisdom file (DFFT_WISDOM=off): the choice is not stored\n");
+  }
   for (int t : a.threads) {
     o.threads = t;
     const int rc = a.precision == "double" ? run_typed<double>(a, shape, o, comm) : run_typed<float>(a, shape, o, comm);

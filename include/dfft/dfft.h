@@ -142,7 +142,7 @@ typedef struct dfft_options {
                                  more */
   double tolerance;           /* [exchange] 0: codec as given */
   double tune_budget_s;       /* [tuning] 0: no limit */
-  const char* wisdom_file;    /* [tuning] NULL: none */
+  const char* wisdom_file;    /* [tuning] NULL: the machine's default file; "off": none */
   const char* fftw_wisdom_dir; /* [tuning] NULL: the default directory */
   void* stream;               /* [device] DFFT_CUDA: the cudaStream_t all device work is queued
                                  on; NULL: the plan's own */

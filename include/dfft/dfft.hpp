@@ -120,6 +120,9 @@ class Plan {
   const std::vector<StageTiming>& timings() const;
   /// Human-readable description of the path (stages, layouts, pack/unpack needs).
   std::string describe() const;
+  /// What the plan noticed but did not refuse: a wisdom entry it could not use (the same on every
+  /// rank), a failed write of FFTW's wisdom file by this rank (later plans of this size plan again).
+  std::vector<std::string> warnings() const;
   const Options& options() const;
   /// The communicator the plan was made with (the caller's handle, not a duplicate).
   MPI_Comm comm() const { return comm_; }

@@ -57,6 +57,7 @@ struct TuneCandidate {
   double predicted = std::numeric_limits<double>::quiet_NaN();
   model::Prediction prediction;
   std::string note;  // why it was rejected
+  dfft::Status error = dfft::Status::success;  // rejected: the kind of the refusal (out_of_memory, ...)
 };
 std::string to_string(TuneCandidate::Status);
 
@@ -70,9 +71,11 @@ struct TuneSettings {
   int final_reps = 15;  // at most this many more repetitions of each finalist (blocks of reps)
   bool reuse_wisdom = true;   // measure: take a matching wisdom entry instead of measuring
   bool write_wisdom = true;   // measure: store the winner in Options::wisdom_file
-  /// Called on every rank as the measuring goes on: `done` of `total` timed runs (warm-ups
-  /// included; the total is an upper bound, the final rounds may stop early) and what is under
-  /// way. Empty: nothing is called. The library itself never prints.
+  /// Called on every rank as the measuring goes on, in seconds: `done` is the time spent, `total`
+  /// that plus the estimated time left (0 while no candidate has finished, so nothing is known
+  /// yet), and what is under way. The estimate is the mean time per candidate so far times the
+  /// candidates left, plus the final rounds at the measured time per run, within the budget;
+  /// smoothed. Empty: nothing is called. The library itself never prints.
   std::function<void(double done, double total, const std::string& what)> progress;
 };
 
@@ -93,6 +96,11 @@ struct TuneReport {
   std::string calibration_source;       // "calibration of FILE", or which built-in constants
   double seconds = 0;                   // wall time spent choosing (max over ranks)
   bool budget_exhausted = false;
+  /// Candidates of tune_candidates() started so far, of how many (measure mode; a continued
+  /// partial tuning counts the earlier runs' too): tried < of is a partial result, stored as such.
+  int tried = 0, of = 0;
+  bool continued = false;  // a partial wisdom entry was continued (its choice timed again first)
+  bool final_rounds_skipped = false;  // the budget ended the final rounds early or left them out
   /// How sure the choice is (measure mode): the runner-up's time() over the winner's (NaN when
   /// alone); the noise bound of that comparison (max(3%, the larger spread)); the candidates that
   /// are within noise of the fastest (winner included; one: a clear choice), of which the winner
@@ -112,10 +120,13 @@ struct TuneReport {
 /// a onesided exchange is used).
 std::string tune_label(const Options& o);
 
-/// The machine's default wisdom file: dfft-wisdom-<hostname>.json beside the FFTW wisdom files
-/// ($DFFT_WISDOM_DIR, else $XDG_CACHE_HOME/dfft, else ~/.cache/dfft); empty when no directory is
-/// known. A plan with automatic fields reads the calibration of this machine from it when
-/// Options::wisdom_file is empty; `dfft model calibrate` writes there by default.
+/// The machine's default wisdom file: the file $DFFT_WISDOM names (none when it is `off`), else
+/// dfft-wisdom-<hostname>.json beside the FFTW wisdom files ($DFFT_WISDOM_DIR, else
+/// $XDG_CACHE_HOME/dfft, else ~/.cache/dfft); empty when there is none. Where
+/// Options::wisdom_file is empty, `tune = measure` reads and writes its entries here, a plan with
+/// automatic fields takes its tuned entry for the problem (else the model's choice, with the
+/// calibration of this machine from the same file), and `dfft tune`, `dfft bench --tune` and
+/// `dfft model calibrate` use it by default.
 std::string default_wisdom_file();
 /// Human-readable summary: a "wisdom hit" line, or what was measured and chosen, plus warnings.
 std::string describe(const TuneReport& r);
@@ -170,6 +181,12 @@ struct WisdomEntry {
   int in_flight = 2;  // p2p-pipelined steps in flight (absent in older files: 2)
   double seconds = 0;  // measured median of a forward+inverse pair
   std::string timestamp;
+  /// A tuning cut short by its time budget: `tried` of `of` candidates were started (the first
+  /// ones of tune_candidates()). 0 of 0: complete. Plans with automatic fields do not take a
+  /// partial entry; the next measuring tuning continues it from candidate `tried` + 1 (the
+  /// entry's choice timed again beside the rest), so that budgeted runs add up to a full one.
+  int tried = 0, of = 0;
+  bool partial() const { return of > 0 && tried < of; }
 };
 
 struct Wisdom {

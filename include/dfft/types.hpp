@@ -360,8 +360,10 @@ struct TuningOptions {
   /// measurement or model instead of taking them from these options (docs/tuning.md).
   Tune tune = Tune::none;
   /// JSON wisdom file: `measure` reuses and updates its entries; `heuristic` reads its model
-  /// calibration. Empty: no file. Malformed or foreign entries are ignored (with a warning in
-  /// the tune report), never trusted.
+  /// calibration; a plan whose decomposition, variant, methods, chunks or overlap are automatic
+  /// takes a tuned entry for its problem from it. Empty: the machine's default file
+  /// (dfft::default_wisdom_file(): $DFFT_WISDOM, else the cache folder); "off": none. Malformed or
+  /// foreign entries are ignored (with a warning in the tune report), never trusted.
   std::string wisdom_file{};
   /// `measure`: stop timing further candidates after this many seconds (0: no limit).
   double tune_budget_s = 0;

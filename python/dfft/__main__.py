@@ -9,6 +9,7 @@
     FFTW: fftw-3.3.10-sse2-avx
     wisdom directory: /home/me/.cache/dfft
     dfft wisdom and calibrations: /home/me/.cache/dfft/dfft-wisdom-host.json (not written yet)
+                                  (the file DFFT_WISDOM names, if set; none with DFFT_WISDOM=off)
     FFTW wisdom (double): /home/me/.cache/dfft/fftw-host.wisdom
     FFTW wisdom (float): /home/me/.cache/dfft/fftwf-host.wisdom (not written yet)
     FFTW-MPI interface: /usr/local/lib/dfft-fftw-mpi (LD_LIBRARY_PATH=... runs FFTW-MPI programs on dfft)
@@ -22,8 +23,10 @@ import sys
 from . import _dfft
 
 
-def _file(path):
+def _file(path, env=None):
     if not path:
+        if env and os.environ.get(env) == "off":
+            return f"none ({env}=off)"
         return "none (no directory known: set DFFT_WISDOM_DIR)"
     return path if os.path.exists(path) else f"{path} (not written yet)"
 
@@ -57,7 +60,7 @@ def lines():
         f"NCCL: {b['nccl_version'] if b['nccl'] else 'not built in'}",
         f"FFTW: {b['fftw_version']}",
         f"wisdom directory: {b['wisdom_dir'] or 'none (set DFFT_WISDOM_DIR)'}",
-        f"dfft wisdom and calibrations: {_file(b['wisdom_file'])}",
+        f"dfft wisdom and calibrations: {_file(b['wisdom_file'], 'DFFT_WISDOM')}",
         f"FFTW wisdom (double): {_file(b['fftw_wisdom_file'])}",
         f"FFTW wisdom (float): {_file(b['fftwf_wisdom_file'])}",
         "FFTW-MPI interface: " + (f"{fftw_mpi_folder()} (LD_LIBRARY_PATH=<it> runs FFTW-MPI programs on dfft)"

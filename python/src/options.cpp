@@ -157,6 +157,7 @@ py::object tune_dict(const dfft::TuneReport* r) {
   d["candidates"] = cands;
   d["wisdom_hit"] = r->wisdom_hit;
   d["wisdom_written"] = r->wisdom_written;
+  d["wisdom_file"] = r->wisdom_file;
   d["warnings"] = r->warnings;
   d["seconds"] = r->seconds;
   d["summary"] = dfft::describe(*r);

@@ -71,6 +71,7 @@ def test_fftw_version_is_fftws():
 
 
 def test_wisdom_files_in_dfft_wisdom_dir(tmp_path, monkeypatch):
+    monkeypatch.delenv("DFFT_WISDOM", raising=False)
     monkeypatch.setenv("DFFT_WISDOM_DIR", str(tmp_path))
     host = socket.gethostname()
     (tmp_path / f"fftw-{host}.wisdom").write_text("")
@@ -79,6 +80,14 @@ def test_wisdom_files_in_dfft_wisdom_dir(tmp_path, monkeypatch):
     assert f["dfft wisdom and calibrations"] == f"{tmp_path}/dfft-wisdom-{host}.json (not written yet)"
     assert f["FFTW wisdom (double)"] == f"{tmp_path}/fftw-{host}.wisdom"
     assert f["FFTW wisdom (float)"] == f"{tmp_path}/fftwf-{host}.wisdom (not written yet)"
+
+
+def test_dfft_wisdom_names_the_file_or_turns_it_off(tmp_path, monkeypatch):
+    """The one file that dfft tune, dfft bench --tune, the library and Python share."""
+    monkeypatch.setenv("DFFT_WISDOM", str(tmp_path / "mine.json"))
+    assert fields()["dfft wisdom and calibrations"] == f"{tmp_path}/mine.json (not written yet)"
+    monkeypatch.setenv("DFFT_WISDOM", "off")
+    assert fields()["dfft wisdom and calibrations"] == "none (DFFT_WISDOM=off)"
 
 
 @pytest.mark.parametrize("xdg", [True, False])

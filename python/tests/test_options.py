@@ -135,6 +135,31 @@ def test_wisdom_file_reaches_the_tuner():
             os.remove(path)
 
 
+@pytest.mark.skipif(COMM.size < 2, reason="one rank has nothing to choose")
+def test_a_plan_without_options_runs_the_tuned_plan(monkeypatch):
+    """The tuner writes the machine's default wisdom file (DFFT_WISDOM names it here) without being
+    given a file; a plan made without options then runs that choice and says so; with
+    DFFT_WISDOM=off it runs the model's choice."""
+    path = COMM.bcast(os.path.join("/tmp", f"dfft-pytest-default-wisdom-{os.getpid()}.json"))
+    monkeypatch.setenv("DFFT_WISDOM", path)
+    try:
+        tuned = dfft.Plan(COMM, SHAPE, tune="measure", **FAST)
+        assert tuned.tune_report["wisdom_written"] and tuned.tune_report["wisdom_file"] == path
+        plain = dfft.Plan(COMM, SHAPE)
+        assert f"from wisdom {path}" in plain.describe(), plain.describe()
+        for field in ("decomposition", "variant", "methods", "grid", "chunks", "overlap"):
+            assert plain.options[field] == tuned.options[field], field
+        g = np.random.default_rng(3).standard_normal(SHAPE)
+        assert np.allclose(plain.forward(plain.local_input(g)), plain.local_output(np.fft.rfftn(g)))
+        monkeypatch.setenv("DFFT_WISDOM", "off")
+        model = dfft.Plan(COMM, SHAPE)
+        assert "from wisdom" not in model.describe() and "predicted by the model" in model.describe()
+    finally:
+        COMM.Barrier()
+        if COMM.rank == 0 and os.path.exists(path):
+            os.remove(path)
+
+
 def rfftn_error(plan, g):
     """Max relative error of plan.forward against numpy, and of the round trip, all ranks."""
     out = plan.forward(plan.local_input(g))

@@ -219,6 +219,12 @@ std::string Plan<T>::describe() const {
   return impl_->describe();
 }
 template <class T>
+std::vector<std::string> Plan<T>::warnings() const {
+  std::vector<std::string> w = impl_->auto_warnings();
+  w.insert(w.end(), impl_->warnings().begin(), impl_->warnings().end());
+  return w;
+}
+template <class T>
 const Options& Plan<T>::options() const {
   return impl_->options();
 }

@@ -58,7 +58,7 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     find_devices_per_node();
     // The automatic fields are settled before anything reads them; the device is made first,
     // since which GPUs the ranks use decides which methods can run.
-    if (has_automatic(opt)) choose_automatically();
+    if (has_automatic(opt)) choose_automatically(user_in != nullptr);
     auto grid = choose_grid(opt_.decomposition, opt_.grid, size_, static_cast<int>(shape.size()));
     if (opt_.grid.empty() && opt_.decomposition == Decomposition::pencil) grid = node_aware_grid(grid, topo_);
     const auto coords = grid_coords(grid, rank_);
@@ -79,7 +79,11 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
     }
     FftwWisdomFile wisdom(fftw_wisdom_path(opt_, is_double_), is_double_);
     build_steps();
-    wisdom.save();
+    // Planning goes on without the file, but the caller learns that FFTW's wisdom was not kept
+    // (every later plan of this size plans again). This rank's own write: no collective here, as
+    // a rank that failed to plan must not leave the others waiting in one.
+    if (const std::string why = wisdom.save(); !why.empty())
+      warnings_.push_back("FFTW wisdom not saved (planning of this size will not be faster next time): " + why);
   } catch (...) {
     for (auto& s : sub_) MPI_Comm_free(&s);
     MPI_Comm_free(&comm_);
@@ -491,14 +495,21 @@ void PlanImpl::build_transports() {
   traffic_ = NodeTraffic{sum[0], sum[1], sum[2], sum[3]};
 }
 
-void PlanImpl::choose_automatically() {
+void PlanImpl::choose_automatically(bool user_boxes) {
   const MachineFacts f = machine_facts(comm_, opt_, topo_, dev_->ordinal());
-  std::vector<std::string> warnings;
+  // A tuned entry for this problem wins over the model: it was measured on this machine. One rank
+  // has nothing to choose, and the wisdom key does not hold the boxes of the box API.
+  if (size_ > 1 && !user_boxes && choose_from_wisdom(comm_, f, shape_, opt_, is_double_, auto_)) {
+    opt_ = auto_.chosen;
+    return;
+  }
+  std::vector<std::string> warnings(auto_.warnings);
   std::string source;
   // One rank exchanges nothing: no prediction is made, so no calibration is looked for.
   const auto cal = size_ > 1 ? machine_calibration(comm_, f, opt_, source, warnings) : model::Calibration{};
   auto_ = choose_automatic(f, shape_, opt_, is_double_, cal);
   auto_.calibration = source;
+  // Wisdom that was there but not usable says why beside the model's choice.
   auto_.warnings.insert(auto_.warnings.begin(), warnings.begin(), warnings.end());
   opt_ = auto_.chosen;
 }
@@ -740,6 +751,7 @@ std::vector<std::int64_t> PlanImpl::exchange_bytes() const {
 std::string PlanImpl::describe() const {
   std::ostringstream s;
   s << auto_.describe();
+  for (const auto& w : warnings_) s << "warning: " << w << "\n";
   s << detail::describe(path_);
   s << "nodes: " << topo_.nodes() << (topo_.emulated ? " (emulated)" : "") << ", devices per node "
     << topo_.devices_per_node << "\n";

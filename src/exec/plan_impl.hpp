@@ -52,6 +52,9 @@ class PlanImpl {
   bool adapting() const { return opt_.adapt && adapt_.stage < 3; }
   std::vector<std::int64_t> exchange_bytes() const;
   std::string describe() const;
+  /// What the plan noticed but did not refuse (this rank's: a failed FFTW wisdom write).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  const std::vector<std::string>& auto_warnings() const { return auto_.warnings; }
   /// Messages and bytes of one transform inside and across nodes, summed over all ranks.
   const NodeTraffic& node_traffic() const { return traffic_; }
   const detail::Topology& topology() const { return topo_; }
@@ -128,7 +131,7 @@ class PlanImpl {
   void build_transports();
   void find_devices_per_node();
   /// Settles the fields of opt_ left automatic (src/tune/automatic.cpp); collective.
-  void choose_automatically();
+  void choose_automatically(bool user_boxes);
   void build_direction(bool inverse);
   void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
   void* buffer(int id, const void* in, void* out) const;
@@ -149,6 +152,7 @@ class PlanImpl {
   std::vector<std::int64_t> shape_;
   Options opt_;
   detail::AutoChoice auto_;  // what the automatic choice did (describe())
+  std::vector<std::string> warnings_;
   bool is_double_;
   int rank_ = 0, size_ = 1;
   detail::Path path_;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "backend/cpu/fftw_wisdom.hpp"
@@ -199,6 +201,12 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
 std::string AutoChoice::describe() const {
   if (!made) return {};
   std::ostringstream s;
+  if (!wisdom_file.empty()) {
+    s << "automatic choice: " << tune_label(chosen) << " (from wisdom " << wisdom_file << ": tuned, "
+      << ms_text(wisdom_seconds) << " per forward+inverse)\n";
+    for (const auto& w : warnings) s << "  warning: " << w << "\n";
+    return s.str();
+  }
   s << "automatic choice: " << tune_label(chosen) << " ("
     << (note.empty() ? "predicted by the model with " + calibration : note) << ")\n";
   const std::size_t top = std::min<std::size_t>(3, ranked.size());
@@ -211,7 +219,97 @@ std::string AutoChoice::describe() const {
   return s.str();
 }
 
-std::string default_wisdom_file(const Options& opt) { return machine_file(opt, "dfft-wisdom-", ".json"); }
+std::string default_wisdom_file(const Options& opt) {
+  // One variable names the file every dfft program and plan shares on this machine, or turns it
+  // off (tests, a read-only home, a job that must not depend on earlier runs).
+  const char* env = std::getenv("DFFT_WISDOM");
+  if (env && *env) return std::string(env) == kWisdomOff ? std::string() : std::string(env);
+  return machine_file(opt, "dfft-wisdom-", ".json");
+}
+
+std::string wisdom_path(const Options& opt) {
+  if (opt.wisdom_file == kWisdomOff) return {};
+  return opt.wisdom_file.empty() ? default_wisdom_file(opt) : opt.wisdom_file;
+}
+
+bool wisdom_is_default(const Options& opt) { return opt.wisdom_file.empty(); }
+
+namespace {
+
+// Rank 0 looks whether the file is there (collective): a default file that does not exist is the
+// common case, not a warning.
+bool file_exists(MPI_Comm comm, const std::string& file) {
+  int exists = 0, rank = 0;
+  DFFT_MPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && !file.empty()) {
+    std::FILE* f = std::fopen(file.c_str(), "rb");
+    exists = f != nullptr;
+    if (f) std::fclose(f);
+  }
+  DFFT_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
+  return exists != 0;
+}
+
+// Why a stored choice does not fit what the caller set, or "" when it does.
+std::string disagrees(const WisdomEntry& e, const Options& opt) {
+  if (opt.decomposition != Decomposition::automatic && opt.decomposition != e.decomposition)
+    return "decomposition";
+  if (opt.variant != Variant::automatic && opt.variant != e.variant) return "variant";
+  if (!opt.methods.empty() && opt.methods != e.methods) return "methods";
+  if (opt.chunks != 0 && opt.chunks != e.chunks) return "chunks";
+  if (opt.overlap != 0 && opt.overlap != e.overlap) return "overlap";
+  return {};
+}
+
+}  // namespace
+
+bool choose_from_wisdom(MPI_Comm comm, const MachineFacts& facts, const std::vector<std::int64_t>& shape,
+                        const Options& opt, bool is_double, AutoChoice& out) {
+  const std::string file = wisdom_path(opt);
+  if (file.empty() || !file_exists(comm, file)) return false;
+  std::vector<std::string> notes;
+  const Wisdom w = load_wisdom(file, comm, notes);  // a file that is not dfft wisdom throws
+  if (w.entries.empty()) return false;
+  const WisdomKey key = wisdom_key(comm, shape, opt, is_double);
+  std::vector<std::string> lookup;
+  const auto e = find_wisdom(w, key, opt, static_cast<int>(shape.size()), lookup);
+  if (!e) {
+    // Entries for other problems are what a shared file holds: only a broken entry for this
+    // one is worth saying.
+    for (const auto& l : lookup)
+      if (l.find("none of the") == std::string::npos) out.warnings.push_back(l);
+    return false;
+  }
+  if (e->partial()) {
+    out.warnings.push_back("wisdom " + file + " holds a partial tuning of this problem (" + std::to_string(e->tried) +
+                           " of " + std::to_string(e->of) + " candidates, cut by a time budget); the model "
+                           "chooses until a tuning completes it (dfft tune)");
+    return false;
+  }
+  if (auto field = disagrees(*e, opt); !field.empty()) {
+    out.warnings.push_back("wisdom " + file + ": the tuned entry's " + field +
+                           " differs from the one given; the model chooses the fields left automatic");
+    return false;
+  }
+  for (Method m : e->methods)
+    if (auto why = ruled_out_because(m, facts, opt); !why.empty()) {
+      out.warnings.push_back("wisdom " + file + ": the tuned entry's method " + to_string(m) + " cannot run (" + why +
+                             "); the model chooses");
+      return false;
+    }
+  Options o = opt;
+  o.decomposition = e->decomposition;
+  o.variant = e->variant;
+  o.grid = e->grid;
+  o.methods = e->methods;
+  o.chunks = e->chunks;
+  o.overlap = e->overlap;
+  out.made = true;
+  out.chosen = o;
+  out.wisdom_file = file;
+  out.wisdom_seconds = e->seconds;
+  return true;
+}
 
 model::Calibration machine_calibration(MPI_Comm comm, const MachineFacts& facts, const Options& opt,
                                        std::string& source, std::vector<std::string>& warnings) {
@@ -220,24 +318,13 @@ model::Calibration machine_calibration(MPI_Comm comm, const MachineFacts& facts,
     source = c.device + " constants";
     return c;
   };
-  std::string file = opt.wisdom_file;
-  if (file.empty()) {
-    file = default_wisdom_file(opt);
-    // Only an existing default file is read; its absence is the common case, not a warning.
-    int exists = 0, rank = 0;
-    DFFT_MPI(MPI_Comm_rank(comm, &rank));
-    if (rank == 0 && !file.empty()) {
-      std::FILE* f = std::fopen(file.c_str(), "rb");
-      exists = f != nullptr;
-      if (f) std::fclose(f);
-    }
-    DFFT_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, comm));
-    if (!exists) return builtin();
-  }
+  const std::string file = wisdom_path(opt);
+  // Only an existing default file is read; its absence is the common case, not a warning.
+  if (file.empty() || (wisdom_is_default(opt) && !file_exists(comm, file))) return builtin();
   std::vector<std::string> notes;
   const Wisdom w = load_wisdom(file, comm, notes);
   if (w.calibrations.empty()) {
-    if (!opt.wisdom_file.empty() || !notes.empty())
+    if (!wisdom_is_default(opt) || !notes.empty())
       warnings.push_back(file + ": no calibration used" + (notes.empty() ? std::string() : " (" + notes.front() + ")"));
     return builtin();
   }

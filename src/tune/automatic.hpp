@@ -57,6 +57,10 @@ struct AutoChoice {
   std::string calibration;     // where the model's constants came from
   std::string note;            // why no model was needed (one rank)
   std::vector<std::string> warnings;
+  /// Taken from a tuned wisdom entry (the model was not asked): the file, and the entry's
+  /// measured seconds per forward+inverse pair. Empty: the model's choice.
+  std::string wisdom_file;
+  double wisdom_seconds = 0;
   /// What describe() prints: the choice, the facts, the top three with their predictions.
   std::string describe() const;
 };
@@ -81,9 +85,25 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
 model::Calibration machine_calibration(MPI_Comm comm, const MachineFacts& facts, const Options& opt,
                                        std::string& source, std::vector<std::string>& warnings);
 
-/// The machine's default wisdom file (tuning entries and calibrations): dfft-wisdom-<host>.json
-/// in the directory of the FFTW wisdom files (Options::fftw_wisdom_dir, $DFFT_WISDOM_DIR,
-/// $XDG_CACHE_HOME/dfft, ~/.cache/dfft); empty when no directory is known.
+/// The machine's default wisdom file (tuning entries and calibrations): $DFFT_WISDOM when it names
+/// a file, none when it is `off`, else dfft-wisdom-<host>.json in the directory of the FFTW wisdom
+/// files (Options::fftw_wisdom_dir, $DFFT_WISDOM_DIR, $XDG_CACHE_HOME/dfft, ~/.cache/dfft); empty
+/// when there is none.
 std::string default_wisdom_file(const Options& opt);
+
+/// The wisdom file a plan or the tuner uses: Options::wisdom_file, none for `off`, the default
+/// file for empty; empty when none.
+std::string wisdom_path(const Options& opt);
+/// True when wisdom_path(opt) is the default file rather than one the caller named.
+bool wisdom_is_default(const Options& opt);
+/// The value of Options::wisdom_file and DFFT_WISDOM that turns wisdom off.
+constexpr const char* kWisdomOff = "off";
+
+/// A tuned entry of the wisdom file for this problem, for a plan whose decomposition, variant,
+/// methods, chunks or overlap are left automatic (collective). Taken only when it is complete (not
+/// cut short by a time budget), valid for these ranks, and agrees with every field the caller set;
+/// otherwise nothing, with a warning where an entry was there but not usable.
+bool choose_from_wisdom(MPI_Comm comm, const MachineFacts& facts, const std::vector<std::int64_t>& shape,
+                        const Options& opt, bool is_double, AutoChoice& out);
 
 }  // namespace dfft::detail

@@ -5,19 +5,27 @@
 #include <cmath>
 #include <limits>
 
+#include "tune/automatic.hpp"
 #include "util/check.hpp"
 
 namespace dfft::detail {
 
 bool any_rank_failed(bool failed, std::string& msg, MPI_Comm comm) {
+  Status status = Status::internal;
+  return any_rank_failed(failed, msg, status, comm);
+}
+
+bool any_rank_failed(bool failed, std::string& msg, Status& status, MPI_Comm comm) {
   int rank = 0, size = 1;
   DFFT_MPI(MPI_Comm_rank(comm, &rank));
   DFFT_MPI(MPI_Comm_size(comm, &size));
   int mine = failed ? rank : size, root = size;
   DFFT_MPI(MPI_Allreduce(&mine, &root, 1, MPI_INT, MPI_MIN, comm));
   if (root == size) return false;
-  int len = static_cast<int>(msg.size());
-  DFFT_MPI(MPI_Bcast(&len, 1, MPI_INT, root, comm));
+  int head[2] = {static_cast<int>(msg.size()), static_cast<int>(status)};
+  DFFT_MPI(MPI_Bcast(head, 2, MPI_INT, root, comm));
+  const int len = head[0];
+  status = static_cast<Status>(head[1]);
   msg.resize(static_cast<std::size_t>(len));
   DFFT_MPI(MPI_Bcast(msg.data(), len, MPI_CHAR, root, comm));
   return true;
@@ -75,15 +83,19 @@ std::vector<std::size_t> best_measured(const std::vector<TuneCandidate>& cands, 
 
 // Build candidate i on every rank; false (with the first failing rank's message) when any rank
 // could not, in which case nothing of it is left built anywhere.
-bool prepare_everywhere(CandidateTimer& t, std::size_t i, MPI_Comm comm, std::string& msg) {
+bool prepare_everywhere(CandidateTimer& t, std::size_t i, MPI_Comm comm, std::string& msg,
+                        Status* status = nullptr) {
   bool failed = false;
+  Status st = Status::internal;
   try {
     t.prepare(i);
   } catch (const Error& e) {
     failed = true;
     msg = e.what();
+    st = e.status();
   }
-  if (!any_rank_failed(failed, msg, comm)) return true;
+  if (!any_rank_failed(failed, msg, st, comm)) return true;
+  if (status) *status = st;
   t.release(i);
   return false;
 }
@@ -91,19 +103,54 @@ bool prepare_everywhere(CandidateTimer& t, std::size_t i, MPI_Comm comm, std::st
 // Rounds that give each finalist `final_reps` more repetitions in blocks of `reps`.
 int max_final_rounds(const TuneSettings& s) { return std::max(1, (s.final_reps + s.reps - 1) / s.reps); }
 
-// Reports progress in timed runs (warm-ups included) through TuneSettings::progress; the total
-// counts every final round, of which fewer may run.
+// Progress in seconds (TuneSettings::progress): the time spent, and that time plus an estimate
+// of what is left. The estimate is measured, not assumed: the mean wall time of the candidates
+// timed so far (planning included) times the candidates left, then the final rounds at the
+// measured time of a run, capped by the time budget; the estimated total is smoothed so that
+// one slow or quick candidate moves it a little, not by minutes.
 struct Tally {
   const TuneSettings& s;
-  double done = 0, total = 0;
-  void add(double runs, const std::string& what) {
-    done += runs;
-    if (s.progress) s.progress(done, std::max(done, total), what);
+  CandidateTimer& t;
+  MPI_Comm comm;
+  double start = 0;      // t.now() when the selection began
+  double spent0 = 0;     // seconds spent before it (wisdom lookup, model)
+  double budget_s = 0;   // 0: none
+  std::size_t candidates = 0, started = 0;
+  double candidate_seconds = 0;  // wall time of the candidates timed so far
+  double run_seconds = kNaN;      // one timed run of the best candidate so far
+  int final_runs_left = 0;       // runs of the final rounds still to come (at most)
+  double smoothed = kNaN;         // estimated total, smoothed
+  double elapsed() const { return spent0 + t.now() - start; }
+  // Seconds the rest is expected to take.
+  double left() const {
+    if (started == 0) return kNaN;
+    const double per = candidate_seconds / static_cast<double>(started);
+    double rest = per * static_cast<double>(candidates - started);
+    if (std::isfinite(run_seconds)) rest += final_runs_left * run_seconds;
+    if (budget_s > 0) rest = std::min(rest, std::max(0.0, budget_s - elapsed()) + per);
+    return rest;
+  }
+  void report(const std::string& what) {
+    if (!s.progress) return;
+    const double el = elapsed(), l = left();
+    if (!std::isfinite(l)) {
+      s.progress(el, 0, what);  // total unknown yet
+      return;
+    }
+    const double est = el + l;
+    smoothed = std::isfinite(smoothed) ? smoothed + 0.3 * (est - smoothed) : est;
+    // Never less than the time already spent, and never "done" before the end.
+    s.progress(el, std::max(smoothed, el + (l > 0 ? 0.1 * l : 0.0)), what);
   }
   void finish() {
-    if (s.progress) s.progress(std::max(done, total), std::max(done, total), "chosen");
+    if (s.progress) s.progress(elapsed(), elapsed(), "chosen");
   }
 };
+
+// Whether the time budget is spent (elapsed time maxed over ranks, so all ranks agree).
+bool budget_spent(const Tally& tally, MPI_Comm comm) {
+  return tally.budget_s > 0 && max_over_ranks(tally.elapsed(), comm) >= tally.budget_s;
+}
 
 // The finalists again, in rounds: each round times every finalist for a block of `reps`
 // repetitions after one warm-up, in alternating order, so that a change in the machine's load
@@ -115,6 +162,21 @@ void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vec
                   const TuneSettings& s, MPI_Comm comm, SelectResult& res, Tally& tally) {
   auto fin = best_measured(cands, s.finalists);
   if (fin.size() < 2 || s.final_reps < 1) return;
+  // The first pass cannot tell apart the candidates within noise of its fastest: which of them
+  // are the best few is chance. The model's favourite among them is timed in the final rounds as
+  // well, so that where the final rounds find a tie the same plan wins run after run.
+  std::vector<int> close;
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    if (cands[i].status == TuneCandidate::Status::measured && std::isfinite(cands[i].median) &&
+        cands[i].median <= cands[fin[0]].median * (1 + noise_bound(cands[fin[0]], cands[i])))
+      close.push_back(static_cast<int>(i));
+  const int fav = model_favourite(cands, close);
+  if (fav >= 0 && std::find(fin.begin(), fin.end(), static_cast<std::size_t>(fav)) == fin.end())
+    fin.push_back(static_cast<std::size_t>(fav));
+  if (budget_spent(tally, comm)) {
+    res.final_rounds_skipped = true;
+    return;
+  }
   std::vector<std::size_t> ready;
   for (auto i : fin) {
     std::string msg;
@@ -124,7 +186,13 @@ void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vec
   const int max_rounds = max_final_rounds(s);
   std::vector<std::vector<double>> fresh(cands.size());
   int last_leader = -1, streak = 0;
+  tally.final_runs_left = max_rounds * static_cast<int>(ready.size()) * (s.reps + 1);
   for (int round = 0; round < max_rounds && ready.size() >= 2; ++round) {
+    // A round starts only while the budget lasts: the rounds so far decide.
+    if (round > 0 && budget_spent(tally, comm)) {
+      res.final_rounds_skipped = true;
+      break;
+    }
     for (std::size_t k = 0; k < ready.size(); ++k) {
       const std::size_t i = ready[round % 2 ? ready.size() - 1 - k : k];
       timed_run(t, i, comm);  // warm up again: caches and page mappings are per plan
@@ -137,8 +205,10 @@ void final_rounds(CandidateTimer& t, std::vector<TuneCandidate>& cands, std::vec
       cands[i].final_median = median_of(cands[i].final_samples);
       cands[i].spread = relative_iqr(cands[i].final_samples);
       cands[i].reps = static_cast<int>(samples[i].size());
-      tally.add(s.reps + 1, "final round " + std::to_string(round + 1) + " of at most " +
-                                std::to_string(max_rounds) + ": " + cands[i].label);
+      tally.final_runs_left -= s.reps + 1;
+      tally.run_seconds = cands[i].final_median;
+      tally.report("final round " + std::to_string(round + 1) + " of at most " + std::to_string(max_rounds) + ": " +
+                   cands[i].label);
     }
     ++res.final_rounds;
     std::vector<std::size_t> order = ready;
@@ -167,9 +237,8 @@ void decide(const std::vector<TuneCandidate>& cands, SelectResult& res) {
   std::stable_sort(pool.begin(), pool.end(), [&](int a, int b) { return at(a).time() < at(b).time(); });
   for (int i : pool)
     if (i == pool[0] || within_noise(at(pool[0]), at(i))) res.tied.push_back(i);
-  int w = pool[0];
-  for (int i : res.tied)
-    if (std::isfinite(at(i).predicted) && !(at(w).predicted <= at(i).predicted)) w = i;
+  const int fav = model_favourite(cands, res.tied);
+  const int w = fav >= 0 ? fav : pool[0];
   res.winner = w;
   if (pool.size() < 2) return;
   res.runner_up = w == pool[0] ? pool[1] : pool[0];
@@ -178,6 +247,22 @@ void decide(const std::vector<TuneCandidate>& cands, SelectResult& res) {
 }
 
 }  // namespace
+
+// The model's favourite of `pool` (select.hpp): the smallest finite prediction, where predictions within
+// kModelTie of it count as equal and the earliest candidate of those is taken (as the automatic
+// choice does), so that a rounding difference of the model never decides. -1: none predicted.
+int model_favourite(const std::vector<TuneCandidate>& cands, const std::vector<int>& pool) {
+  double best = kNaN;
+  for (int i : pool) {
+    const double p = cands[static_cast<std::size_t>(i)].predicted;
+    if (std::isfinite(p) && !(p >= best)) best = p;
+  }
+  if (!std::isfinite(best)) return -1;
+  int fav = -1;
+  for (int i : pool)
+    if (cands[static_cast<std::size_t>(i)].predicted <= best * (1 + kModelTie) && (fav < 0 || i < fav)) fav = i;
+  return fav;
+}
 
 double CandidateTimer::now() { return MPI_Wtime(); }
 
@@ -219,39 +304,49 @@ bool within_noise(const TuneCandidate& faster, const TuneCandidate& slower) {
 }
 
 SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> cands, CandidateTimer& t,
-                            const TuneSettings& s, double budget_s) {
+                            const TuneSettings& s, double budget_s, double spent_s) {
   if (s.reps < 1 || s.warmup < 0 || !(s.cut_factor >= 1))
     fail("tune settings need reps >= 1, warmup >= 0 and cut factor >= 1 (got ", s.reps, ", ",
          s.warmup, ", ", s.cut_factor, ")");
   SelectResult res;
   std::vector<std::vector<double>> samples(cands.size());  // this rank's times per candidate
-  const double start = t.now();
   double best = kNaN;
-  const double per_candidate = s.warmup + s.reps;
   const int finalists = std::min<int>(s.finalists, static_cast<int>(cands.size()));
-  Tally tally{s, 0,
-              per_candidate * static_cast<double>(cands.size()) +
-                  (finalists >= 2 && s.final_reps >= 1 ? finalists * max_final_rounds(s) * (s.reps + 1.0) : 0)};
+  Tally tally{s, t, comm, t.now(), spent_s, budget_s, cands.size()};
+  // The final rounds at most, for the estimate until they start (the model's favourite may add one).
+  tally.final_runs_left = finalists >= 2 && s.final_reps >= 1 ? (finalists + 1) * max_final_rounds(s) * (s.reps + 1) : 0;
+  tally.report("candidate 1 of " + std::to_string(cands.size()));
   for (std::size_t i = 0; i < cands.size(); ++i) {
     TuneCandidate& c = cands[i];
     c.status = TuneCandidate::Status::not_run;
-    // Budget decisions use the elapsed time maxed over ranks, so all ranks stop together.
-    if (budget_s > 0 && max_over_ranks(t.now() - start, comm) > budget_s) {
+    // Checked before each start, on the elapsed time maxed over ranks, so all ranks stop together
+    // and no candidate starts once the budget is spent.
+    if (budget_spent(tally, comm)) {
       res.budget_exhausted = true;
       continue;
     }
+    ++res.started;
+    const double t0 = t.now();
     std::string msg;
-    if (!prepare_everywhere(t, i, comm, msg)) {
+    Status why = Status::internal;
+    if (!prepare_everywhere(t, i, comm, msg, &why)) {
       c.status = TuneCandidate::Status::rejected;
       c.note = msg;
-      continue;
+      c.error = why;
+    } else {
+      measure_one(t, i, c, s, best, comm, samples[i]);
+      t.release(i);
+      if (c.status == TuneCandidate::Status::measured && !(c.median >= best)) {
+        best = c.median;
+        tally.run_seconds = best;
+      }
     }
-    measure_one(t, i, c, s, best, comm, samples[i]);
-    t.release(i);
-    if (c.status == TuneCandidate::Status::measured && !(c.median >= best)) best = c.median;
-    tally.add(per_candidate, "candidate " + std::to_string(i + 1) + " of " + std::to_string(cands.size()) +
-                                 ": " + c.label);
+    tally.candidate_seconds += t.now() - t0;
+    ++tally.started;
+    tally.report("candidate " + std::to_string(i + 1) + " of " + std::to_string(cands.size()) + " " +
+                 to_string(c.status) + ": " + c.label);
   }
+  if (res.budget_exhausted) tally.started = tally.candidates;  // nothing more to start
   final_rounds(t, cands, samples, s, comm, res, tally);
   decide(cands, res);
   tally.finish();

@@ -42,6 +42,8 @@ struct SelectResult {
   double tie_bound = std::numeric_limits<double>::quiet_NaN();  // noise_bound(winner, runner-up)
   std::vector<int> finalists;  // candidates timed in the final rounds (those the winner comes from)
   std::vector<int> tied;       // candidates within noise of the fastest (winner included); one: clear
+  int started = 0;        // candidates started (the first ones; the rest were not run)
+  bool final_rounds_skipped = false;  // the budget ended the final rounds early or left them out
   int final_rounds = 0;   // rounds of the finalists that ran
   int stable_rounds = 0;  // last rounds in a row with the same clear leader
 };
@@ -59,21 +61,31 @@ double relative_iqr(std::vector<double> v);
 double noise_bound(const TuneCandidate& a, const TuneCandidate& b);
 bool within_noise(const TuneCandidate& faster, const TuneCandidate& slower);
 
-/// Time candidates 0..n-1 in order (see TuneSettings); `budget_s` > 0 stops starting new
-/// candidates once that much time has passed (elapsed max over ranks). Then the best
-/// `s.finalists` (by median) are timed again in rounds (a block of `s.reps` each, alternating
+/// Time candidates 0..n-1 in order (see TuneSettings); `budget_s` > 0: no candidate and no
+/// final round starts once `spent_s` (the time the tuning took before) plus the time since the
+/// call is `budget_s` or more (elapsed max over ranks). Then the best `s.finalists` (by median),
+/// and the model's favourite among the candidates within noise of the fastest, are timed again in rounds (a block of `s.reps` each, alternating
 /// order) until the same one leads two rounds in a row by more than the noise, or each had
 /// `s.final_reps` more repetitions. The winner is a finalist, decided on the final rounds alone
 /// (TuneCandidate::time()); with fewer than two finalists, the fastest median. Candidates within
-/// noise of the fastest are a tie, and the tie goes to the smallest finite `predicted` time (the
-/// model's favourite; the fastest measured when none is finite).
+/// noise of the fastest are a tie, and the tie goes to the model's favourite (the smallest finite
+/// `predicted` time, predictions within kModelTie of it counting as equal and the earliest
+/// candidate of those taken; the fastest measured when none is finite).
 /// `candidates` gives the options/labels/predictions; it is returned with the times filled in.
 SelectResult select_fastest(MPI_Comm comm, std::vector<TuneCandidate> candidates,
-                            CandidateTimer& timer, const TuneSettings& s, double budget_s);
+                            CandidateTimer& timer, const TuneSettings& s, double budget_s,
+                            double spent_s = 0);
+
+/// The model's favourite of the candidates `pool` indexes: the smallest finite `predicted`, where
+/// predictions within kModelTie of it count as equal and the earliest candidate of those is
+/// taken; -1 when none is predicted. The one tie rule of the tuner.
+int model_favourite(const std::vector<TuneCandidate>& cands, const std::vector<int>& pool);
 
 /// Collective: true on every rank when `failed` is true on any rank; `msg` becomes the message
 /// of the lowest such rank.
 bool any_rank_failed(bool failed, std::string& msg, MPI_Comm comm);
+/// The same, and `status` becomes the kind of that rank's error.
+bool any_rank_failed(bool failed, std::string& msg, Status& status, MPI_Comm comm);
 
 /// Median (mean of the two middle values for an even count); NaN for an empty sample.
 double median_of(std::vector<double> v);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "backend/device.hpp"
@@ -21,7 +22,7 @@ namespace {
 // Tuning parameters decide collective calls; different values on different ranks would hang.
 void check_consistent(MPI_Comm comm, const Options& o, const TuneSettings& s) {
   // The path's hash, cut to 52 bits so that it survives the trip through a double exactly.
-  const auto path_hash = static_cast<double>(std::hash<std::string>{}(o.wisdom_file) & ((1ull << 52) - 1));
+  const auto path_hash = static_cast<double>(std::hash<std::string>{}(wisdom_path(o)) & ((1ull << 52) - 1));
   double v[8] = {static_cast<double>(o.tune), o.tune_budget_s, path_hash,
                  static_cast<double>(s.reps), static_cast<double>(s.warmup), s.cut_factor,
                  static_cast<double>(s.reuse_wisdom), static_cast<double>(s.write_wisdom)};
@@ -124,12 +125,9 @@ void choose_as_plans_do(const Problem& p, const MachineFacts& facts, const model
     for (int i = 0; i < choice.tied; ++i) r.tied.push_back(i);
 }
 
-// Wisdom hit: builds the stored choice. False (with a warning) when there is none or it fails.
-bool try_wisdom(const Problem& p, const Wisdom& w, const WisdomKey& key, TuneReport& r,
-                std::unique_ptr<PlanImpl>& plan) {
-  auto e = find_wisdom(w, key, p.opt, static_cast<int>(p.shape.size()), r.warnings);
-  if (!e) return false;
-  Options o = with_choice(p.opt, *e);
+// Wisdom hit: builds the stored choice. False (with a warning) when it fails.
+bool try_wisdom(const Problem& p, const WisdomEntry& e, TuneReport& r, std::unique_ptr<PlanImpl>& plan) {
+  Options o = with_choice(p.opt, e);
   std::string msg;
   plan = build_everywhere(p.comm, p.shape, o, p.is_double, p.in, p.out, msg);
   if (!plan) {
@@ -150,11 +148,26 @@ void build_winner(const Problem& p, TuneReport& r, std::unique_ptr<PlanImpl>& pl
   for (const auto& c : r.candidates)
     if (c.status == S::rejected && first_note.empty()) first_note = c.note;
   const int selected = r.winner;
+  // A problem that no candidate has the memory for is a resource failure, as a plan made
+  // directly reports it (OutOfMemory), not a bad argument.
+  auto no_plan = [&] {
+    bool any = false, all_memory = true;
+    for (const auto& c : r.candidates)
+      if (c.status == S::rejected) {
+        any = true;
+        all_memory = all_memory && c.error == Status::out_of_memory;
+      }
+    const std::string why = first_note.empty() ? std::string() : " (first rejection: " + first_note + ")";
+    if (any && all_memory)
+      throw OutOfMemory("plan", 0, world_rank(), "dfft: tuning found no candidate plan that fits in memory" + why);
+    fail("tuning found no candidate plan that can be built", why);
+  };
   for (int i : ranked(r)) {
     auto& c = r.candidates[static_cast<std::size_t>(i)];
     if (c.status != S::measured && c.status != S::predicted) break;  // the usable ones come first
     std::string msg;
-    plan = build_everywhere(p.comm, p.shape, c.options, p.is_double, p.in, p.out, msg);
+    Status why = Status::internal;
+    plan = build_everywhere(p.comm, p.shape, c.options, p.is_double, p.in, p.out, msg, &why);
     if (plan) {
       r.winner = i;
       r.chosen = c.options;
@@ -166,9 +179,16 @@ void build_winner(const Problem& p, TuneReport& r, std::unique_ptr<PlanImpl>& pl
                            "); taking the next in the ranking");
     c.status = S::rejected;
     c.note = msg;
+    c.error = why;
+    if (first_note.empty()) first_note = msg;
   }
-  fail("tuning found no candidate plan that can be built",
-       first_note.empty() ? std::string() : " (first rejection: " + first_note + ")");
+  no_plan();
+}
+
+std::string seconds_text(double s) {
+  std::ostringstream o;
+  o << s << " s";
+  return o.str();
 }
 
 std::string percent(double fraction) {
@@ -203,7 +223,8 @@ std::string certainty(const TuneReport& r) {
     s << " (" << r.final_rounds << " final round" << (r.final_rounds == 1 ? "" : "s") << ", the same leader by more "
       << "than the noise in the last " << r.stable_rounds << ")";
   else
-    s << " (no final rounds: fewer than two finalists)";
+    s << (r.final_rounds_skipped ? " (no final rounds: the time budget was spent)"
+                                 : " (no final rounds: fewer than two finalists)");
   return s.str();
 }
 
@@ -211,16 +232,21 @@ std::string certainty(const TuneReport& r) {
 
 std::unique_ptr<PlanImpl> build_everywhere(MPI_Comm comm, const std::vector<std::int64_t>& shape,
                                            const Options& o, bool is_double, const Layout* in,
-                                           const Layout* out, std::string& msg) {
+                                           const Layout* out, std::string& msg, Status* status) {
   std::unique_ptr<PlanImpl> plan;
   bool failed = false;
+  Status st = Status::internal;
   try {
     plan = std::make_unique<PlanImpl>(comm, shape, o, is_double, in, out);
   } catch (const Error& e) {
     failed = true;
     msg = e.what();
+    st = e.status();
   }
-  if (any_rank_failed(failed, msg, comm)) plan.reset();
+  if (any_rank_failed(failed, msg, st, comm)) {
+    plan.reset();
+    if (status) *status = st;
+  }
   return plan;
 }
 
@@ -232,20 +258,24 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   TuneReport r;
   r.mode = opt.tune == Tune::heuristic ? Tune::heuristic : Tune::measure;
   r.settings = s;
-  r.wisdom_file = opt.wisdom_file;
   int ranks = 1;
   DFFT_MPI(MPI_Comm_size(comm, &ranks));
   const Problem p{comm, shape, opt, is_double, user_in, user_out};
   const bool boxes = user_in != nullptr;
   // The wisdom key does not hold every rank's boxes, so box-API plans neither read nor write it.
-  if (boxes && !opt.wisdom_file.empty())
+  if (boxes && !opt.wisdom_file.empty() && opt.wisdom_file != kWisdomOff)
     r.warnings.push_back("wisdom is not used for plans with user boxes");
-  const std::string file = boxes ? std::string() : opt.wisdom_file;
+  const std::string file = boxes ? std::string() : wisdom_path(opt);
+  r.wisdom_file = file;
   const WisdomKey key = wisdom_key(comm, shape, opt, is_double);
   r.wisdom_key = to_json(key);
   const Wisdom w = load_wisdom(file, comm, r.warnings);
   std::unique_ptr<PlanImpl> plan;
-  const bool hit = r.mode == Tune::measure && s.reuse_wisdom && !file.empty() && try_wisdom(p, w, key, r, plan);
+  // The stored entry: reused as it is when complete (and reuse is asked), continued when partial.
+  std::optional<WisdomEntry> stored;
+  if (r.mode == Tune::measure && !file.empty())
+    stored = find_wisdom(w, key, opt, static_cast<int>(shape.size()), r.warnings);
+  const bool hit = stored && !stored->partial() && s.reuse_wisdom && try_wisdom(p, *stored, r, plan);
   if (!hit) {
     const Topology topo = make_topology(comm, opt.ranks_per_node);
     // The model, with the calibration the automatic choice of a plan looks up, makes the
@@ -269,10 +299,33 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
       std::vector<std::string> why;
       predict_all(r.candidates, cal, shape, ranks, is_double, topo.node, why);
     } else {
-      for (const auto& o : tune_candidates(opt, ranks, static_cast<int>(shape.size()), topo.nodes())) {
+      const auto all = tune_candidates(opt, ranks, static_cast<int>(shape.size()), topo.nodes());
+      // A partial entry of the same candidate list is continued: its choice is timed again
+      // first (so that it is compared at this moment), then the candidates it did not reach.
+      std::size_t first = 0;
+      if (stored && stored->partial()) {
+        const std::string label = tune_label(with_choice(opt, *stored));
+        const auto it = std::find_if(all.begin(), all.begin() + std::min<std::size_t>(stored->tried, all.size()),
+                                     [&](const Options& o) { return tune_label(o) == label; });
+        if (static_cast<std::size_t>(stored->of) == all.size() && it != all.end()) {
+          r.continued = true;
+          first = static_cast<std::size_t>(stored->tried);
+          TuneCandidate c;
+          c.options = *it;
+          c.label = label;
+          r.candidates.push_back(c);
+          r.warnings.push_back("continuing the partial tuning in " + file + " (" + std::to_string(stored->tried) +
+                               " of " + std::to_string(stored->of) + " candidates tried): its choice " + label +
+                               " timed again beside candidates " + std::to_string(first + 1) + " to " +
+                               std::to_string(all.size()));
+        } else {
+          r.warnings.push_back("the partial tuning in " + file + " is of another candidate list; tuning from the start");
+        }
+      }
+      for (std::size_t i = first; i < all.size(); ++i) {
         TuneCandidate c;
-        c.options = o;
-        c.label = tune_label(o);
+        c.options = all[i];
+        c.label = tune_label(all[i]);
         r.candidates.push_back(c);
       }
       std::vector<std::string> why;
@@ -280,10 +333,14 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
       std::vector<Options> opts;
       for (const auto& c : r.candidates) opts.push_back(c.options);
       auto timer = make_plan_timer(comm, shape, opts, is_double, user_in, user_out);
-      auto res = select_fastest(comm, std::move(r.candidates), *timer, s, opt.tune_budget_s);
+      // The budget counts the whole tuning, the wisdom lookup and the model included.
+      double spent = MPI_Wtime() - t0, spent_max = 0;
+      DFFT_MPI(MPI_Allreduce(&spent, &spent_max, 1, MPI_DOUBLE, MPI_MAX, comm));
+      auto res = select_fastest(comm, std::move(r.candidates), *timer, s, opt.tune_budget_s, spent_max);
       r.candidates = std::move(res.candidates);
       r.winner = res.winner;
       r.budget_exhausted = res.budget_exhausted;
+      r.final_rounds_skipped = res.final_rounds_skipped;
       r.runner_up = res.runner_up;
       r.runner_up_ratio = res.runner_up_ratio;
       r.tie_bound = res.tie_bound;
@@ -291,18 +348,48 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
       r.finalists = res.finalists;
       r.final_rounds = res.final_rounds;
       r.stable_rounds = res.stable_rounds;
+      r.of = static_cast<int>(all.size());
+      r.tried = static_cast<int>(first) + res.started - (r.continued ? 1 : 0);
+      if (r.continued && res.started == 0) r.tried = static_cast<int>(first);
       if (res.budget_exhausted)
-        r.warnings.push_back("tune budget of " + std::to_string(opt.tune_budget_s) +
-                             " s exhausted: some candidates were not run");
+        r.warnings.push_back("tune budget of " + seconds_text(opt.tune_budget_s) + " spent: " +
+                             std::to_string(r.of - r.tried) + " of " + std::to_string(r.of) +
+                             " candidates not run; the result is partial (a later tuning continues it)");
+      else if (res.final_rounds_skipped)
+        r.warnings.push_back("tune budget of " + seconds_text(opt.tune_budget_s) +
+                             " spent before the final rounds were done: the rounds so far decided");
+      if (r.winner < 0 && res.budget_exhausted) {
+        // Nothing timed in the budget: the model's choice among the candidates, as a plan
+        // without tuning would make it, and nothing stored.
+        std::vector<int> pool;
+        for (std::size_t i = 0; i < r.candidates.size(); ++i) pool.push_back(static_cast<int>(i));
+        const int fav = model_favourite(r.candidates, pool);
+        r.winner = fav >= 0 ? fav : 0;
+        r.candidates[static_cast<std::size_t>(r.winner)].status = TuneCandidate::Status::predicted;
+        r.warnings.push_back("no candidate was timed within the budget: the model's choice");
+      }
     }
     build_winner(p, r, plan);
-    if (r.mode == Tune::measure && s.write_wisdom && !file.empty()) {
-      const auto& c = r.candidates[static_cast<std::size_t>(r.winner)];
+    for (const auto& note : plan->warnings()) r.warnings.push_back(note);
+    const auto& c = r.candidates[static_cast<std::size_t>(r.winner)];
+    if (r.mode == Tune::measure && s.write_wisdom && !file.empty() && c.status == TuneCandidate::Status::measured) {
       WisdomEntry e{key, c.options.decomposition, c.options.variant, plan->path().grid,
                     c.options.methods, c.options.chunks, c.options.overlap,
                     c.options.in_flight, c.time(), utc_timestamp()};
-      store_wisdom(file, e, comm);
-      r.wisdom_written = true;
+      if (r.tried < r.of) {
+        e.tried = r.tried;
+        e.of = r.of;
+      }
+      try {
+        store_wisdom(file, e, comm, wisdom_is_default(opt));
+        r.wisdom_written = true;
+      } catch (const LibraryError& err) {
+        // The default file is a cache the caller did not name: a plan is not refused because it
+        // cannot be written (a read-only home), but the report says so. A named file's failed
+        // write is the caller's error.
+        if (!wisdom_is_default(opt)) throw;
+        r.warnings.push_back(std::string("wisdom not written: ") + err.what());
+      }
     }
   }
   double el = MPI_Wtime() - t0;
@@ -363,7 +450,11 @@ std::string describe(const TuneReport& r) {
       if (std::isfinite(t))
         s << " (" << t * 1e3 << (r.mode == Tune::heuristic ? " ms per forward transform, predicted)" : " ms per forward+inverse)");
     }
-    if (r.wisdom_written) s << "; wisdom written to " << r.wisdom_file;
+    if (r.wisdom_written)
+      s << "; wisdom written to " << r.wisdom_file
+        << (r.tried < r.of ? " as partial (" + std::to_string(r.tried) + " of " + std::to_string(r.of) +
+                                 " candidates tried; a later tuning continues it)"
+                           : std::string());
     if (r.mode == Tune::measure && r.winner >= 0) s << "\n  " << detail::certainty(r);
     if (r.mode == Tune::heuristic && r.tied.size() > 1)
       s << "\n  the model cannot tell the first " << r.tied.size()

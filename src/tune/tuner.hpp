@@ -29,10 +29,10 @@ TuneReport run_tuner(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
                      const TuneSettings& s, std::unique_ptr<PlanImpl>* built);
 
 /// Build a plan on every rank or on none: when any rank throws dfft::Error, all return null
-/// and `msg` holds the lowest failing rank's message.
+/// and `msg` holds the lowest failing rank's message (`status`, when given, its kind).
 std::unique_ptr<PlanImpl> build_everywhere(MPI_Comm comm, const std::vector<std::int64_t>& shape,
                                            const Options& o, bool is_double, const Layout* in,
-                                           const Layout* out, std::string& msg);
+                                           const Layout* out, std::string& msg, Status* status = nullptr);
 
 /// Wisdom file I/O: rank 0 reads (a missing file is no error), every rank parses the same text.
 /// A file that exists but is not a readable dfft wisdom file throws InvalidArgument on every
@@ -45,7 +45,8 @@ std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, co
 /// Rank 0 merges `e` into the file (replacing an entry with the same key, keeping the entries it
 /// cannot read) and replaces it through io::OutputFile. Collective: every rank throws when the
 /// file is refused (InvalidArgument) or the write failed (LibraryError, the file as it was).
-void store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm);
+/// `make_dir`: create the file's folder first (the default file's cache folder may not exist yet).
+void store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm, bool make_dir = false);
 
 /// The key of a tuning problem (collective: asks rank 0 for the device model and finds the
 /// node layout): dfft::wisdom_key with the resolved fields in place.

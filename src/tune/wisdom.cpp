@@ -82,7 +82,7 @@ WisdomKey key_from(const nlohmann::json& v) {
 nlohmann::json entry_json(const WisdomEntry& e) {
   std::vector<std::string> methods;
   for (auto m : e.methods) methods.push_back(to_string(m));
-  return {{"key", key_json(e.key)},
+  nlohmann::json j{{"key", key_json(e.key)},
           {"choice",
            {{"decomposition", to_string(e.decomposition)},
             {"variant", to_string(e.variant)},
@@ -93,6 +93,8 @@ nlohmann::json entry_json(const WisdomEntry& e) {
             {"in_flight", e.in_flight}}},
           {"seconds", e.seconds},
           {"timestamp", e.timestamp}};
+  if (e.partial()) j["partial"] = {{"tried", e.tried}, {"of", e.of}};
+  return j;
 }
 
 WisdomEntry entry_from(const nlohmann::json& v) {
@@ -111,6 +113,12 @@ WisdomEntry entry_from(const nlohmann::json& v) {
   if (c.contains("in_flight")) e.in_flight = static_cast<int>(json::integer(c, "in_flight", 1, 1 << 20));
   e.seconds = json::number(v, "seconds", 0, 1e9);
   e.timestamp = json::string(v, "timestamp", 64);
+  // Absent: a complete tuning (every file written before budgeted runs were marked).
+  if (json::has(v, "partial")) {
+    const auto& p = json::member(v, "partial");
+    e.of = static_cast<int>(json::integer(p, "of", 1, 1 << 24));
+    e.tried = static_cast<int>(json::integer(p, "tried", 0, e.of));
+  }
   return e;
 }
 

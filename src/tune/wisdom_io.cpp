@@ -92,6 +92,15 @@ void on_rank0(MPI_Comm comm, F f) {
   throw LibraryError(LibraryError::Library::system, "wisdom", 0, world_rank(), what);
 }
 
+// mkdir -p of the folder of `path`; a failure shows when the file is written.
+void make_parent_dirs(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return;
+  const std::string dir = path.substr(0, slash);
+  for (std::size_t i = 1; i <= dir.size(); ++i)
+    if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0755);
+}
+
 // Why an entry cannot be used for a problem of `ranks` ranks with options `opt`, or "" when it can.
 std::string invalid_choice(const WisdomEntry& e, int ranks, const Options& opt, int dims) {
   std::int64_t prod = 1;
@@ -160,8 +169,9 @@ std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, co
   return *hit;
 }
 
-void store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm) {
+void store_wisdom(const std::string& path, const WisdomEntry& e, MPI_Comm comm, bool make_dir) {
   on_rank0(comm, [&] {
+    if (make_dir) make_parent_dirs(path);
     std::string text;  // re-read: another run may have added entries
     Wisdom w = read_existing(path, text) ? parse_existing(path, text) : Wisdom{};
     std::erase_if(w.entries, [&](const WisdomEntry& x) { return x.key == e.key; });

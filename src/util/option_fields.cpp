@@ -334,7 +334,7 @@ std::vector<OptionField> make_table() {
                              "--adapt", true, "adapt", ""}),
       row<Field<&O::tune>>({"tune", "tuning", "none, heuristic (model) or measure (time candidates)", "--tune", false,
                             "tune", ""}),
-      row<Field<&O::wisdom_file>>({"wisdom_file", "tuning", "JSON wisdom file of the tuner (empty: none)", "--wisdom",
+      row<Field<&O::wisdom_file>>({"wisdom_file", "tuning", "JSON wisdom file of the tuner and of plans with automatic fields (empty: the machine's, DFFT_WISDOM; off: none)", "--wisdom",
                                    false, "wisdom_file", ""}),
       row<Field<&O::tune_budget_s>>({"tune_budget_s", "tuning", "measure: seconds before no new candidate starts",
                                      "--tune-budget", false, "tune_budget_s", ""}),

@@ -66,8 +66,9 @@ class Runner:
         self.args = args
         self.prefix = [args.mpiexec, args.np_flag, str(args.np)] + [f for f in args.preflags.split("|") if f]
 
-    def dfft(self, *argv, np=None, timeout=300):
-        """Runs `mpiexec -n NP dfft ARGV...` in the work directory; returns CompletedProcess."""
+    def dfft(self, *argv, np=None, timeout=300, env=None, stderr=None):
+        """Runs `mpiexec -n NP dfft ARGV...` in the work directory; returns CompletedProcess.
+        `env`: variables to set on top; `stderr`: an open file to send stderr to instead."""
         prefix = list(self.prefix)
         if np is not None:
             prefix[2] = str(np)
@@ -76,9 +77,12 @@ class Runner:
         # what earlier runs left in the user's folder cannot change what the commands print.
         home = os.path.join(self.args.workdir, "wisdom-dir")
         os.makedirs(home, exist_ok=True)
+        # DFFT_WISDOM (which the test environment turns off) is left to each test to set.
+        environ = {k: v for k, v in os.environ.items() if k != "DFFT_WISDOM"}
+        environ.update(DFFT_WISDOM_DIR=home, **(env or {}))
         run = subprocess.run(prefix + [self.args.dfft] + [str(a) for a in argv], cwd=self.args.workdir,
-                             capture_output=True, text=True, timeout=timeout,
-                             env=dict(os.environ, DFFT_WISDOM_DIR=home))
+                             stdout=subprocess.PIPE, stderr=stderr or subprocess.PIPE, text=True,
+                             timeout=timeout, env=environ)
         took = time.monotonic() - t0
         if took > SLOW_SECONDS:  # where a test's time goes, for keeping the suite short
             print(f"  slow command ({took:.1f} s): dfft {' '.join(str(a) for a in argv)}", flush=True)

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 """`dfft tune` as a user meets it: the wisdom it writes is found by `dfft bench --tune measure`,
-a wisdom path that is not a regular file is refused at once, progress lines appear on a pipe
-only when asked for (--progress), for tune, bench and model calibrate, and --mode heuristic
-prints the analytic model's ranking and stores nothing."""
+by default in the machine's wisdom file (DFFT_WISDOM names another or turns it off), a wisdom
+path that is not a regular file is refused at once, tune prints progress lines unless stderr is a
+file (bench and model calibrate only when asked for on a pipe), a plan that does not fit in
+memory exits 1 and a failed --validate 4, and --mode heuristic prints the analytic model's
+ranking and stores nothing."""
 import os
 import re
 import subprocess
@@ -47,14 +49,23 @@ def progress(c, r, work):
     def lines(text, who):
         return [l for l in text.splitlines() if l.startswith(who + ":") and "elapsed" in l]
 
-    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-wisdom", "--progress", np=2)
+    # Under mpirun a rank's stderr is a pipe whether or not a person watches: tune (minutes of
+    # work) prints progress there by default, and not when stderr is a file or --no-progress.
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-wisdom", np=2)
     got = lines(run.stderr, "dfft tune")
     c.check(run.returncode == 0 and got and all("%" in l and ("left" in l or "done" in l) for l in got),
-            f"tune --progress prints no progress line on a pipe: {run.stderr[-300:]}")
+            f"tune prints no progress line on a pipe by default: {run.stderr[-300:]}")
     c.check(not lines(run.stdout, "dfft tune"), "progress lines belong on stderr")
-    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-wisdom", np=2)
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-wisdom", "--no-progress", np=2)
     c.check(run.returncode == 0 and not lines(run.stderr, "dfft tune"),
-            f"tune prints progress on a pipe unasked: {run.stderr[-300:]}")
+            f"tune --no-progress prints progress: {run.stderr[-300:]}")
+    log = os.path.join(work, "tune-stderr.txt")
+    with open(log, "w") as f:  # one rank without mpirun: its stderr is the file itself
+        run = subprocess.run([r.args.dfft, "tune", *SIZE, *QUICK_TUNE, "--no-wisdom"], cwd=work, stderr=f,
+                             stdout=subprocess.PIPE, text=True, timeout=120,
+                             env={k: v for k, v in os.environ.items() if k != "DFFT_WISDOM"})
+    c.check(run.returncode == 0 and not lines(open(log).read(), "dfft tune"),
+            f"tune prints progress into a file unasked: {open(log).read()[-300:]}")
     sweep = ("bench", *SIZE, "--decomp", "slab-2d1d,pencil", "--method", "a2a-sync,p2p-sync,a2a-type",
              "--variant", "default,realigned", "--reps", "1", "--warmup", "0", "--no-validate", "--no-reference")
     run = r.dfft(*sweep, np=2)  # 12 configurations
@@ -70,6 +81,45 @@ def progress(c, r, work):
     run = r.dfft("model", "calibrate", "--reps", "1", "--fft-n", "8", "--file", cal, np=2)
     c.check(run.returncode == 0 and not lines(run.stderr, "dfft model calibrate"),
             f"model calibrate prints progress on a pipe unasked: {run.stderr[-300:]}")
+
+
+def default_wisdom(c, r, work):
+    """Without --wisdom, tune writes the machine's wisdom file (the one plans read), where
+    DFFT_WISDOM points it; DFFT_WISDOM=off stores nothing."""
+    path = os.path.join(work, "default-wisdom.json")
+    if os.path.exists(path):
+        os.remove(path)
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-progress", np=2, env={"DFFT_WISDOM": path})
+    c.check(run.returncode == 0 and f"wisdom written to {path}" in run.stdout and os.path.exists(path),
+            f"tune without --wisdom: {run.returncode} {run.stdout[-300:]}{run.stderr[-300:]}")
+    run = r.dfft("bench", *SIZE, "--tune=measure", "--reps", "1", "--warmup", "0", "--no-validate",
+                 "--no-reference", np=2, env={"DFFT_WISDOM": path})
+    c.check(run.returncode == 0 and f"wisdom hit in {path}" in run.stdout + run.stderr,
+            f"bench --tune=measure does not find the default wisdom: {(run.stdout + run.stderr)[-400:]}")
+    off = os.path.join(work, "wisdom-dir")
+    before = sorted(os.listdir(off))
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-progress", np=2, env={"DFFT_WISDOM": "off"})
+    c.check(run.returncode == 0 and "wisdom written" not in run.stdout and "DFFT_WISDOM=off" in run.stderr
+            and sorted(os.listdir(off)) == before,
+            f"tune with DFFT_WISDOM=off: {run.returncode} {run.stdout[-300:]}{run.stderr[-300:]}")
+
+
+def exit_statuses(c, r, work):
+    """docs/cli.md: a plan that does not fit in memory exits 1 in tune as in bench; a --validate
+    check that fails exits 4 (here a limit no transform meets), one that passes 0."""
+    small = ("--size", "32", "32", "32", "--memory-limit-bytes", "4096")
+    run = r.dfft("tune", *small, *QUICK_TUNE, "--no-wisdom", "--no-progress", np=2)
+    bench = r.dfft("bench", *small, "--reps", "1", "--warmup", "0", "--no-validate", "--no-reference", np=2)
+    c.check(run.returncode == 1 and "memory" in run.stderr,
+            f"tune of a plan that does not fit in memory: exit {run.returncode}: {run.stderr[-300:]}")
+    c.check(bench.returncode == run.returncode, f"bench exits {bench.returncode}, tune {run.returncode}")
+    # Float against the double reference: an error of about 1e-7, never below 1e-30 (a double plan
+    # of this size can match the reference bit for bit).
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--precision", "float", "--no-wisdom", "--no-progress", "--validate",
+                 "--validate-limit", "1e-30", np=2)
+    c.check(run.returncode == 4 and "FAIL" in run.stdout, f"tune --validate over its limit: {run.returncode} {run.stdout[-300:]}")
+    run = r.dfft("tune", *SIZE, *QUICK_TUNE, "--no-wisdom", "--no-progress", "--validate", np=2)
+    c.check(run.returncode == 0 and "pass" in run.stdout, f"tune --validate: {run.returncode} {run.stdout[-300:]}")
 
 
 def heuristic(c, r, work):
@@ -122,6 +172,8 @@ def main():
     wisdom_shared(c, r, args.workdir)
     wisdom_not_a_file(c, r, args.workdir)
     progress(c, r, args.workdir)
+    default_wisdom(c, r, args.workdir)
+    exit_statuses(c, r, args.workdir)
     heuristic(c, r, args.workdir)
     return c.finish("test_tune_cli")
 

@@ -93,5 +93,23 @@ TEST_F(FftwWisdom, OffWritesNothing) {
   EXPECT_FALSE(std::ifstream(wisdom_file(dir)).good());
 }
 
+// A wisdom folder that cannot be made (its parent is a regular file): planning goes on, and the
+// plan says that FFTW's wisdom was not kept, on every rank (each writes the file), in warnings()
+// and describe().
+TEST_F(FftwWisdom, AFailedWriteIsReported) {
+  const std::string dir = shared_temp_dir();
+  if (world_rank() == 0) std::ofstream(dir + "/file") << "a file, not a folder";
+  MPI_Barrier(MPI_COMM_WORLD);
+  auto o = measured(dir + "/file/sub");
+  dfft::Plan<double> plan(MPI_COMM_WORLD, {11, 13, 7}, o);  // a size no other test plans
+  const auto w = plan.warnings();
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("FFTW wisdom not saved"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find(dir + "/file"), std::string::npos) << w[0];
+  EXPECT_NE(plan.describe().find("warning: FFTW wisdom not saved"), std::string::npos);
+  dfft::Plan<double> kept(MPI_COMM_WORLD, {11, 13, 9}, measured(dir));
+  EXPECT_TRUE(kept.warnings().empty());
+}
+
 }  // namespace
 }  // namespace dfft_test

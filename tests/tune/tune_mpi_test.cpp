@@ -252,6 +252,81 @@ TEST(Select, BudgetStopsStartingCandidates) {
   EXPECT_EQ(res.winner, 0);
 }
 
+// The first pass cannot tell candidates within noise apart, so which of them are the fastest few
+// (the finalists) is chance. Whichever order the noise puts them in, the model's favourite among
+// them is timed in the final rounds and, tied there, chosen: the same plan run after run.
+TEST(Select, TiesGiveTheSamePlanWhateverOrderTheNoiseMakes) {
+  const std::vector<double> predicted{2.0, 2.02, 1.5, 3.0, 1.51};  // 2 and 4 tie in the model: 2
+  const std::vector<std::vector<double>> orders{{1.00, 1.01, 1.02, 1.005, 1.015},
+                                                {1.02, 1.00, 1.01, 1.015, 1.005},
+                                                {1.01, 1.02, 1.00, 1.005, 1.015}};
+  for (const auto& base : orders) {
+    MockTimer t;
+    t.time = [&](std::size_t i, int, int) { return base[i]; };
+    auto cands = candidates(base.size());
+    for (std::size_t i = 0; i < cands.size(); ++i) cands[i].predicted = predicted[i];
+    dfft::TuneSettings s;
+    s.warmup = 0;
+    s.reps = 3;
+    s.finalists = 2;
+    auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, cands, t, s, 0);
+    EXPECT_EQ(res.winner, 2);
+    EXPECT_NE(std::find(res.finalists.begin(), res.finalists.end(), 2), res.finalists.end());
+    EXPECT_TRUE(same_on_all_ranks(res.winner));
+  }
+  // A measured difference beyond the noise still wins over the model.
+  MockTimer t;
+  t.time = [](std::size_t i, int, int) { return i == 0 ? 1.0 : 1.5; };
+  auto cands = candidates(3);
+  for (std::size_t i = 0; i < cands.size(); ++i) cands[i].predicted = predicted[i];
+  dfft::TuneSettings s;
+  s.warmup = 0;
+  s.reps = 3;
+  EXPECT_EQ(dfft::detail::select_fastest(MPI_COMM_WORLD, cands, t, s, 0).winner, 0);
+}
+
+// The budget counts the time the tuning spent before the loop, no candidate starts once it is
+// spent, and the final rounds are left out when it is.
+TEST(Select, TheBudgetCoversTheWholeTuningAndTheFinalRounds) {
+  MockTimer t;  // 1 warm-up + 2 reps = 3 s per candidate on the mock clock
+  t.time = [](std::size_t i, int, int) { return 1.0 + 0.01 * static_cast<double>(i); };
+  dfft::TuneSettings s;
+  s.warmup = 1;
+  s.reps = 2;
+  auto res = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(6), t, s, 5.0, 1.5);
+  EXPECT_EQ(res.started, 2);  // starts at 1.5 s and 4.5 s; at 7.5 s the budget is spent
+  EXPECT_TRUE(res.budget_exhausted);
+  EXPECT_TRUE(res.final_rounds_skipped);
+  EXPECT_EQ(res.final_rounds, 0);
+  EXPECT_EQ(t.runs, 6);
+  EXPECT_EQ(res.winner, 0);
+  MockTimer none;
+  none.time = t.time;
+  auto spent = dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(6), none, s, 5.0, 5.0);
+  EXPECT_EQ(spent.started, 0);
+  EXPECT_EQ(none.runs, 0);
+  EXPECT_EQ(spent.winner, -1);
+}
+
+// The estimate of the time left is the measured time per candidate times the candidates left:
+// with every candidate taking 3 s, it says so after the first one and stays there.
+TEST(Select, TheTimeLeftIsMeasuredPerCandidate) {
+  MockTimer t;
+  t.time = [](std::size_t, int, int) { return 1.0; };
+  dfft::TuneSettings s;
+  s.warmup = 1;
+  s.reps = 2;
+  s.finalists = 0;
+  std::vector<double> left;
+  s.progress = [&](double spent, double total, const std::string&) {
+    if (total > 0) left.push_back(total - spent);
+  };
+  dfft::detail::select_fastest(MPI_COMM_WORLD, candidates(5), t, s, 0);
+  ASSERT_GE(left.size(), 4u);
+  for (std::size_t k = 0; k + 1 < 4; ++k) EXPECT_NEAR(left[k], 3.0 * static_cast<double>(4 - k), 1e-9) << k;
+  EXPECT_DOUBLE_EQ(left.back(), 0.0);
+}
+
 // A wisdom file path in a fresh temporary directory, the same on every rank.
 std::string temp_wisdom(const char* name) {
   char dir[4096] = {0};
@@ -569,6 +644,147 @@ TEST(Calibrate, EmulatedNodesFillTheLinkClasses) {
     const auto p = dfft::model::predict(c, {9, 10, 11}, o, P, true);
     EXPECT_TRUE(std::isfinite(p.total.comm) && p.total.comm > 0);
   }
+}
+
+// The default wisdom file ($DFFT_WISDOM here): the tuner writes it without being told a file, and
+// a plan made without options then runs the tuned plan, saying so; with DFFT_WISDOM=off it runs
+// the model's choice. The entry is then changed to a plan the model would not choose, which the
+// next plan must run: the choice follows the file, not the model.
+class DefaultWisdom : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* old = std::getenv("DFFT_WISDOM");
+    saved_ = old ? old : "";
+    had_ = old != nullptr;
+  }
+  void TearDown() override {
+    if (had_) setenv("DFFT_WISDOM", saved_.c_str(), 1);
+    else unsetenv("DFFT_WISDOM");
+  }
+  std::string saved_;
+  bool had_ = false;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(DefaultWisdom, APlanWithoutOptionsRunsTheTunedPlan) {
+  if (ranks() < 2) GTEST_SKIP() << "one rank has nothing to choose";
+  const auto path = temp_wisdom("default.json");
+  setenv("DFFT_WISDOM", path.c_str(), 1);
+  EXPECT_EQ(dfft::default_wisdom_file(), path);
+  dfft::Options o;
+  o.tune = dfft::Tune::measure;  // no wisdom_file: the default one
+  dfft::TuneSettings quick;
+  quick.reps = 2;
+  quick.warmup = 0;
+  quick.final_reps = 2;
+  const auto r = dfft::tune<double>(MPI_COMM_WORLD, kShape, o, quick);
+  ASSERT_TRUE(r.wisdom_written) << dfft::describe(r);
+  EXPECT_EQ(r.wisdom_file, path);
+
+  dfft::Plan<double> plain(MPI_COMM_WORLD, kShape);
+  EXPECT_EQ(dfft::tune_label(plain.options()), dfft::tune_label(r.chosen));
+  EXPECT_NE(plain.describe().find("from wisdom " + path), std::string::npos) << plain.describe();
+  EXPECT_LT(dfft::validate::reference_error(plain, MPI_COMM_WORLD), 1e-12);
+
+  // A choice the model would not make (pencil, realigned, p2p-sync): the file decides.
+  std::string text = rank() == 0 ? read_text(path) : std::string();
+  auto wisdom = dfft::parse_wisdom(text.empty() ? "{\"dfft_wisdom\": 1}" : text);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank() == 0) {
+    ASSERT_EQ(wisdom.entries.size(), 1u);
+    auto& e = wisdom.entries[0];
+    e.decomposition = dfft::Decomposition::pencil;
+    e.grid = {ranks(), 1};
+    e.variant = dfft::Variant::Realigned;
+    e.methods = {dfft::Method::p2p_sync};
+    e.overlap = 1;
+    std::ofstream(path) << dfft::to_json(wisdom);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  dfft::Plan<double> forged(MPI_COMM_WORLD, kShape);
+  EXPECT_EQ(forged.options().decomposition, dfft::Decomposition::pencil);
+  EXPECT_EQ(forged.options().variant, dfft::Variant::Realigned);
+  EXPECT_EQ(forged.options().methods, std::vector<dfft::Method>{dfft::Method::p2p_sync});
+  EXPECT_LT(dfft::validate::reference_error(forged, MPI_COMM_WORLD), 1e-12);
+
+  setenv("DFFT_WISDOM", "off", 1);
+  EXPECT_EQ(dfft::default_wisdom_file(), "");
+  dfft::Plan<double> model(MPI_COMM_WORLD, kShape);
+  EXPECT_EQ(model.describe().find("from wisdom"), std::string::npos) << model.describe();
+  EXPECT_NE(model.describe().find("predicted by the model"), std::string::npos) << model.describe();
+  EXPECT_FALSE(model.options().decomposition == dfft::Decomposition::pencil &&
+               model.options().variant == dfft::Variant::Realigned &&
+               model.options().methods == std::vector<dfft::Method>{dfft::Method::p2p_sync})
+      << "DFFT_WISDOM=off still ran the stored choice";
+}
+
+// A tuning cut short by its budget is stored as partial: a plan without options does not take it
+// (the model chooses), and the next tuning continues it, timing the stored choice again beside
+// the candidates it did not reach, and then stores a complete entry.
+TEST_F(DefaultWisdom, APartialTuningIsContinuedNotTrusted) {
+  if (ranks() < 2) GTEST_SKIP() << "one rank has nothing to choose";
+  const auto path = temp_wisdom("partial.json");
+  setenv("DFFT_WISDOM", path.c_str(), 1);
+  dfft::Options o;
+  o.tune = dfft::Tune::measure;
+  dfft::TuneSettings quick;
+  quick.reps = 2;
+  quick.warmup = 0;
+  quick.final_reps = 2;
+  const auto all = dfft::tune_candidates(dfft::Options{}, ranks(), 3);
+  ASSERT_GT(all.size(), 4u);
+  // The first full tuning gives the key; the entry is then marked as 3 of N tried.
+  const auto full = dfft::tune<double>(MPI_COMM_WORLD, kShape, o, quick);
+  ASSERT_TRUE(full.wisdom_written);
+  EXPECT_EQ(full.tried, full.of);
+  std::string text = rank() == 0 ? read_text(path) : std::string();
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank() == 0) {
+    auto w = dfft::parse_wisdom(text);
+    auto& e = w.entries.at(0);
+    e.decomposition = all[1].decomposition;
+    e.variant = all[1].variant;
+    e.grid = all[1].grid;
+    e.methods = all[1].methods;
+    e.chunks = all[1].chunks;
+    e.overlap = all[1].overlap;
+    e.tried = 3;
+    e.of = static_cast<int>(all.size());
+    std::ofstream(path) << dfft::to_json(w);
+    EXPECT_NE(dfft::to_json(w).find("\"partial\""), std::string::npos);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  dfft::Plan<double> plain(MPI_COMM_WORLD, kShape);
+  EXPECT_EQ(plain.describe().find("from wisdom"), std::string::npos) << plain.describe();
+  EXPECT_NE(plain.describe().find("partial tuning"), std::string::npos) << plain.describe();
+
+  const auto next = dfft::tune<double>(MPI_COMM_WORLD, kShape, o, quick);
+  EXPECT_TRUE(next.continued) << dfft::describe(next);
+  EXPECT_EQ(next.candidates.size(), all.size() - 3 + 1);
+  EXPECT_EQ(next.candidates.front().label, dfft::tune_label(all[1]));
+  EXPECT_EQ(next.tried, next.of);
+  text = rank() == 0 ? read_text(path) : std::string();
+  if (rank() == 0) {
+    const auto w = dfft::parse_wisdom(text);
+    ASSERT_EQ(w.entries.size(), 1u);
+    EXPECT_FALSE(w.entries[0].partial());
+  }
+  dfft::Plan<double> tuned(MPI_COMM_WORLD, kShape);
+  EXPECT_NE(tuned.describe().find("from wisdom " + path), std::string::npos) << tuned.describe();
+
+  // A budget spent before the first candidate: nothing timed, the model's choice, nothing stored.
+  o.tune_budget_s = 1e-9;
+  o.wisdom_file = temp_wisdom("budget.json");
+  const auto cut = dfft::tune<double>(MPI_COMM_WORLD, kShape, o, quick);
+  EXPECT_TRUE(cut.budget_exhausted);
+  EXPECT_FALSE(cut.wisdom_written);
+  EXPECT_TRUE(has_warning(cut, "no candidate was timed within the budget")) << dfft::describe(cut);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -46,12 +47,13 @@ bool make_dirs(const std::string& dir) {
 // Through the one writer of files (io::OutputFile): readers see the old file or the new one,
 // never a partial one. The file is a cache of one rank's planner, written outside any collective:
 // a failed write keeps the old file and costs only planning time later, so it is not an error.
-void replace_cache(const std::string& path, const std::string& text) {
+std::string replace_cache(const std::string& path, const std::string& text) {
   io::OutputFile out;
   std::string why;
-  if (!out.open(path, why)) return;
+  if (!out.open(path, why)) return why;
   out.write(text);
-  out.commit();
+  if (!out.commit()) return out.error();
+  return {};
 }
 
 }  // namespace
@@ -90,21 +92,25 @@ FftwWisdomFile::FftwWisdomFile(std::string path, bool is_double)
   before_ = export_text();
 }
 
-void FftwWisdomFile::save() {
-  if (path_.empty() || export_text() == before_) return;  // planning learnt nothing new
+std::string FftwWisdomFile::save() {
+  if (path_.empty() || export_text() == before_) return {};  // planning learnt nothing new
   const std::string dir = path_.substr(0, path_.rfind('/'));
-  if (!make_dirs(dir)) return;
+  if (!make_dirs(dir)) return "cannot create the folder '" + dir + "': " + std::strerror(errno);
   // Ranks of a node (and other programs) merge into the file one at a time.
   const int fd = ::open((path_ + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return;
+  if (fd < 0) return "cannot open the lock file '" + path_ + ".lock': " + std::strerror(errno);
+  std::string why;
   if (::flock(fd, LOCK_EX) == 0) {
     std::string text;
     if (read_file(path_, text)) import_text(text);  // what others wrote since we read it
-    replace_cache(path_, export_text());
+    why = replace_cache(path_, export_text());
     before_ = export_text();
     ::flock(fd, LOCK_UN);
+  } else {
+    why = "cannot lock '" + path_ + ".lock': " + std::strerror(errno);
   }
   ::close(fd);
+  return why;
 }
 
 std::string FftwWisdomFile::export_text() const {

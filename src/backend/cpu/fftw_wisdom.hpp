@@ -25,12 +25,13 @@ std::string wisdom_dir(const Options& opt);
 std::string machine_file(const Options& opt, const std::string& prefix, const std::string& suffix);
 
 /// Imports the file at construction; save() merges what planning added since into the file.
-/// Every failure (no file, unreadable, corrupt or foreign, directory not writable) only means
-/// no wisdom: never an error.
+/// A missing, unreadable, corrupt or foreign file only means no wisdom; a failed write is not an
+/// error either (it costs planning time later), but save() says why, for the plan to report.
 class FftwWisdomFile {
  public:
   FftwWisdomFile(std::string path, bool is_double);
-  void save();
+  /// Empty when saved (or nothing new to save); else why the file could not be written.
+  std::string save();
 
  private:
   std::string export_text() const;
