@@ -329,7 +329,7 @@ std::vector<OptionField> make_table() {
       row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
                                          "--max-message-bytes", true, "max_message_bytes", ""}),
       row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
-                               "--overlap", true, "overlap", ""}),
+                               "--overlap", false, "overlap", ""}),
       row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
                              "--adapt", true, "adapt", ""}),
       row<Field<&O::tune>>({"tune", "tuning", "none, heuristic (model) or measure (time candidates)", "--tune", false,
