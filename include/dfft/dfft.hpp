@@ -123,6 +123,9 @@ class Plan {
   /// What the plan noticed but did not refuse: a wisdom entry it could not use (the same on every
   /// rank), a failed write of FFTW's wisdom file by this rank (later plans of this size plan again).
   std::vector<std::string> warnings() const;
+  /// The wisdom file whose tuned entry this plan runs (automatic fields that found an entry for
+  /// the problem, or the tuner's wisdom hit); empty where the model or the options chose.
+  std::string wisdom_source() const;
   const Options& options() const;
   /// The communicator the plan was made with (the caller's handle, not a duplicate).
   MPI_Comm comm() const { return comm_; }

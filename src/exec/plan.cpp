@@ -219,6 +219,11 @@ std::string Plan<T>::describe() const {
   return impl_->describe();
 }
 template <class T>
+std::string Plan<T>::wisdom_source() const {
+  if (tune_ && tune_->wisdom_hit) return tune_->wisdom_file;
+  return impl_->auto_wisdom_file();
+}
+template <class T>
 std::vector<std::string> Plan<T>::warnings() const {
   std::vector<std::string> w = impl_->auto_warnings();
   w.insert(w.end(), impl_->warnings().begin(), impl_->warnings().end());

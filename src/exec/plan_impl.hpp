@@ -55,6 +55,7 @@ class PlanImpl {
   /// What the plan noticed but did not refuse (this rank's: a failed FFTW wisdom write).
   const std::vector<std::string>& warnings() const { return warnings_; }
   const std::vector<std::string>& auto_warnings() const { return auto_.warnings; }
+  const std::string& auto_wisdom_file() const { return auto_.wisdom_file; }
   /// Messages and bytes of one transform inside and across nodes, summed over all ranks.
   const NodeTraffic& node_traffic() const { return traffic_; }
   const detail::Topology& topology() const { return topo_; }

@@ -99,7 +99,7 @@ std::string local_problem(const Request& r) {
       if (k == R2R::dct1 && p.n[a] < 2) return "REDFT00 needs at least 2 points";
     }
   }
-  if (r.flags & FFTW_WISDOM_ONLY) return "FFTW_WISDOM_ONLY: dfft keeps no FFTW-MPI wisdom of its plans";
+  if (r.flags & FFTW_WISDOM_ONLY) return "FFTW_WISDOM_ONLY: dfft keeps no wisdom of plans on caller-given layouts, which FFTW-MPI plans are";
   return "";
 }
 

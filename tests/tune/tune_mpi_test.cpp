@@ -690,6 +690,7 @@ TEST_F(DefaultWisdom, APlanWithoutOptionsRunsTheTunedPlan) {
   dfft::Plan<double> plain(MPI_COMM_WORLD, kShape);
   EXPECT_EQ(dfft::tune_label(plain.options()), dfft::tune_label(r.chosen));
   EXPECT_NE(plain.describe().find("from wisdom " + path), std::string::npos) << plain.describe();
+  EXPECT_EQ(plain.wisdom_source(), path);
   EXPECT_LT(dfft::validate::reference_error(plain, MPI_COMM_WORLD), 1e-12);
 
   // A choice the model would not make (pencil, realigned, p2p-sync): the file decides.
@@ -717,6 +718,7 @@ TEST_F(DefaultWisdom, APlanWithoutOptionsRunsTheTunedPlan) {
   EXPECT_EQ(dfft::default_wisdom_file(), "");
   dfft::Plan<double> model(MPI_COMM_WORLD, kShape);
   EXPECT_EQ(model.describe().find("from wisdom"), std::string::npos) << model.describe();
+  EXPECT_EQ(model.wisdom_source(), "");
   EXPECT_NE(model.describe().find("predicted by the model"), std::string::npos) << model.describe();
   EXPECT_FALSE(model.options().decomposition == dfft::Decomposition::pencil &&
                model.options().variant == dfft::Variant::Realigned &&
