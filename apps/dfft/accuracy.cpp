@@ -181,12 +181,16 @@ void refuse_outside_accuracy(const CLI::App& bench) {
 
 int run_accuracy(const BenchArgs& a, MPI_Comm comm) {
   const auto sizes = a.sizes.empty() ? std::vector<std::vector<std::string>>{kDefaultSize} : a.sizes;
-  const auto decomps = a.decomps.empty() ? std::vector<std::string>{kDefaultDecomp} : a.decomps;
-  const auto methods = a.methods.empty() ? std::vector<std::string>{kDefaultMethod} : a.methods;
+  const auto given = [&](const std::string& name, const std::string& otherwise) {
+    const auto v = a.option_sweeps.find(name);
+    return v == a.option_sweeps.end() || v->second.empty() ? std::vector<std::string>{otherwise} : v->second;
+  };
+  const auto decomps = given("decomposition", kDefaultDecomp);
+  const auto methods = given("methods", kDefaultMethod);
   std::vector<AccCase> cases;
   for (const auto& size : sizes)
     for (const auto& d : decomps)
-      for (const auto& m : methods) cases.push_back({parse_shape(size), d, m, a.backend, comm});
+      for (const auto& m : methods) cases.push_back({parse_shape(size), d, m, a.option("backend"), comm});
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (i > 0) {
       int rank = 0;

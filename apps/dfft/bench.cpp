@@ -10,6 +10,7 @@
 #include <set>
 
 #include "bench.hpp"
+#include "dfft/option_fields.hpp"
 #include "output_target.hpp"
 #include "cases.hpp"
 #include "dfft/reference.hpp"
@@ -74,7 +75,7 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
   r.ranks = ranks;
   r.grid = c.opt.grid;
   r.backend = dfft::to_string(c.opt.backend);
-  r.effort = a.effort;
+  r.effort = dfft::get_option(c.opt, "effort");
   r.norm = dfft::to_string(c.opt.norm);
   r.transposed_out = c.opt.transposed_out;
   r.threads = c.opt.threads;
@@ -334,7 +335,7 @@ void preamble(Sweep& s, const std::vector<Config>& configs) {
   else
     std::printf("dfft bench: %zu configuration%s on %d rank%s, backend %s, warmup %d, reps %d%s%s\n",
                 configs.size(), configs.size() == 1 ? "" : "s", s.ranks, s.ranks == 1 ? "" : "s",
-                s.a.backend.c_str(), s.a.warmup, s.a.reps, s.a.validate > 0 ? ", validating" : "",
+                s.a.option("backend").c_str(), s.a.warmup, s.a.reps, s.a.validate > 0 ? ", validating" : "",
                 s.a.default_sweep ? " (embedded default sweep; see dfft bench --help)" : "");
   std::printf("times in ms: max over ranks per repetition; phases: medians of per-repetition maxima\n");
   s.table.header();
@@ -403,7 +404,7 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
   APP_MPI(MPI_Comm_size(comm, &s.ranks));
   std::vector<Config> configs = configurations(a, comm);
   std::size_t dropped = 0;
-  if (s.ranks == 1 && a.tune == "none") dropped = keep_one_per_problem(configs);
+  if (s.ranks == 1 && a.option("tune") == "none") dropped = keep_one_per_problem(configs);
   if (dropped > 0 && s.rank == 0)
     std::fprintf(stderr, "dfft bench: on 1 rank every decomposition, variant, grid, method and codec is the "
                  "same local transform: running one configuration per size, precision and transform "
@@ -418,8 +419,8 @@ int run_bench(const BenchArgs& a, MPI_Comm comm) {
     return 0;
   }
   open_outputs(s);
-  if (a.tune == "measure")
-    if (const std::string w = wisdom_target(a.wisdom, comm); !w.empty()) check_wisdom_target(w, comm);
+  if (a.option("tune") == "measure")
+    if (const std::string w = wisdom_target(a.option("wisdom_file"), comm); !w.empty()) check_wisdom_target(w, comm);
   bool cuda = false;
   std::vector<double> costs;
   for (const auto& c : configs) {

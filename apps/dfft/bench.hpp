@@ -17,35 +17,36 @@ namespace dfftapp {
 /// Raw option values as parsed (names still strings; lists may be comma-separated).
 struct BenchArgs {
   std::vector<std::vector<std::string>> sizes;  // one entry per --size occurrence
-  std::vector<std::string> decomps, variants, grids, methods, methods1, methods2;
-  std::vector<std::string> precisions, transforms;
-  std::string effort = "measure", backend = "cpu", json, norm = "backward";
+  std::vector<std::string> methods1, methods2;  // the method of each exchange (Options::methods split)
+  std::vector<std::string> precisions;
+  std::string json;
   int warmup = 2, reps = 10;
   int validate = 0;   // >0 --validate, <0 --no-validate, 0 not given
   int reference = 0;  // likewise for --reference / --no-reference
   bool verbose = false;
-  bool transposed_out = false;  // Options::transposed_out (--transposed-out)
-  std::int64_t max_message_bytes = 0;  // 0: the library's default
   bool default_sweep = false;          // --size was not given
   // Suites and result files (docs/cases.md, docs/results-format.md).
-  std::string staging = "auto";        // CUDA backend: auto | host | cuda-aware
-  std::vector<std::string> codecs;     // wire formats to sweep (default none)
-  int chunks = 4;                      // onesided, p2p-pipelined, nccl: pieces per peer block
-  std::vector<int> overlaps;           // FFT/exchange overlap slices to sweep (default 1)
-  std::vector<int> threads;            // threads per rank to sweep (default 1; 0: affinity mask)
   std::string cases, csv;              // --cases FILE, --csv FILE
   bool list = false;                   // --list: print the configurations, run nothing
   unsigned shuffle = 0;                // --shuffle SEED: run the configurations in an order drawn from SEED
   bool accuracy = false;               // --accuracy: print the wire formats' errors, time nothing
   int progress = 0;                    // >0 --progress, <0 --no-progress
   std::vector<std::string> given;      // options given on the command line (override a cases file)
-  // Tuning (docs/tuning.md): with --tune the plan chooses decomposition, variant, methods, grid.
-  std::string tune = "none", wisdom;  // wisdom empty: the machine's default file
-  double tune_budget = 0;
-  /// Plan options by field name (dfft/option_fields.hpp), as text: each value one configuration,
-  /// set after the options above (flags made from the table, cases-file keys).
+  /// Plan options by field name (dfft/option_fields.hpp), as text, from the table's flags and the
+  /// cases-file keys: each value one configuration. Those not given take bench_uses()' default,
+  /// else the table's (option()); decomposition, variant and methods sweep every choice.
   std::map<std::string, std::vector<std::string>> option_sweeps;
+
+  /// Field `name`'s value where bench runs one (the last given, else the default).
+  std::string option(const std::string& name) const;
+  /// Field `name`'s values to sweep (given, else the default alone).
+  std::vector<std::string> sweep(const std::string& name) const;
 };
+
+/// How bench takes the table's flags and the cases files' keys where it differs from the table:
+/// --transform c2r (the r2c plan, its inverse listed first), values to sweep comma-separated,
+/// bench's defaults (chunks 4, no overlap, one thread) and least values.
+const FlagUses& bench_uses();
 
 /// One plan to build and time.
 struct Config {

@@ -71,37 +71,12 @@ FP64->FP32/FP16/BF16, FP32->FP16/BF16) on random and smooth data against an unco
 transform, and times nothing; it takes --size (default 64x64x64), --decomp (default pencil),
 --method (default a2a-sync) and --backend, one table per combination (docs/compression.md).)";
 
-template <class T>
-void add_list(CLI::App* c, const std::string& name, std::vector<std::string>& v, const T& allowed,
-              const std::string& help) {
-  c->add_option(name, v, help)->delimiter(',')->check(CLI::IsMember(allowed));
-}
-
 void add_suite_options(CLI::App* c, BenchArgs& a);
 
 void add_options(CLI::App* c, BenchArgs& a) {
   add_size_option(c, a.sizes, "Global shape; repeat for several");
-  // "auto": the plan chooses (docs/design.md, "Automatic choices by default"); a row the sweep
-  // compares with its best.
-  const auto with_auto = [](std::vector<std::string> v) {
-    v.push_back("auto");
-    return v;
-  };
-  add_list(c, "--decomp", a.decomps, with_auto(kDecomps), "slab-2d1d | slab-1d2d | pencil | auto");
-  add_list(c, "--variant", a.variants, with_auto(kVariants), "default | realigned | auto");
-  c->add_option("--grid", a.grids, "Process grid P1xP2 (pencil) or P (slab); default automatic")
-      ->delimiter(',');
-  auto* m = c->add_option("--method", a.methods, "Redistribution method for every exchange (auto: the plan's choice)")
-                ->delimiter(',')->check(CLI::IsMember(with_auto(kAllMethods)));
-  auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")
-                 ->delimiter(',')->check(CLI::IsMember(kAllMethods));
-  auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange (pencil)")
-                 ->delimiter(',')->check(CLI::IsMember(kAllMethods));
-  m->excludes(m1)->excludes(m2);
-  add_list(c, "--precision", a.precisions, std::vector<std::string>{"double", "float"},
-           "double | float (default double)");
-  add_list(c, "--transform", a.transforms, std::vector<std::string>{"r2c", "c2r", "c2c", "r2r"},
-           "r2c | c2r | c2c (default r2c)");
+  c->add_option("--precision", a.precisions, "double | float (default double)")
+      ->delimiter(',')->check(CLI::IsMember(std::vector<std::string>{"double", "float"}));
   c->add_option("--warmup", a.warmup, "Untimed runs per direction before timing")
       ->capture_default_str()->check(at_least(0, "an integer >= 0"));
   c->add_option("--reps", a.reps, "Timed repetitions per direction")
@@ -110,48 +85,24 @@ void add_options(CLI::App* c, BenchArgs& a) {
               "Check each plan: error vs a serial FFTW transform, round trip, Laplacian");
   c->add_option("--json", a.json, "Write one JSON record per configuration and direction (JSON lines; "
                                   "FILE.dfft-tmp renamed to FILE at the end, so a failed write keeps the old FILE)");
-  c->add_option("--effort", a.effort, "FFTW planning effort")
-      ->capture_default_str()->check(CLI::IsMember({"estimate", "measure"}));
-  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward (inverse by 1/N) | ortho | forward | none (neither)")
-      ->capture_default_str()->check(CLI::IsMember(option_names("norm")));
-  c->add_option("--backend", a.backend, "cpu | cuda")
-      ->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
-  c->add_option("--max-message-bytes", a.max_message_bytes,
-                "Split MPI messages larger than this (default: the library's, just under 2 GiB)")
-      ->check(at_least(1, "a byte count >= 1"));
   c->add_flag("--reference,!--no-reference", a.reference,
               "Also time the whole transform on one device (row 'single-device')");
   c->add_flag("--verbose", a.verbose, "Print each plan's path (plan.describe())");
-  c->add_flag("--transposed-out", a.transposed_out,
-              "The spectrum in the last stage's memory order, (y, x, z) for slab-2d1d and pencil "
-              "(FFTW-MPI's transposed output)");
-  add_list(c, "--codec", a.codecs, std::vector<std::string>{"none", "fp32", "fp16", "bf16"},
-           "Wire format of the exchanges (compressed communication; docs/compression.md)");
-  c->add_option("--chunks", a.chunks, "onesided, p2p-pipelined, nccl: pieces per peer block (pipelining)")
-      ->capture_default_str()->check(at_least(1, "an integer >= 1"));
-  c->add_option("--overlap", a.overlaps, "FFT/exchange overlap: slices (list to sweep; 1 = none; "
-                                         "docs/overlap.md)")
-      ->delimiter(',')->check(at_least(1, "an integer >= 1"));
-  c->add_option("--threads", a.threads, "CPU backend: threads per rank (list to sweep; 1 = one; 0 = "
-                                        "the CPUs of the rank's affinity mask; docs/threads.md)")
-      ->delimiter(',')->check(at_least(0, "an integer >= 0"));
   add_suite_options(c, a);
-  c->add_option("--tune", a.tune, "Let the plan choose decomposition, grid, variant and methods "
-                                  "(docs/tuning.md); --decomp/--variant/--method are then ignored")
-      ->capture_default_str()->check(CLI::IsMember({"none", "heuristic", "measure"}));
-  c->add_option("--wisdom", a.wisdom, "--tune: wisdom file to reuse and update (default: the machine's, "
-                                      "DFFT_WISDOM; off: none)");
-  c->add_option("--tune-budget", a.tune_budget, "--tune measure: seconds before no new candidate starts")
-      ->check(at_least(0, "a number of seconds >= 0"));
-  add_plan_option_flags(c, a.option_sweeps);
-  for (auto* per_exchange : {m1, m2}) per_exchange->group(std::string(dfft::option_field("methods").group));
+  add_plan_option_flags(c, a.option_sweeps, bench_uses());
+  // The method of each exchange: Options::methods split in two, so that each sweeps on its own.
+  const std::string group(dfft::option_field("methods").group);
+  std::vector<std::string> methods = option_names("methods");
+  auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")
+                 ->delimiter(',')->check(CLI::IsMember(methods))->group(group);
+  auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange (pencil)")
+                 ->delimiter(',')->check(CLI::IsMember(methods))->group(group);
+  c->get_option("--method")->excludes(m1)->excludes(m2);
 }
 
 // Test-case files, result files and what runs instead of a sweep (docs/cases.md,
 // docs/results-format.md, docs/compression.md).
 void add_suite_options(CLI::App* c, BenchArgs& a) {
-  c->add_option("--staging", a.staging, "CUDA backend, MPI methods: auto | host | cuda-aware")
-      ->capture_default_str()->check(CLI::IsMember({"auto", "host", "cuda-aware"}));
   c->add_option("--cases", a.cases, "Run the tests of a JSON test-case file (docs/cases.md)");
   c->add_option("--csv", a.csv, "Also write the records as CSV (replaces the file at the end, as --json)");
   c->add_flag("--list", a.list, "Print the configurations the options or --cases expand to; run nothing");
@@ -164,32 +115,26 @@ void add_suite_options(CLI::App* c, BenchArgs& a) {
               "Progress lines on stderr (default: when stderr is a terminal)");
 }
 
-// Whether the user gave an option. Flags and lists are read from their values (a flag with a
-// default can count as given in some CLI11 versions); options with a value from count().
-bool given_option(const CLI::App& c, const BenchArgs& a, const std::string& name) {
-  if (name == "--validate") return a.validate != 0;
-  if (name == "--reference") return a.reference != 0;
-  if (name == "--max-message-bytes") return a.max_message_bytes != 0;
-  if (name == "--size") return !a.sizes.empty();
-  if (name == "--precision") return !a.precisions.empty();
-  if (name == "--transform") return !a.transforms.empty();
-  if (name == "--decomp") return !a.decomps.empty();
-  if (name == "--variant") return !a.variants.empty();
-  if (name == "--grid") return !a.grids.empty();
-  if (name == "--method") return !a.methods.empty();
-  if (name == "--method1") return !a.methods1.empty();
-  if (name == "--method2") return !a.methods2.empty();
-  return c.count(name) > 0;
+// The options of bench's own (not the table's) whose explicit values override a --cases file.
+// Flags and lists are read from their values (a flag with a default can count as given in some
+// CLI11 versions); options with a value from count().
+std::vector<std::string> given_options(const CLI::App& c, const BenchArgs& a) {
+  std::vector<std::string> given;
+  const auto add = [&](const char* name, bool yes) {
+    if (yes) given.push_back(name);
+  };
+  add("--size", !a.sizes.empty());
+  add("--method1", !a.methods1.empty());
+  add("--method2", !a.methods2.empty());
+  add("--precision", !a.precisions.empty());
+  add("--warmup", c.count("--warmup") > 0);
+  add("--reps", c.count("--reps") > 0);
+  add("--validate", a.validate != 0);
+  add("--reference", a.reference != 0);
+  for (const auto& [name, values] : a.option_sweeps)
+    if (!values.empty()) given.push_back(std::string(dfft::option_field(name).flag));
+  return given;
 }
-
-// Options whose explicit values override the settings of a --cases file.
-const std::vector<std::string> kOverridable{"--size", "--decomp", "--variant", "--grid", "--method",
-                                            "--method1", "--method2", "--precision", "--transform",
-                                            "--warmup", "--reps", "--validate", "--reference",
-                                            "--effort", "--norm", "--backend", "--staging",
-                                            "--max-message-bytes", "--codec", "--chunks",
-                                            "--overlap", "--threads",
-                                            "--transposed-out"};
 
 template <class E>
 std::vector<E> names_to(const std::vector<std::string>& v, E (*parse)(const std::string&)) {
@@ -207,12 +152,17 @@ std::vector<std::vector<dfft::Method>> method_sets(const BenchArgs& a, dfft::Dec
   auto add = [&](std::vector<dfft::Method> s) {
     if (std::find(sets.begin(), sets.end(), s) == sets.end()) sets.push_back(std::move(s));
   };
+  const std::vector<std::string> methods = a.sweep("methods");
   if (a.methods1.empty() && a.methods2.empty()) {
-    for (const auto& name : a.methods) add(dfft::parse_methods(name));  // "auto": chosen by the plan
+    for (const auto& text : methods) {  // "auto": chosen by the plan; "a,b": one per exchange
+      dfft::Options o;
+      dfft::set_option(o, "methods", text);
+      add(o.methods);
+    }
     return sets;
   }
-  auto l1 = names_to(a.methods1.empty() ? a.methods : a.methods1, dfft::parse_method);
-  auto l2 = names_to(a.methods2.empty() ? a.methods : a.methods2, dfft::parse_method);
+  auto l1 = names_to(a.methods1.empty() ? methods : a.methods1, dfft::parse_method);
+  auto l2 = names_to(a.methods2.empty() ? methods : a.methods2, dfft::parse_method);
   for (auto m1 : l1) {
     if (d != dfft::Decomposition::pencil) {
       add({m1});  // a slab has a single exchange
@@ -226,12 +176,14 @@ std::vector<std::vector<dfft::Method>> method_sets(const BenchArgs& a, dfft::Dec
 }  // namespace
 
 void finish_args(BenchArgs& a) {
-  if (a.tune != "none") {
+  auto& v = a.option_sweeps;
+  const std::string tune = a.option("tune");
+  if (tune != "none") {
     std::vector<std::string> given;
-    if (!a.decomps.empty()) given.push_back("--decomp");
-    if (!a.variants.empty()) given.push_back("--variant");
-    if (!a.methods.empty() || !a.methods1.empty() || !a.methods2.empty()) given.push_back("--method");
-    refuse_with_tuning(given, "--tune " + a.tune);
+    if (!v["decomposition"].empty()) given.push_back("--decomp");
+    if (!v["variant"].empty()) given.push_back("--variant");
+    if (!v["methods"].empty() || !a.methods1.empty() || !a.methods2.empty()) given.push_back("--method");
+    refuse_with_tuning(given, "--tune " + tune);
   }
   a.default_sweep = a.sizes.empty();
   if (a.default_sweep) {
@@ -239,20 +191,18 @@ void finish_args(BenchArgs& a) {
     if (a.validate == 0) a.validate = 1;
     if (a.reference == 0) a.reference = 1;
   }
-  if (a.decomps.empty()) a.decomps = kDecomps;
-  if (a.variants.empty()) a.variants = kVariants;
-  if (a.grids.empty()) a.grids = {"auto"};
-  if (a.methods.empty()) a.methods = a.backend == "cuda" ? kAllMethods : kCpuMethods;
+  // Not given: every choice is swept (the table's default, auto, is one the plan makes).
+  if (v["decomposition"].empty()) v["decomposition"] = kDecomps;
+  if (v["variant"].empty()) v["variant"] = kVariants;
+  if (v["methods"].empty()) v["methods"] = a.option("backend") == "cuda" ? kAllMethods : kCpuMethods;
   if (a.precisions.empty()) a.precisions = {"double"};
-  if (a.transforms.empty()) a.transforms = {"r2c"};
-  const auto kinds = a.option_sweeps.find("r2r");
-  if (std::find(a.transforms.begin(), a.transforms.end(), "r2r") != a.transforms.end() &&
-      (kinds == a.option_sweeps.end() || kinds->second.empty()))
+  const auto transforms = a.sweep("transform");
+  if (std::find(transforms.begin(), transforms.end(), "r2r") != transforms.end() && v["r2r"].empty())
     throw UsageError("--transform r2r needs --r2r with a DCT/DST kind for every axis (e.g. --r2r dct2,dct2,dct2)");
-  if (a.tune != "none") {  // one configuration per size, precision, transform and grid: the tuner picks
-    a.decomps = {"slab-2d1d"};
-    a.variants = {"default"};
-    a.methods = {"a2a-sync"};
+  if (tune != "none") {  // one configuration per size, precision, transform and grid: the tuner picks
+    v["decomposition"] = {"slab-2d1d"};
+    v["variant"] = {"default"};
+    v["methods"] = {"a2a-sync"};
     a.methods1.clear();
     a.methods2.clear();
   }
@@ -261,10 +211,14 @@ void finish_args(BenchArgs& a) {
 namespace {
 
 // Every combination of the plan options given by field name (one empty combination if none).
+// The fields expand() sweeps in loops of their own, in that order, are left out.
 std::vector<std::vector<std::pair<std::string, std::string>>> option_combinations(const BenchArgs& a) {
+  static const std::vector<std::string> looped{"transform", "decomposition", "variant", "grid",
+                                               "methods",   "overlap",       "threads", "codec"};
   std::vector<std::vector<std::pair<std::string, std::string>>> out{{}};
   for (const auto& [name, values] : a.option_sweeps) {
     if (values.empty()) continue;  // a flag of the table that was not given
+    if (std::find(looped.begin(), looped.end(), name) != looped.end()) continue;
     std::vector<std::vector<std::pair<std::string, std::string>>> next;
     for (const auto& combo : out)
       for (const auto& v : values) {
@@ -281,46 +235,37 @@ std::vector<std::vector<std::pair<std::string, std::string>>> option_combination
 std::vector<Config> expand(const BenchArgs& a) {
   const auto combos = option_combinations(a);
   std::vector<std::pair<dfft::Transform, bool>> transforms;  // (plan kind, inverse first)
-  for (const auto& t : a.transforms) {
-    auto kind = t == "c2c" ? dfft::Transform::c2c : t == "r2r" ? dfft::Transform::r2r : dfft::Transform::r2c;
+  for (const auto& t : a.sweep("transform")) {
+    auto kind = t == "c2r" ? dfft::Transform::r2c : dfft::parse_transform(t);
     bool seen = std::any_of(transforms.begin(), transforms.end(), [&](auto& p) { return p.first == kind; });
     if (!seen) transforms.emplace_back(kind, t == "c2r");
   }
+  const dfft::Options base = options_with_defaults(bench_uses());
   std::vector<Config> out;
   for (const auto& size : a.sizes) {
     auto shape = parse_shape(size);
     for (const auto& prec : std::set<std::string>(a.precisions.begin(), a.precisions.end()))
       for (auto [kind, inv_first] : transforms)
-        for (auto d : names_to(a.decomps, dfft::parse_decomposition))
-          for (auto v : names_to(a.variants, dfft::parse_variant))
-            for (const auto& g : a.grids)
+        for (auto d : names_to(a.sweep("decomposition"), dfft::parse_decomposition))
+          for (auto v : names_to(a.sweep("variant"), dfft::parse_variant))
+            for (const auto& g : a.sweep("grid"))
               for (const auto& ms : method_sets(a, d))
-              for (int slices : a.overlaps.empty() ? std::vector<int>{1} : a.overlaps)
-              for (int threads : a.threads.empty() ? std::vector<int>{1} : a.threads)
-              for (const auto& codec : a.codecs.empty() ? std::vector<std::string>{"none"} : a.codecs) {
+              for (const auto& slices : a.sweep("overlap"))
+              for (const auto& threads : a.sweep("threads"))
+              for (const auto& codec : a.sweep("codec")) {
                 Config c;
                 c.shape = shape;
                 c.is_double = prec == "double";
                 c.inverse_first = inv_first;
+                c.opt = base;
                 c.opt.decomposition = d;
                 c.opt.variant = v;
                 c.opt.transform = kind;
                 c.opt.grid = parse_grid(g);
                 c.opt.methods = ms;
-                c.opt.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
-                c.opt.backend = dfft::parse_backend(a.backend);
-                c.opt.norm = dfft::parse_norm(a.norm);
-                c.opt.transposed_out = a.transposed_out;
-                if (a.max_message_bytes > 0) c.opt.max_message_bytes = a.max_message_bytes;
-                c.opt.staging = dfft::parse_staging(a.staging);
-                c.opt.codec = dfft::parse_codec(codec);
-                c.opt.chunks = a.chunks;
-                c.opt.overlap = slices;
-                c.opt.threads = threads;
-                c.opt.tune = dfft::parse_tune(a.tune);
-                // Empty: the machine's default file, which tuned and untuned plans alike read.
-                c.opt.wisdom_file = a.wisdom;
-                c.opt.tune_budget_s = a.tune_budget;
+                dfft::set_option(c.opt, "overlap", slices);
+                dfft::set_option(c.opt, "threads", threads);
+                dfft::set_option(c.opt, "codec", codec);
                 c.warmup = a.warmup;
                 c.reps = a.reps;
                 c.validate = a.validate > 0;
@@ -343,8 +288,7 @@ Command make_bench_command(CLI::App& parent) {
   add_options(c, *args);
   c->footer(kBenchFooter);
   auto run = [args, c](MPI_Comm comm) {
-    for (const auto& name : kOverridable)
-      if (given_option(*c, *args, name)) args->given.push_back(name);
+    args->given = given_options(*c, *args);
     if (args->accuracy) {
       refuse_outside_accuracy(*c);
       return run_accuracy(*args, comm);
@@ -352,7 +296,14 @@ Command make_bench_command(CLI::App& parent) {
     if (args->cases.empty()) finish_args(*args);  // a cases file brings its own settings
     return run_bench(*args, comm);
   };
-  return {c, run};
+  // The first configuration the command line expands to, as run() would expand it.
+  auto options = [args, c] {
+    BenchArgs a = *args;
+    a.given = given_options(*c, a);
+    finish_args(a);
+    return expand(a).front().opt;
+  };
+  return {c, run, options};
 }
 
 }  // namespace dfftapp

@@ -18,19 +18,9 @@ void apply(const CaseSettings& s, BenchArgs& a) {
   if (s.reps) a.reps = *s.reps;
   if (s.validate) a.validate = *s.validate ? 1 : -1;
   if (s.reference) a.reference = *s.reference ? 1 : -1;
-  if (s.norm) a.norm = *s.norm;
-  if (s.transposed_out) a.transposed_out = *s.transposed_out;
-  if (s.effort) a.effort = *s.effort;
-  if (s.backend) a.backend = *s.backend;
-  if (s.staging) a.staging = *s.staging;
-  if (s.max_message_bytes) a.max_message_bytes = *s.max_message_bytes;
   if (s.precisions) a.precisions = *s.precisions;
-  if (s.transforms) a.transforms = *s.transforms;
-  if (s.decomps) a.decomps = *s.decomps;
-  if (s.variants) a.variants = *s.variants;
-  if (s.grids) a.grids = *s.grids;
   if (s.methods || s.methods1 || s.methods2) {  // a test's methods replace the global ones whole
-    a.methods = s.methods.value_or(std::vector<std::string>{});
+    a.option_sweeps["methods"] = s.methods.value_or(std::vector<std::string>{});
     a.methods1 = s.methods1.value_or(std::vector<std::string>{});
     a.methods2 = s.methods2.value_or(std::vector<std::string>{});
   }
@@ -45,30 +35,19 @@ void apply(const CaseSettings& s, BenchArgs& a) {
   }
 }
 
-// The command line's arguments with every setting a cases file controls back at its default:
-// options the format does not know (compression, tuning, ...) still come from the command line.
+// The command line's arguments with every setting a cases file controls back at its default;
+// apply_cli() gives back the plan options the command line gave.
 BenchArgs sweep_defaults(const BenchArgs& cli) {
   const BenchArgs fresh;
   BenchArgs a = cli;
   a.sizes = fresh.sizes;
-  a.decomps = fresh.decomps;
-  a.variants = fresh.variants;
-  a.grids = fresh.grids;
-  a.methods = fresh.methods;
   a.methods1 = fresh.methods1;
   a.methods2 = fresh.methods2;
   a.precisions = fresh.precisions;
-  a.transforms = fresh.transforms;
   a.warmup = fresh.warmup;
   a.reps = fresh.reps;
   a.validate = fresh.validate;
   a.reference = fresh.reference;
-  a.effort = fresh.effort;
-  a.norm = fresh.norm;
-  a.transposed_out = fresh.transposed_out;
-  a.backend = fresh.backend;
-  a.staging = fresh.staging;
-  a.max_message_bytes = fresh.max_message_bytes;
   a.option_sweeps = fresh.option_sweeps;
   a.default_sweep = false;
   return a;
@@ -88,17 +67,8 @@ void apply_cli(const BenchArgs& cli, BenchArgs& a) {
   if (given("--reps")) a.reps = cli.reps;
   if (given("--validate")) a.validate = cli.validate;
   if (given("--reference")) a.reference = cli.reference;
-  if (given("--norm")) a.norm = cli.norm;
-  if (given("--transposed-out")) a.transposed_out = cli.transposed_out;
-  if (given("--effort")) a.effort = cli.effort;
-  if (given("--backend")) a.backend = cli.backend;
-  if (given("--staging")) a.staging = cli.staging;
-  if (given("--max-message-bytes")) a.max_message_bytes = cli.max_message_bytes;
   if (given("--precision")) a.precisions = cli.precisions;
-  if (given("--transform")) a.transforms = cli.transforms;
   // A plan option the command line gives replaces the file's values of that field.
-  for (const auto& flag : cli.given)
-    if (const auto* f = dfft::option_field_by_flag(flag)) a.option_sweeps.erase(std::string(f->name));
   for (const auto& [name, values] : cli.option_sweeps)
     if (!values.empty()) a.option_sweeps[name] = values;
 }

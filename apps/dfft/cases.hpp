@@ -28,15 +28,14 @@ constexpr std::size_t kMaxCasesBytes = 16u << 20;
 /// Settings of "global" or of one test; unset fields inherit (test <- global <- bench defaults).
 struct CaseSettings {
   std::optional<int> warmup, reps;
-  std::optional<bool> validate, reference, transposed_out;
-  std::optional<std::string> effort, backend, staging, norm;
-  std::optional<std::int64_t> max_message_bytes;
-  std::optional<std::vector<std::string>> precisions, transforms, decomps, variants, grids;
+  std::optional<bool> validate, reference;
+  std::optional<std::vector<std::string>> precisions;
+  /// "method", "method1", "method2": one method per value (bench's --method, --method1, --method2).
   std::optional<std::vector<std::string>> methods, methods1, methods2;
   std::optional<std::vector<std::vector<std::int64_t>>> sizes;
   std::optional<std::vector<int>> ranks;
-  /// Every other plan option, by its field name (dfft/option_fields.hpp): the values to sweep,
-  /// as text.
+  /// The plan options, by their field name (dfft/option_fields.hpp): the values to sweep, as
+  /// text, checked as bench's flags check them (bench_uses()).
   std::map<std::string, std::vector<std::string>> options;
 };
 

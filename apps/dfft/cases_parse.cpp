@@ -186,44 +186,14 @@ const std::map<std::string, Reader>& readers() {
        [](auto& v, auto& w, auto& s) { s.reps = static_cast<int>(get_int(v, w, 1, 1000000)); }},
       {"validate", [](auto& v, auto& w, auto& s) { s.validate = get_bool(v, w); }},
       {"reference", [](auto& v, auto& w, auto& s) { s.reference = get_bool(v, w); }},
-      {"transposed_out", [](auto& v, auto& w, auto& s) { s.transposed_out = get_bool(v, w); }},
-      {"norm",
-       [](auto& v, auto& w, auto& s) { s.norm = get_choice(v, w, dfftapp::option_names("norm")); }},
-      {"effort",
-       [](auto& v, auto& w, auto& s) {
-         s.effort = get_choice(v, w, {"estimate", "measure"});
-       }},
-      {"backend",
-       [](auto& v, auto& w, auto& s) { s.backend = get_name(v, w, dfft::parse_backend); }},
-      {"staging",
-       [](auto& v, auto& w, auto& s) { s.staging = get_name(v, w, dfft::parse_staging); }},
-      {"max_message_bytes",
-       [](auto& v, auto& w, auto& s) {
-         s.max_message_bytes = get_int(v, w, 1, std::numeric_limits<std::int64_t>::max());
-       }},
       {"precision",
        [](auto& v, auto& w, auto& s) {
          s.precisions = get_list(v, w, [](auto& x, auto& y) {
            return get_choice(x, y, {"double", "float"});
          });
        }},
-      {"transform",
-       [](auto& v, auto& w, auto& s) {
-         s.transforms = get_list(v, w, [](auto& x, auto& y) {
-           return get_choice(x, y, {"r2c", "c2r", "c2c", "r2r"});
-         });
-       }},
-      {"decomposition",
-       [](auto& v, auto& w, auto& s) {
-         s.decomps = get_list(
-             v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_decomposition); });
-       }},
-      {"variant",
-       [](auto& v, auto& w, auto& s) {
-         s.variants =
-             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_variant); });
-       }},
-      {"grid", [](auto& v, auto& w, auto& s) { s.grids = get_list(v, w, grid_entry); }},
+      // A list of grids sweeps them, as --grid 2x2,4 does (the table's list would be one grid).
+      {"grid", [](auto& v, auto& w, auto& s) { s.options["grid"] = get_list(v, w, grid_entry); }},
       {"method",
        [](auto& v, auto& w, auto& s) {
          s.methods =
@@ -253,13 +223,17 @@ std::string known_keys(bool test) {
   return k;
 }
 
-// A plan option without a key of its own above: its values, each checked by the library.
+// A plan option without a key of its own above: its values, each checked as bench's flag checks it.
 bool read_option(const json& v, const std::string& key, const std::string& where, CaseSettings& s) {
   const auto& fields = dfft::option_fields();
   const auto f = std::find_if(fields.begin(), fields.end(), [&](const auto& x) { return x.name == key; });
   if (f == fields.end()) return false;
+  // The table's values (chunks 0: automatic, which bench's flag refuses) and bench's extra names
+  // (transform c2r).
+  FlagUse names;
+  if (const auto use = bench_uses().find(key); use != bench_uses().end()) names.extra = use->second.extra;
   try {
-    s.options[key] = option_sweep(*f, v);
+    s.options[key] = option_sweep(*f, v, &names);
   } catch (const std::exception& e) {
     fail(where, e.what());
   }
@@ -333,6 +307,37 @@ std::vector<std::vector<std::int64_t>> doubling_sizes(const std::vector<std::int
   }
   if (out.size() > kMaxSizes) throw CaseError("more than 4096 sizes");
   return out;
+}
+
+// bench_uses() and BenchArgs' accessors live here, with the cases-file keys that read them, so
+// that the parsers library (fuzzers, unit tests) has them without the rest of bench.
+const FlagUses& bench_uses() {
+  static const FlagUses uses{
+      {"transform", FlagUse().also({"c2r"}).noted("c2r: the r2c plan, its inverse record listed first")},
+      {"decomposition", FlagUse().noted("Not given: slab-2d1d, slab-1d2d and pencil")},
+      {"variant", FlagUse().noted("Not given: default and realigned")},
+      {"grid", FlagUse().items()},
+      {"methods", FlagUse().items().noted("Each value one configuration; not given: every method of the backend")},
+      {"max_message_bytes", FlagUse().least(1, "a byte count >= 1")},
+      {"chunks", FlagUse().defaults_to("4").least(1, "an integer >= 1")},
+      {"overlap", FlagUse().defaults_to("1").least(1, "an integer >= 1")},
+      {"threads", FlagUse().defaults_to("1").least(0, "an integer >= 0")},
+      {"tune", FlagUse().noted("--decomp, --variant and --method are then refused: the tuner chooses them")},
+      {"tune_budget_s", FlagUse().least(0, "a number of seconds >= 0")},
+  };
+  return uses;
+}
+
+std::string BenchArgs::option(const std::string& name) const {
+  if (const auto v = option_sweeps.find(name); v != option_sweeps.end() && !v->second.empty()) return v->second.back();
+  if (const auto u = bench_uses().find(name); u != bench_uses().end() && !u->second.default_text.empty())
+    return u->second.default_text;
+  return dfft::option_field(name).default_text();
+}
+
+std::vector<std::string> BenchArgs::sweep(const std::string& name) const {
+  if (const auto v = option_sweeps.find(name); v != option_sweeps.end() && !v->second.empty()) return v->second;
+  return {option(name)};
 }
 
 CaseFile parse_cases_json(const std::string& text) {

@@ -200,41 +200,73 @@ Command make_moved_command(CLI::App& parent, const std::string& name, const std:
           }};
 }
 
-void add_plan_option_flags(CLI::App* c, OptionValues& values, const std::vector<std::string>& own) {
+namespace {
+
+std::string joined(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+void add_plan_option_flags(CLI::App* c, OptionValues& values, const FlagUses& uses,
+                           const std::vector<std::string>& fields) {
+  static const FlagUse plain;
   for (const auto& f : dfft::option_fields()) {
-    if (f.flag.empty()) continue;
     const std::string flag(f.flag), name(f.name), group(f.group);
-    if (std::find(own.begin(), own.end(), flag) != own.end()) continue;
-    if (CLI::Option* have = c->get_option_no_throw(flag)) {
-      have->group(group);
-      continue;
-    }
+    if (flag.empty() || (!fields.empty() && !contains(fields, name))) continue;
+    const auto u = uses.find(name);
+    const FlagUse& use = u == uses.end() ? plain : u->second;
+    if (use.own) continue;
     std::vector<std::string>& v = values[name];
-    const std::string help = std::string(f.doc) + (f.allowed.empty() ? "" : " (" + std::string(f.allowed) + ")") +
-                             "; default " + (f.default_text().empty() ? "(empty)" : f.default_text());
+    std::vector<std::string> allowed = use.only;
+    if (allowed.empty() && !f.allowed.empty()) allowed = split(std::string(f.allowed), '|');
+    if (f.empty_is_auto && !allowed.empty()) allowed.push_back("auto");
+    for (const auto& x : use.extra)
+      if (!contains(allowed, x)) allowed.push_back(x);
+    const std::string def = use.default_text.empty() ? f.default_text() : use.default_text;
+    const std::string help = std::string(f.doc) + (allowed.empty() ? "" : " (" + joined(allowed, "|") + ")") +
+                             "; default " + (def.empty() ? "(empty)" : def) +
+                             (use.note.empty() ? "" : ". " + use.note);
     CLI::Option* o = nullptr;
     if (f.type == "bool") {
       o = c->add_flag(flag + "{true}," + "--no-" + flag.substr(2) + "{false}", v, help);
     } else {
-      const std::string item = f.allowed.empty() ? std::string(f.element_type()) : "{" + std::string(f.allowed) + "}";
-      o = c->add_option(flag, v, help)->type_name(f.is_list() ? "list of " + item : item);
-      if (!f.is_list()) o->delimiter(',');
+      const bool items = !f.is_list() || use.split_items;
+      // A grid's items are whole grids ("2x2"), not the integers of one.
+      const std::string type = std::string(items && f.separator == ',' ? f.element_type() : f.type);
+      o = c->add_option(flag, v, help)->type_name(allowed.empty() ? type : "{" + joined(allowed, "|") + "}");
+      if (items) o->delimiter(',');
     }
     o->group(group)->check(CLI::Validator(
-        [name](std::string& text) -> std::string {
-          try {
-            dfft::Options probe;
-            dfft::set_option(probe, name, text);
-          } catch (const dfft::Error& e) {
-            return message_of(e);
-          }
-          return "";
-        },
-        ""));
+        [&f, use](std::string& text) -> std::string { return use.refusal(f, text); }, ""));
   }
   // The options of another concern (sizes, repetitions, files) keep one section of their own.
   for (CLI::Option* o : c->get_options())
     if (o->get_group() == "Options") o->group("other");
+}
+
+bool option_given(const OptionValues& values, const std::string& name) {
+  const auto v = values.find(name);
+  return v != values.end() && !v->second.empty();
+}
+
+std::string option_value(const OptionValues& values, const FlagUses& uses, const std::string& name) {
+  if (const auto v = values.find(name); v != values.end() && !v->second.empty()) return v->second.back();
+  if (const auto u = uses.find(name); u != uses.end() && !u->second.default_text.empty()) return u->second.default_text;
+  return dfft::option_field(name).default_text();
+}
+
+dfft::Options options_with_defaults(const FlagUses& uses) {
+  dfft::Options o;
+  for (const auto& [name, use] : uses)
+    if (!use.default_text.empty() && !contains(use.extra, use.default_text)) dfft::set_option(o, name, use.default_text);
+  return o;
 }
 
 void refuse_with_tuning(const std::vector<std::string>& given, const std::string& tuning) {
@@ -243,13 +275,13 @@ void refuse_with_tuning(const std::vector<std::string>& given, const std::string
                      "decomposition, variant and methods (give " + given.front() + " without tuning, or drop it)");
 }
 
-void set_plan_options(dfft::Options& o, const OptionValues& values) {
+void set_plan_options(dfft::Options& o, const OptionValues& values, const std::vector<std::string>& skip) {
   for (const auto& [name, v] : values) {
-    if (v.empty()) continue;
-    if (v.size() > 1)
-      throw UsageError(std::string(dfft::option_field(name).flag) + " takes one value here (got " +
-                       std::to_string(v.size()) + ")");
-    dfft::set_option(o, name, v.front());
+    if (v.empty() || contains(skip, name)) continue;
+    const dfft::OptionField& f = dfft::option_field(name);
+    if (v.size() > 1 && !(f.is_list() && f.separator == ','))
+      throw UsageError(std::string(f.flag) + " takes one value here (got " + std::to_string(v.size()) + ")");
+    dfft::set_option(o, name, joined(v, ","));
   }
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace CLI {
@@ -21,6 +22,7 @@ class Validator;
 
 namespace dfft {
 struct Options;
+struct OptionField;
 }  // namespace dfft
 
 namespace dfftapp {
@@ -95,20 +97,59 @@ CLI::Validator at_least(double min, const std::string& words);
 /// Plan options by field name (dfft/option_fields.hpp), as text, as the command line gave them.
 using OptionValues = std::map<std::string, std::vector<std::string>>;
 
-/// The plan-option flags of the option table on subcommand `c`, in `--help` sections named after
-/// the option groups. Flags `c` already defines keep their own handling and only move into their
-/// group's section; the table's other flags are added here, each value checked by the library
-/// and collected in `values` under the field name: a list-valued field (--axes 0,1) takes one
-/// value per occurrence, the others several, comma-separated or repeated. `own` names flags of
-/// `c` that mean something else there (they stay where they are).
-void add_plan_option_flags(CLI::App* c, OptionValues& values, const std::vector<std::string>& own = {});
+/// How a subcommand takes the flag of one table field where it differs from the table: the
+/// flag's spelling and help come from the table, these only narrow, widen or annotate it.
+struct FlagUse {
+  bool own = false;                // the subcommand defines this spelling itself, for another meaning
+  std::string default_text;        // the value when the flag is not given ("": the table's default)
+  std::vector<std::string> extra;  // values taken besides the table's (bench's c2r: r2c, inverse first)
+  std::vector<std::string> only;   // the values taken, where fewer than the table's
+  double min = -1e308;             // numbers: the least taken, named by min_words
+  std::string min_words;
+  /// A list field whose values are separated by ',' like a scalar's: each item one value (bench's
+  /// --method a2a-sync,p2p-sync sweeps two methods).
+  bool split_items = false;
+  std::string note;                // said after the table's help (what the subcommand does with it)
+
+  // Setters, so that a table of uses reads `FlagUse().also({"c2r"}).noted("...")`.
+  FlagUse& owned() { own = true; return *this; }
+  FlagUse& defaults_to(std::string t) { default_text = std::move(t); return *this; }
+  FlagUse& also(std::vector<std::string> v) { extra = std::move(v); return *this; }
+  FlagUse& just(std::vector<std::string> v) { only = std::move(v); return *this; }
+  FlagUse& least(double m, std::string words) { min = m; min_words = std::move(words); return *this; }
+  FlagUse& items() { split_items = true; return *this; }
+  FlagUse& noted(std::string n) { note = std::move(n); return *this; }
+
+  /// Why `text` is not a value of field `f` taken this way ("": it is one): not among `only`, below
+  /// `min`, or refused by dfft::set_option; values of `extra` are taken as they are.
+  std::string refusal(const dfft::OptionField& f, const std::string& text) const;
+};
+/// FlagUse by field name.
+using FlagUses = std::map<std::string, FlagUse>;
+
+/// The table's flags on subcommand `c`, in `--help` sections named after the option groups, each
+/// with the table's help and its values checked by the library (dfft::set_option) as `uses` adjusts
+/// them; the values are collected in `values` under the field name, as text. A list-valued field
+/// (--axes 0,1) takes one value per occurrence, the others several, comma-separated or repeated.
+/// With `fields` non-empty only those fields' flags are added.
+void add_plan_option_flags(CLI::App* c, OptionValues& values, const FlagUses& uses = {},
+                           const std::vector<std::string>& fields = {});
+
+/// The text of field `name` for a subcommand: the last value given, else the FlagUse default,
+/// else the table's default.
+std::string option_value(const OptionValues& values, const FlagUses& uses, const std::string& name);
+/// Whether the flag of field `name` was given.
+bool option_given(const OptionValues& values, const std::string& name);
+/// Options with the subcommand's defaults of `uses` (FlagUse::default_text) set.
+dfft::Options options_with_defaults(const FlagUses& uses);
 
 /// Refuses the options in `given` (flags such as "--decomp", "--method") that the tuning named
 /// by `tuning` ("--tune measure") would override, naming both (UsageError).
 void refuse_with_tuning(const std::vector<std::string>& given, const std::string& tuning);
 
-/// Sets the fields of `values` in `o`; a field given several values is refused (UsageError)
-/// where the subcommand runs one plan.
-void set_plan_options(dfft::Options& o, const OptionValues& values);
+/// Sets the fields of `values` in `o` (fields named in `skip` excepted); a field given several
+/// values is refused (UsageError) where the subcommand runs one plan, except a list with ','
+/// between items, whose occurrences add items (--axes 0 --axes 1 is --axes 0,1).
+void set_plan_options(dfft::Options& o, const OptionValues& values, const std::vector<std::string>& skip = {});
 
 }  // namespace dfftapp

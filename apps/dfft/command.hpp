@@ -13,11 +13,19 @@ namespace CLI {
 class App;
 }
 
+namespace dfft {
+struct Options;
+}
+
 namespace dfftapp {
 
 struct Command {
   CLI::App* app = nullptr;              // the subcommand parser (owned by the parent App)
   std::function<int(MPI_Comm)> run;     // collective over the communicator; returns the exit code
+  /// After parsing, without MPI: the plan options the command line gives (a sweep's first
+  /// configuration), so that a test can walk the table's flags through the subcommand's own
+  /// handling. Empty where the subcommand makes no plan of its own options.
+  std::function<dfft::Options()> options{};
 };
 
 /// `dfft bench`: time distributed transforms over a sweep of configurations (with --accuracy:

@@ -130,10 +130,8 @@ Command make_model_command(CLI::App& parent) {
   clu->add_option("--gpus", a->gpus, "GPU counts")->delimiter(',')->check(CLI::PositiveNumber)->capture_default_str();
   clu->add_option("--size", a->cubes, "Cube edges N (N^3)")->delimiter(',')->check(CLI::Range(2, 1 << 20))->capture_default_str();
   clu->add_option("--precision", a->precisions)->delimiter(',')->check(CLI::IsMember({"double", "float"}))->capture_default_str();
-  clu->add_option("--transform", a->transforms)->delimiter(',')->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
   chk->add_flag("--fit-calibration", a->fit_calibration,
                 "Fit the analytic model's rates to the records themselves instead of a stored calibration");
-  cal->add_option("--backend", a->backend)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   cal->add_option("--file,--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
   chk->add_option("--calibration", a->file, "Wisdom file holding the calibrations")->capture_default_str();
   cal->add_option("--reps", a->reps, "Repetitions per micro-benchmark")->check(at_least(1, "an integer >= 1"))->capture_default_str();
@@ -141,9 +139,14 @@ Command make_model_command(CLI::App& parent) {
   cal->add_option("--fft-n", a->fft_n, "FFT/pack benchmarks use an N^3 array (default 64, 256 with --backend cuda)")->check(CLI::Range(2, 1024));
   for (auto* c : {fit, chk}) c->add_option("results", a->results, "dfft bench --json files (JSON lines)")->required();
   fit->add_option("--predict", a->predict_at, "Rank counts to predict")->delimiter(',')->capture_default_str();
+  // The table's flags of the fields these subcommands take: the model covers r2c and c2c.
+  add_plan_option_flags(clu, a->options, {{"transform", FlagUse().just({"r2c", "c2c"}).defaults_to("c2c,r2c")}}, {"transform"});
+  add_plan_option_flags(cal, a->options, {}, {"backend"});
   const Command predict = make_moved_command(*m, "predict", "dfft tune --mode heuristic");
   auto run = [a, cal, fit, chk, clu, predict](MPI_Comm comm) {
     if (chk->parsed()) a->file_given = chk->count("--calibration") > 0;
+    if (option_given(a->options, "transform")) a->transforms = a->options.at("transform");
+    if (option_given(a->options, "backend")) a->backend = a->options.at("backend").back();
     if (cal->parsed()) return run_calibrate(*a, comm);
     if (clu->parsed()) return run_model_cluster(*a, comm);
     if (predict.app->parsed()) return predict.run(comm);

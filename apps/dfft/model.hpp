@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_common.hpp"
 #include "dfft/model.hpp"
 #include "dfft/tune.hpp"
 
@@ -34,6 +35,7 @@ struct ModelArgs {
   std::vector<int> gpus{8, 64, 512};
   std::vector<std::int64_t> cubes{2048, 4096};
   std::vector<std::string> precisions{"float", "double"}, transforms{"c2c", "r2c"};
+  OptionValues options;  // the table's flags (calibrate: --backend, cluster: --transform), by field name
 };
 
 int run_model_fit(const ModelArgs& a, MPI_Comm comm);

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "option_json.hpp"
 
+#include "cli_common.hpp"
+#include "dfft/types.hpp"
+
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -43,17 +48,49 @@ std::string option_text(const dfft::OptionField& f, const json& v) {
   return s;
 }
 
-std::vector<std::string> option_sweep(const dfft::OptionField& f, const json& v) {
+std::vector<std::string> option_sweep(const dfft::OptionField& f, const json& v, const FlagUse* use) {
   std::vector<std::string> out;
   const bool several = v.is_array() && (!f.is_list() || (!v.empty() && v[0].is_array()));
   if (several && v.empty()) throw std::invalid_argument("empty list");
   for (const auto& x : several ? v : json::array({v})) {
     std::string t = option_text(f, x);
-    dfft::Options probe;
-    dfft::set_option(probe, f.name, t);
+    if (use) {
+      if (const std::string why = use->refusal(f, t); !why.empty()) throw std::invalid_argument(why);
+    } else {
+      dfft::Options probe;
+      dfft::set_option(probe, f.name, t);
+    }
     out.push_back(std::move(t));
   }
   return out;
+}
+
+// Here, not in cli_common.cpp, so that the cases-file parser (this library) checks a key's values
+// as the command line checks the flag's.
+std::string FlagUse::refusal(const dfft::OptionField& f, const std::string& text) const {
+  const auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  if (has(extra, text)) return "";
+  if (!only.empty() && !has(only, text)) {
+    std::string list;
+    for (const auto& x : only) list += (list.empty() ? "" : ", ") + x;
+    return "'" + text + "' is not taken here; allowed: " + list;
+  }
+  if (!min_words.empty()) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(v >= min)) return "must be " + min_words + " (got '" + text + "')";
+  }
+  try {
+    dfft::Options probe;
+    dfft::set_option(probe, f.name, text);
+  } catch (const dfft::Error& e) {
+    std::string what = e.what();
+    if (what.rfind("dfft: ", 0) == 0) what.erase(0, 6);
+    return what;
+  }
+  return "";
 }
 
 std::vector<std::string> option_names(const std::string& field) {

@@ -21,15 +21,25 @@ namespace dfftapp {
 namespace {
 
 struct TransformArgs {
-  std::string in, out, transform = "r2c", norm = "backward";
-  std::string decomp = "auto", variant = "auto", grid = "auto";  // the library's defaults
-  std::string backend = "cpu", staging = "auto", effort = "measure";
-  std::vector<std::string> methods, methods1, methods2;
+  std::string in, out;
+  std::vector<std::string> methods1, methods2;
   bool inverse = false, verbose = false, quiet = false, in_place = false;
   std::int64_t last_n = -1;
+  OptionValues options;  // the plan options, by field name, as the table's flags gave them
+  // Filled from `options` after parsing.
+  std::string transform;  // r2c, c2r, c2c or r2r
   std::vector<int> axes;  // empty: every axis
-  OptionValues options;   // the other plan options, by field name
 };
+
+// The table's flags as transform takes them: c2r names the inverse of the r2c plan, and --in-place
+// rewrites OUT (Options::in_place, FFTW's padded r2c layout, has no use for files).
+const FlagUses& transform_uses() {
+  static const FlagUses uses{
+      {"transform", FlagUse().also({"c2r"}).noted("c2r: the inverse of r2c")},
+      {"in_place", FlagUse().owned()},
+  };
+  return uses;
+}
 
 // Input and output of the run as the files see them.
 struct Job {
@@ -59,69 +69,34 @@ unreadable or mismatching input file (docs/cli.md). Details: docs/transform.md.)
 void add_options(CLI::App* c, TransformArgs& a) {
   c->add_option("IN", a.in, "Input .npy file (C or Fortran order)")->required();
   c->add_option("OUT", a.out, "Output .npy file")->required();
-  c->add_option("--transform", a.transform, "r2c | c2r | c2c")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"r2c", "c2r", "c2c", "r2r"}));
   c->add_flag("--inverse", a.inverse, "c2c, r2r: the inverse (backward) transform");
   c->add_option("--last-n", a.last_n, "c2r: length of the real halved axis (2*(m-1) or 2*(m-1)+1)")
       ->check(at_least(1, "an integer >= 1"));
-  c->add_option("--axes", a.axes,
-                "Axes to transform, in order, as numpy.fft's axes= (e.g. 1,2; default all); r2c "
-                "and c2r halve the last listed axis")
-      ->delimiter(',');
-  c->add_option("--norm", a.norm, "Scaling as numpy.fft: backward | ortho | forward | none (neither)")
-      ->capture_default_str()
-      ->check(CLI::IsMember(option_names("norm")));
-  c->add_option("--decomp", a.decomp, "slab-2d1d | slab-1d2d | pencil | auto (chosen by the plan)")->capture_default_str();
-  c->add_option("--variant", a.variant, "default | realigned | auto (chosen by the plan)")->capture_default_str();
-  c->add_option("--grid", a.grid, "Process grid P1xP2 (pencil), P (slab) or auto")
-      ->capture_default_str();
-  auto* m = c->add_option("--method", a.methods, "Redistribution method of every exchange")
-                ->delimiter(',');
-  auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")->delimiter(',');
-  auto* m2 =
-      c->add_option("--method2", a.methods2, "Method of the second exchange")->delimiter(',');
-  m->excludes(m1)->excludes(m2);
-  c->add_option("--backend", a.backend, "cpu | cuda")->capture_default_str();
-  c->add_option("--staging", a.staging, "CUDA backend: auto | host | cuda-aware")
-      ->capture_default_str();
-  c->add_option("--effort", a.effort, "FFTW planning effort")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"estimate", "measure"}));
   c->add_flag("--verbose", a.verbose, "Print the plan's path");
   c->add_flag("--quiet", a.quiet, "Print nothing on success");
   c->add_flag("--in-place", a.in_place,
               "Rewrite the existing regular file OUT itself (keeps its inode, owner and links; a "
               "failure leaves it partly written) instead of replacing it by a new file");
-  // --in-place here rewrites OUT; Options::in_place (FFTW's padded r2c layout) has no use for files.
-  add_plan_option_flags(c, a.options, {"--in-place"});
+  add_plan_option_flags(c, a.options, transform_uses());
+  const std::string group(dfft::option_field("methods").group);
+  CLI::Option* m = c->get_option("--method");
+  auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")->delimiter(',')->group(group);
+  auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange")->delimiter(',')->group(group);
+  m->excludes(m1)->excludes(m2);
 }
 
 // Options as the library wants them; unknown names throw dfft::Error listing the allowed ones.
 dfft::Options plan_options(const TransformArgs& a) {
-  dfft::Options o;
-  o.decomposition = dfft::parse_decomposition(a.decomp);
-  o.variant = dfft::parse_variant(a.variant);
-  o.grid = parse_grid(a.grid);
-  o.backend = dfft::parse_backend(a.backend);
-  o.staging = dfft::parse_staging(a.staging);
-  o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
-  o.norm = dfft::parse_norm(a.norm);
-  o.transform = a.transform == "c2c"   ? dfft::Transform::c2c
-                : a.transform == "r2r" ? dfft::Transform::r2r
-                                       : dfft::Transform::r2c;
-  o.axes = a.axes;
-  std::vector<std::string> names = a.methods;
+  dfft::Options o = options_with_defaults(transform_uses());
+  set_plan_options(o, a.options, {"transform"});
+  o.transform = a.transform == "c2r" ? dfft::Transform::r2c : dfft::parse_transform(a.transform);
   if (!a.methods1.empty() || !a.methods2.empty()) {
-    names = a.methods1.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods1;
+    std::vector<std::string> names = a.methods1.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods1;
     for (const auto& x : a.methods2.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods2)
       names.push_back(x);
-  }
-  if (!names.empty()) {
     o.methods.clear();
     for (const auto& n : names) o.methods.push_back(dfft::parse_method(n));
   }
-  set_plan_options(o, a.options);
   return o;
 }
 
@@ -285,9 +260,9 @@ void check_arguments(const TransformArgs& a, MPI_Comm comm) {
     if (const std::string w = wisdom_target(o.wisdom_file, comm); !w.empty()) check_wisdom_target(w, comm);
   if (o.tune != dfft::Tune::none) {
     std::vector<std::string> given;
-    if (a.decomp != "auto") given.push_back("--decomp");
-    if (a.variant != "auto") given.push_back("--variant");
-    if (!a.methods.empty() || !a.methods1.empty() || !a.methods2.empty()) given.push_back("--method");
+    if (option_value(a.options, transform_uses(), "decomposition") != "auto") given.push_back("--decomp");
+    if (option_value(a.options, transform_uses(), "variant") != "auto") given.push_back("--variant");
+    if (option_given(a.options, "methods") || !a.methods1.empty() || !a.methods2.empty()) given.push_back("--method");
     refuse_with_tuning(given, "--tune " + dfft::to_string(o.tune));
   }
 }
@@ -343,7 +318,23 @@ Command make_transform_command(CLI::App& parent) {
       "Transform a .npy file into a .npy file (r2c, c2r, c2c or r2r), reading and writing with MPI-IO");
   add_options(c, *args);
   c->footer(kTransformFooter);
-  return {c, [args](MPI_Comm comm) { return run_transform(*args, comm); }};
+  // The transform and axes, which decide the files' shapes, from the options the flags gave.
+  auto finish = [args] {
+    args->transform = option_value(args->options, transform_uses(), "transform");
+    try {
+      args->axes = plan_options(*args).axes;
+    } catch (const dfft::Error&) {  // refused with its message by check_arguments()
+    }
+  };
+  return {c,
+          [args, finish](MPI_Comm comm) {
+            finish();
+            return run_transform(*args, comm);
+          },
+          [args, finish] {
+            finish();
+            return plan_options(*args);
+          }};
 }
 
 }  // namespace dfftapp

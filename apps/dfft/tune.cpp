@@ -33,17 +33,19 @@ namespace {
 
 struct TuneArgs {
   std::vector<std::string> size{"64", "64", "64"};
-  std::string precision = "double", transform = "r2c", backend = "cpu", grid = "auto";
-  std::string effort = "estimate", mode = "measure", wisdom;  // empty: the machine's default file
-  bool wisdom_given = false;  // --wisdom on the command line
+  std::string precision = "double", mode = "measure";
   bool no_wisdom = false, reuse = false, validate = false;
   double validate_limit = 0;  // --validate-limit: the reference error allowed (0: bench's limit)
   double budget = 0;
   dfft::TuneSettings settings;
   int top = 0;
   int progress = 0;  // >0 --progress, <0 --no-progress, 0: on a terminal
-  std::vector<int> threads{1};  // threads per rank; one tuning (and wisdom entry) per value
-  OptionValues options;         // the other plan options, by field name
+  OptionValues options;         // the plan options, by field name, as the table's flags gave them
+  // Filled from `options` after parsing.
+  std::string transform, backend, grid;
+  std::string wisdom;           // empty: the machine's default file
+  bool wisdom_given = false;    // --wisdom on the command line
+  std::vector<int> threads;     // threads per rank; one tuning (and wisdom entry) per value
   std::string json;             // --json: one record per candidate (tools/plot.py --tune)
   std::vector<std::string> records;  // their lines, written once every tuning is done
 };
@@ -73,20 +75,26 @@ calibrate` stores it; the placeholder constants where there is none), every cand
 predicted fft, pack, comm and unpack time of one forward transform in ms (the slowest rank per
 stage), the bytes and peers of each exchange, and the slab-vs-pencil crossover (docs/models.md).)";
 
+// The table's flags as tune takes them. --mode and --budget are Options::tune and tune_budget_s
+// here; the tuner times r2c (with its inverse) or c2c.
+const FlagUses& tune_uses() {
+  static const FlagUses uses{
+      {"transform", FlagUse().just({"r2c", "c2c"})},
+      {"grid", FlagUse().noted("Fixes the process grid; auto: the tuner chooses it")},
+      {"effort", FlagUse().defaults_to("estimate")},
+      {"threads", FlagUse().least(0, "an integer >= 0").noted("A list tunes each in turn")},
+      {"wisdom_file", FlagUse().noted("The file tune updates; --mode heuristic reads the calibration from it")},
+      {"tune", FlagUse().owned()},
+      {"tune_budget_s", FlagUse().owned()},
+  };
+  return uses;
+}
+
 void add_options(CLI::App* c, TuneArgs& a) {
   add_size_option(c, a.size, "Global shape")->capture_default_str();
   c->add_option("--precision", a.precision)->check(CLI::IsMember({"double", "float"}))->capture_default_str();
-  c->add_option("--transform", a.transform)->check(CLI::IsMember({"r2c", "c2c"}))->capture_default_str();
-  c->add_option("--backend", a.backend)->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-  c->add_option("--grid", a.grid, "Fix the process grid (P1xP2 or P); default: tune it")->capture_default_str();
-  c->add_option("--effort", a.effort, "FFTW planning effort")
-      ->check(CLI::IsMember({"estimate", "measure"}))->capture_default_str();
   c->add_option("--mode", a.mode, "measure (time candidates) | heuristic (analytic model only)")
       ->check(CLI::IsMember({"measure", "heuristic"}))->capture_default_str();
-  auto* wisdom = c->add_option("--wisdom", a.wisdom, "Wisdom file to update; heuristic: to read the calibration "
-                                                     "from (default: the machine's wisdom file, which plans read; "
-                                                     "DFFT_WISDOM names another or turns it off)");
-  c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file")->excludes(wisdom);
   c->add_flag("--reuse", a.reuse, "Take a matching wisdom entry instead of measuring");
   c->add_option("--budget", a.budget, "No candidate or final round starts after this many seconds; the "
                                       "result is then stored as partial and a later run continues it (0: none)")
@@ -101,9 +109,6 @@ void add_options(CLI::App* c, TuneArgs& a) {
       ->check(at_least(0, "an integer >= 0"))->capture_default_str();
   c->add_option("--final-reps", a.settings.final_reps, "At most this many more repetitions per finalist")
       ->check(at_least(1, "an integer >= 1"))->capture_default_str();
-  c->add_option("--threads", a.threads, "CPU backend: threads per rank, a list tunes each in turn "
-                                        "(0: the affinity mask; docs/threads.md)")
-      ->delimiter(',')->check(at_least(0, "an integer >= 0"))->capture_default_str();
   c->add_option("--top", a.top, "Print only the N best candidates (0: all)")->check(at_least(0, "an integer >= 0"));
   c->add_flag("--validate", a.validate, "Check the chosen plan against a serial FFTW transform");
   c->add_option("--validate-limit", a.validate_limit,
@@ -115,8 +120,23 @@ void add_options(CLI::App* c, TuneArgs& a) {
                 "chosen, a finalist or tied (tools/plot.py --tune draws them)");
   c->add_flag("--progress,!--no-progress", a.progress,
               "Progress lines on stderr (default: unless stderr is a file or /dev/null)");
-  // --mode and --budget are Options::tune and tune_budget_s here.
-  add_plan_option_flags(c, a.options, {"--tune", "--tune-budget"});
+  add_plan_option_flags(c, a.options, tune_uses());
+  c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file")
+      ->excludes(c->get_option("--wisdom"))
+      ->group(std::string(dfft::option_field("wisdom_file").group));
+}
+
+// The fields tune reads itself, from the values the table's flags gave.
+void finish_args(TuneArgs& a) {
+  a.transform = option_value(a.options, tune_uses(), "transform");
+  a.backend = option_value(a.options, tune_uses(), "backend");
+  a.grid = option_value(a.options, tune_uses(), "grid");
+  a.wisdom_given = option_given(a.options, "wisdom_file");
+  a.wisdom = option_value(a.options, tune_uses(), "wisdom_file");
+  a.threads.clear();
+  for (const auto& t : option_given(a.options, "threads") ? a.options.at("threads")
+                                                           : std::vector<std::string>{option_value(a.options, tune_uses(), "threads")})
+    a.threads.push_back(std::stoi(t));
 }
 
 std::string ms(double s) {
@@ -348,19 +368,23 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
   return 0;
 }
 
-int run_tune(TuneArgs& a, MPI_Comm comm) {
-  int rank = 0;
-  APP_MPI(MPI_Comm_rank(comm, &rank));
-  const std::vector<std::int64_t> shape = parse_shape(a.size);
-  dfft::Options o;
-  o.grid = parse_grid(a.grid);
-  o.transform = dfft::parse_transform(a.transform);
-  o.backend = dfft::parse_backend(a.backend);
-  o.effort = a.effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
+// The options of the tuned plans, the threads per rank the first of --threads.
+dfft::Options tune_options(const TuneArgs& a) {
+  dfft::Options o = options_with_defaults(tune_uses());
+  set_plan_options(o, a.options, {"threads"});
+  o.threads = a.threads.front();
   o.tune = dfft::parse_tune(a.mode);
   o.tune_budget_s = a.budget;
   // Empty: the machine's default file, the one plans read (the library resolves it alike).
   o.wisdom_file = a.no_wisdom ? std::string("off") : a.wisdom;
+  return o;
+}
+
+int run_tune(TuneArgs& a, MPI_Comm comm) {
+  int rank = 0;
+  APP_MPI(MPI_Comm_rank(comm, &rank));
+  const std::vector<std::int64_t> shape = parse_shape(a.size);
+  dfft::Options o = tune_options(a);
   if (o.tune == dfft::Tune::heuristic && !a.no_wisdom && a.wisdom_given) {
     // A named file that does not exist is a mistake (nothing will be written to it), not "no
     // calibration"; the default file is read where it exists.
@@ -369,7 +393,6 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
     APP_MPI(MPI_Bcast(&absent, 1, MPI_INT, 0, comm));
     if (absent) throw InputError(o.wisdom_file + ": no such file (--mode heuristic reads the calibration from it)");
   }
-  set_plan_options(o, a.options);
   std::vector<std::string> chosen_by_tuner;
   for (const auto& [name, flag] : {std::pair{"decomposition", "--decomp"}, {"variant", "--variant"}, {"methods", "--method"}})
     if (auto v = a.options.find(name); v != a.options.end() && !v->second.empty()) chosen_by_tuner.push_back(flag);
@@ -408,9 +431,14 @@ Command make_tune_command(CLI::App& parent) {
               "the wisdom file (--mode heuristic: the analytic model's ranking, nothing timed)");
   add_options(c, *args);
   c->footer(kTuneFooter);
-  return {c, [args, c](MPI_Comm comm) {
-            args->wisdom_given = c->count("--wisdom") > 0;
+  return {c,
+          [args](MPI_Comm comm) {
+            finish_args(*args);
             return run_tune(*args, comm);
+          },
+          [args] {
+            finish_args(*args);
+            return tune_options(*args);
           }};
 }
 

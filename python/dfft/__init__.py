@@ -184,6 +184,10 @@ class Plan:
         elif isinstance(methods, str):
             methods = [methods]
         kinds = [_r2r_kind(k) for k in (r2r or [])]
+        extra = {name: given[_options.OPTION_KEYWORDS[name]] for name in _options.EXTRA_FIELDS}
+        extra.update(padding=_options.padding_per_axis(padding, len(shape), axes),
+                     input_halo=_options.halo_per_axis(input_halo, len(shape)),
+                     output_halo=_options.halo_per_axis(output_halo, len(shape)))
         if precision not in _REAL:
             raise ValueError(f"precision must be 'double' or 'float', got {precision!r}")
         self._impl = _Plan(comm, [int(n) for n in shape], decomposition, variant, list(methods),
@@ -193,20 +197,7 @@ class Plan:
                            int(device),
                            _layout_arg(input_layout, "input_layout"),
                            _layout_arg(output_layout, "output_layout"), int(memory_limit_bytes),
-                           _options.extra(codec=codec, tolerance=tolerance, overlap=overlap,
-                                          adapt=adapt, threads=threads, chunks=chunks,
-                                          in_flight=in_flight, onesided_sync=onesided_sync,
-                                          max_message_bytes=max_message_bytes, staging=staging,
-                                          batch=batch, batches=batches, in_place=in_place,
-                                          destroy_input=destroy_input,
-                                          transposed_out=transposed_out, tune=tune, wisdom_file=wisdom_file,
-                                          tune_budget_s=tune_budget_s,
-                                          ranks_per_node=ranks_per_node, stream=stream,
-                                          user_workspace=user_workspace, axes=axes,
-                                          padding=_options.padding_per_axis(padding, len(shape),
-                                                                            axes),
-                                          input_halo=_options.halo_per_axis(input_halo, len(shape)),
-                                          output_halo=_options.halo_per_axis(output_halo, len(shape))))
+                           _options.extra(**extra))
         self._batch = self._impl.options()["batch"]
         self._comm = comm
         self.transform = transform

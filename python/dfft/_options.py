@@ -14,6 +14,12 @@ GROUPS = tuple(dict.fromkeys(f["group"] for f in FIELDS.values()))
 # Both FFTW wisdom fields come from one keyword: True / False / a directory.
 OPTION_KEYWORDS = {name: "fftw_wisdom" if name == "fftw_wisdom_dir" else name for name in FIELDS}
 
+# The fields dfft.Plan hands the extension as arguments of their own; every other field of the
+# table travels in the dict of extra(), taken from the table, so a new field needs no line there.
+POSITIONAL = ("decomposition", "variant", "methods", "transform", "grid", "norm", "r2r", "backend",
+              "effort", "fftw_wisdom", "fftw_wisdom_dir", "device", "memory_limit_bytes")
+EXTRA_FIELDS = tuple(name for name in FIELDS if name not in POSITIONAL)
+
 
 def axes_list(axes):
     """None: every axis (an empty list); an int or a non-empty sequence of ints otherwise."""

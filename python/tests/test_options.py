@@ -33,6 +33,18 @@ def test_every_option_field_has_a_python_keyword():
     assert groups <= set(params), "every group is a keyword of dfft.Plan"
 
 
+def test_plan_keywords_are_the_table_fields():
+    """dfft.Plan's keywords are the table's fields, the groups and the arguments that are not
+    options; every field the extension does not take on its own goes through extra()."""
+    not_options = {"self", "comm", "shape", "precision", "input_layout", "output_layout"}
+    params = set(inspect.signature(dfft.Plan.__init__).parameters) - not_options
+    groups = {f["group"] for f in dfft._dfft.option_fields()}
+    assert params == set(dfft.OPTION_KEYWORDS.values()) | groups
+    positional = set(dfft._options.POSITIONAL)
+    assert positional <= set(table_fields()), "POSITIONAL names a field the table lacks"
+    assert set(dfft._options.EXTRA_FIELDS) | positional == set(table_fields())
+
+
 def test_plan_options_report_every_field():
     plan = dfft.Plan(COMM, SHAPE, **FAST)
     assert sorted(plan.options) == sorted(table_fields())

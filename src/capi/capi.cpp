@@ -11,6 +11,7 @@
 #include <string>
 #include <variant>
 
+#include "capi/options_from_c.hpp"
 #include "dfft/dfft.hpp"
 #include "dfft/halo.hpp"
 #include "dfft/io.hpp"
@@ -404,6 +405,10 @@ int npy_file(dfft_plan plan, int side, const char* path, bool writing, void* dat
 }
 
 }  // namespace
+
+namespace dfft::capi {
+dfft::Options options_from_c(const dfft_options* o, int ndims) { return to_options(o, ndims); }
+}  // namespace dfft::capi
 
 struct dfft_halo_s {
   std::variant<dfft::Halo<double>, dfft::Halo<float>, dfft::Halo<std::complex<double>>,

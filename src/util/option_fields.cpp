@@ -50,6 +50,8 @@ template <class N>
 N parse_number(const std::string& s, const char* words) {
   N v{};
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (!s.empty() && ec == std::errc::result_out_of_range && end == s.data() + s.size())
+    detail::fail("'", s, "' is out of range for ", words);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size())
     detail::fail("'", s, "' is not ", words);
   return v;

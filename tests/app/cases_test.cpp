@@ -46,12 +46,12 @@ TEST(Cases, ParsesTheDocumentedFormat) {
   EXPECT_EQ(f.tests[0].name, "slabs");
   EXPECT_EQ(f.tests[1].name, "tests[1]");
   EXPECT_EQ(*f.global.reps, 3);
-  EXPECT_EQ(*f.global.transforms, (std::vector<std::string>{"r2c", "c2c"}));
+  EXPECT_EQ(f.global.options.at("transform"), (std::vector<std::string>{"r2c", "c2c"}));
   EXPECT_EQ(*f.global.ranks, (std::vector<int>{1, 2}));
   EXPECT_EQ(*f.tests[0].settings.sizes,
             (std::vector<Shape>{{17, 12, 10}, {32, 32, 32}, {16, 16, 32}}));
   EXPECT_EQ(f.tests[1].settings.sizes->size(), 4u);  // 8^3, 8^2x16, 8x16^2, 16^3
-  EXPECT_EQ(*f.tests[1].settings.grids, (std::vector<std::string>{"2x1", "2"}));
+  EXPECT_EQ(f.tests[1].settings.options.at("grid"), (std::vector<std::string>{"2x1", "2"}));
   EXPECT_EQ(*f.tests[1].settings.ranks, (std::vector<int>{2}));
   EXPECT_EQ(*f.tests[1].settings.reps, 5);
 }
