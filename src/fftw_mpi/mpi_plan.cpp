@@ -162,6 +162,14 @@ MpiPlan<R>* MpiPlan<R>::make(const Request& req) {
     if (verbose()) say(std::string(req.call) + ": " + bad + "; no plan");
     return nullptr;
   }
+  // FFTW-MPI's plans are collective over an intracommunicator; on an intercommunicator every
+  // rank sees the same flag, so all return NULL without a collective call (whose meaning would
+  // differ there).
+  int inter = 0;
+  if (MPI_Comm_test_inter(req.comm, &inter) != MPI_SUCCESS || inter) {
+    if (verbose()) say(std::string(req.call) + ": the communicator is an intercommunicator; no plan");
+    return nullptr;
+  }
   if (!all_ranks(req.comm, bad.empty())) {
     if (verbose()) say(std::string(req.call) + ": " + (bad.empty() ? "another rank's request is not valid" : bad) + "; no plan");
     return nullptr;

@@ -126,7 +126,23 @@ int main(int argc, char** argv) {
     free(text);
   }
 
-  /* 8. After fftw_mpi_cleanup, an MPI plan's execution is a message, not a crash. */
+  /* 8. An intercommunicator between the two halves of the ranks: NULL everywhere, no hang. */
+  {
+    MPI_Comm half, inter;
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size >= 2) {
+      const int colour = rank < size / 2 ? 0 : 1;
+      MPI_Comm_split(MPI_COMM_WORLD, colour, rank, &half);
+      MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, colour == 0 ? size / 2 : 0, 7, &inter);
+      fftw_plan x = fftw_mpi_plan_dft_2d(n0, n1, a, a, inter, FFTW_FORWARD, FFTW_ESTIMATE);
+      check(x == NULL, "an intercommunicator gives no plan");
+      MPI_Comm_free(&inter);
+      MPI_Comm_free(&half);
+    }
+  }
+
+  /* 9. After fftw_mpi_cleanup, an MPI plan's execution is a message, not a crash. */
   fftw_mpi_cleanup();
   fftw_execute(f);
   fftw_destroy_plan(f);
