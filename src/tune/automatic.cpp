@@ -297,15 +297,8 @@ bool choose_from_wisdom(MPI_Comm comm, const MachineFacts& facts, const std::vec
                              "); the model chooses");
       return false;
     }
-  Options o = opt;
-  o.decomposition = e->decomposition;
-  o.variant = e->variant;
-  o.grid = e->grid;
-  o.methods = e->methods;
-  o.chunks = e->chunks;
-  o.overlap = e->overlap;
   out.made = true;
-  out.chosen = o;
+  out.chosen = with_choice(opt, *e);
   out.wisdom_file = file;
   out.wisdom_seconds = e->seconds;
   return true;

@@ -35,18 +35,6 @@ void check_consistent(MPI_Comm comm, const Options& o, const TuneSettings& s) {
            "give every rank the same");
 }
 
-Options with_choice(const Options& base, const WisdomEntry& e) {
-  Options o = base;
-  o.decomposition = e.decomposition;
-  o.variant = e.variant;
-  o.grid = e.grid;
-  o.methods = e.methods;
-  o.chunks = e.chunks;
-  o.overlap = e.overlap;
-  o.in_flight = e.in_flight;
-  return o;
-}
-
 // The model's time of every candidate (for breaking measured ties); NaN where it refuses one.
 void predict_all(std::vector<TuneCandidate>& cands, const model::Calibration& cal,
                  const std::vector<std::int64_t>& shape, int ranks, bool is_double,

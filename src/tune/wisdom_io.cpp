@@ -150,6 +150,18 @@ Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::stri
   return w;
 }
 
+Options with_choice(const Options& base, const WisdomEntry& e) {
+  Options o = base;
+  o.decomposition = e.decomposition;
+  o.variant = e.variant;
+  o.grid = e.grid;
+  o.methods = e.methods;
+  o.chunks = e.chunks;
+  o.overlap = e.overlap;
+  o.in_flight = e.in_flight;
+  return o;
+}
+
 std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, const Options& opt, int dims,
                                        std::vector<std::string>& warnings) {
   const WisdomEntry* hit = nullptr;
