@@ -115,4 +115,14 @@ TEST(KeepOnePerProblem, ComparesEveryTableFieldButTheDistribution) {
   }
 }
 
+TEST(KeepOnePerProblem, TheDistributionIsWhatOneRankDoesNotTellApart) {
+  // What dfft bench's note names (decomposition, variant, grid, method, wire format) is dropped;
+  // what changes the local transform or how it is timed keeps configurations apart.
+  for (const char* name : {"decomposition", "variant", "grid", "methods", "codec"})
+    EXPECT_TRUE(dfftapp::distribution_only(dfft::option_field(name))) << name;
+  for (const char* name : {"transform", "r2r", "axes", "padding", "norm", "batch", "in_place", "transposed_out",
+                           "overlap", "effort", "backend", "threads"})
+    EXPECT_FALSE(dfftapp::distribution_only(dfft::option_field(name))) << name;
+}
+
 }  // namespace
