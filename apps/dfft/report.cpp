@@ -127,15 +127,7 @@ std::vector<std::string> method_names(const Record& r) {
 }
 
 bool always_written(const dfft::OptionField& f, bool peer) {
-  // The keys records have had since before the option table, on which the readers of stored
-  // records (tools/records.py, tools/results_tables.py) rely; a peer library's record has only
-  // those that describe any distributed FFT.
-  static const std::vector<std::string_view> every{"decomposition", "variant", "methods", "threads", "transform",
-                                                   "grid", "backend", "effort", "norm", "staging"};
-  static const std::vector<std::string_view> plan{"codec", "overlap", "chunks", "in_flight", "adapt",
-                                                  "max_message_bytes"};
-  const auto has = [&](const std::vector<std::string_view>& v) { return std::find(v.begin(), v.end(), f.name) != v.end(); };
-  return has(every) || (!peer && has(plan));
+  return f.record == "every" || (!peer && f.record == "plan");
 }
 
 namespace {

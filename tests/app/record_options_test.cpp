@@ -72,6 +72,11 @@ TEST(RecordOptions, EveryTableFieldHasItsCsvColumn) {
   }
 }
 
+TEST(RecordOptions, RecordColumnNamesARecordKind) {
+  for (const auto& f : dfft::option_fields())
+    EXPECT_TRUE(f.record.empty() || f.record == "every" || f.record == "plan") << f.name << ": " << f.record;
+}
+
 TEST(RecordOptions, LabelsStandForValuesNoOptionSpells) {
   dfftapp::Record r;
   r.labels = {{"decomposition", "single-device"}, {"variant", "-"}};
