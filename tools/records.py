@@ -13,21 +13,23 @@ import os
 import socket
 import time
 
-# Fields every record has (dfft's own and a peer library's), and those of dfft's plans only.
-COMMON = ("decomposition", "variant", "methods", "threads", "precision", "transform", "size", "ranks",
-          "grid", "direction", "time_ms", "noisy", "phases_ms", "gflops", "error", "roundtrip_error",
-          "backend", "effort", "norm", "warmup", "reps", "timestamp", "host", "staging", "test")
-PEER = ("library", "plan_ms")
-PLAN = ("codec", "overlap", "chunks", "in_flight", "adapt", "reference_error", "laplacian_error",
-        "validation", "exchange_bytes", "memory_host_bytes", "memory_device_bytes", "max_message_bytes",
-        "intra_node_messages", "intra_node_bytes", "inter_node_messages", "inter_node_bytes")
-
 # The plan options, one row per dfft::Options field (include/dfft/option_fields.hpp), as
 # tools/option_fields.json holds them (tests/unit/option_fields_test.cpp writes that file from the
 # table and fails when they differ).
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "option_fields.json")) as _f:
     OPTION_FIELDS = json.load(_f)["fields"]
 OPTIONS = {f["name"]: f for f in OPTION_FIELDS}
+
+# Fields every record has (dfft's own and a peer library's), and those of dfft's plans only: the
+# measurement's by name, the plan options' as the table's "record" column says.
+COMMON = tuple(f["name"] for f in OPTION_FIELDS if f["record"] == "every") + (
+    "precision", "size", "ranks", "direction", "time_ms", "noisy", "phases_ms", "gflops", "error",
+    "roundtrip_error", "warmup", "reps", "timestamp", "host", "test")
+PEER = ("library", "plan_ms")
+PLAN = tuple(f["name"] for f in OPTION_FIELDS if f["record"] == "plan") + (
+    "reference_error", "laplacian_error", "validation", "exchange_bytes", "memory_host_bytes",
+    "memory_device_bytes", "intra_node_messages", "intra_node_bytes", "inter_node_messages",
+    "inter_node_bytes")
 
 
 def option_value(f, text):

@@ -65,24 +65,11 @@ std::string validation(const Config& c, const Measurement& m) {
 
 Record base_record(const Config& c, const BenchArgs& a, int ranks) {
   Record r;
-  r.decomposition = dfft::to_string(c.opt.decomposition);
-  r.variant = dfft::to_string(c.opt.variant);
-  for (auto m : c.opt.methods) r.methods.push_back(dfft::to_string(m));
-  r.codec = dfft::to_string(c.opt.codec);
   r.precision = c.is_double ? "double" : "float";
-  r.transform = dfft::to_string(c.opt.transform);
   r.size = c.shape;
   r.ranks = ranks;
-  r.grid = c.opt.grid;
-  r.backend = dfft::to_string(c.opt.backend);
-  r.effort = dfft::get_option(c.opt, "effort");
-  r.norm = dfft::to_string(c.opt.norm);
-  r.transposed_out = c.opt.transposed_out;
-  r.threads = c.opt.threads;
   r.warmup = c.warmup;
   r.reps = c.reps;
-  r.max_message_bytes = c.opt.max_message_bytes;
-  if (c.opt.backend == dfft::Backend::cuda) r.staging = dfft::to_string(c.opt.staging);
   r.test = c.test;
   r.options = c.opt;
   return r;
@@ -93,32 +80,21 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
 // resolved), never what the command line or cases file asked for.
 std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, const Measurement& m) {
   Record r = base_record(c, a, ranks);
-  const dfft::Options& u = m.used;
-  r.options = u;
-  r.decomposition = dfft::to_string(u.decomposition);
-  r.variant = dfft::to_string(u.variant);
-  r.methods.clear();
-  for (auto x : u.methods) r.methods.push_back(dfft::to_string(x));
-  r.codec = dfft::to_string(m.codec);
-  r.transform = dfft::to_string(u.transform);
-  r.backend = dfft::to_string(u.backend);
-  r.effort = u.effort == dfft::Effort::measure ? "measure" : "estimate";
-  r.norm = dfft::to_string(u.norm);
-  r.transposed_out = u.transposed_out;
-  r.threads = u.threads;
-  r.max_message_bytes = u.max_message_bytes;
-  r.staging = u.backend == dfft::Backend::cuda ? dfft::to_string(m.staging) : "";
-  r.grid = m.grid;
+  dfft::Options& u = r.options;
+  u = m.used;
+  u.codec = m.codec;
+  if (u.backend == dfft::Backend::cuda) u.staging = m.staging;
+  u.grid = m.grid;
+  // One method for every exchange is written once per exchange.
   const std::size_t nx = m.exchange_bytes.size();
-  if (r.methods.size() == 1 && nx > 1) r.methods.assign(nx, r.methods.front());
+  if (u.methods.size() == 1 && nx > 1) u.methods.assign(nx, u.methods.front());
+  u.overlap = m.slices;
+  u.chunks = m.chunks;
+  u.in_flight = m.in_flight;
   r.exchange_bytes = m.exchange_bytes;
   r.traffic = m.traffic;
   r.memory_host_bytes = m.memory_host_bytes;
   r.memory_device_bytes = m.memory_device_bytes;
-  r.overlap = m.slices;
-  r.chunks = m.chunks;
-  r.in_flight = m.in_flight;
-  r.adapt = u.adapt;
   r.reference_error = m.reference_error;
   r.roundtrip_error = m.roundtrip_error;
   r.laplacian_error = m.laplacian_error;
@@ -169,9 +145,10 @@ Outcome agree(Outcome mine, std::string& msg, MPI_Comm comm) {
 
 std::string label(const Config& c, const BenchArgs& a, int ranks) {
   Record r = base_record(c, a, ranks);
-  return r.decomposition + " " + r.variant + " " + methods_text(r.methods) + " " + r.precision + " " +
-         r.transform + " " + shape_text(r.size) + " grid " + (r.grid.empty() ? "auto" : grid_text(r.grid)) +
-         (c.opt.codec == dfft::Codec::none ? "" : " codec " + r.codec) +
+  return record_option(r, "decomposition") + " " + record_option(r, "variant") + " " +
+         methods_text(method_names(r)) + " " + r.precision + " " + record_option(r, "transform") + " " +
+         shape_text(r.size) + " grid " + record_option(r, "grid") +
+         (c.opt.codec == dfft::Codec::none ? "" : " codec " + record_option(r, "codec")) +
          (c.opt.overlap > 1 ? " overlap " + std::to_string(c.opt.overlap) : "") +
          (c.opt.transposed_out ? " transposed-out" : "") + (c.opt.in_place ? " in-place" : "");
 }
@@ -222,10 +199,13 @@ struct Sweep {
         return;
       }
       Record r = base_record(c, a, 1);
-      r.decomposition = "single-device";
-      r.variant.assign(1, '-');  // (assigning "-" trips a GCC 12 -Wrestrict false positive)
-      r.methods.clear();
-      r.grid.clear();
+      r.labels = {{"decomposition", "single-device"}, {"variant", "-"}};
+      r.options.methods.clear();
+      r.options.grid.clear();
+      // A serial transform has no exchange: one slice, nothing pipelined or adapted.
+      r.options.overlap = 1;
+      r.options.chunks = r.options.in_flight = 0;
+      r.options.adapt = false;
       r.direction = fwd ? "forward" : "inverse";
       r.time_min = t.min * 1e3;
       r.time_median = t.median * 1e3;
@@ -324,7 +304,7 @@ void preamble(Sweep& s, const std::vector<Config>& configs) {
     backends.insert(dfft::to_string(c.opt.backend));
   }
   if (any_reference) {
-    proto.decomposition = "single-device";
+    proto.labels["decomposition"] = "single-device";
     s.table.fit(proto);
   }
   const std::string backend = join(std::vector<std::string>(backends.begin(), backends.end()), ",");

@@ -23,9 +23,10 @@ namespace {
 
 // What tells configurations of one problem apart.
 std::string configuration_text(const Record& r) {
-  std::string s = r.decomposition + " " + r.variant + " " + methods_text(r.methods) + " grid " + grid_text(r.grid);
-  if (!r.codec.empty() && r.codec != "none") s += " codec " + r.codec;
-  if (r.overlap > 1) s += " overlap " + std::to_string(r.overlap);
+  std::string s = record_option(r, "decomposition") + " " + record_option(r, "variant") + " " +
+                  methods_text(method_names(r)) + " grid " + grid_text(r.options.grid);
+  if (r.options.codec != dfft::Codec::none) s += " codec " + record_option(r, "codec");
+  if (r.options.overlap > 1) s += " overlap " + std::to_string(r.options.overlap);
   return s;
 }
 
@@ -33,7 +34,7 @@ std::string configuration_text(const Record& r) {
 
 void Fastest::add(const std::vector<Record>& recs) {
   if (recs.size() != 2 || recs[0].validation == "fail") return;
-  const auto key = std::make_tuple(problem_text(recs[0]), recs[0].precision, recs[0].transform);
+  const auto key = std::make_tuple(problem_text(recs[0]), recs[0].precision, record_option(recs[0], "transform"));
   if (!groups_.count(key)) order_.push_back(key);
   Entry e{configuration_text(recs[0]), 0, 0, 0, 0, 0};
   for (const auto& r : recs) {
@@ -77,20 +78,24 @@ void Fastest::print(std::FILE* out) const {
   }
 }
 
+bool distribution_only(const dfft::OptionField& f) {
+  return (f.group == "decomposition" || f.group == "exchange") && f.name != "transposed_out";
+}
+
 std::size_t keep_one_per_problem(std::vector<Config>& configs) {
+  // Every other option a cases file may vary per test keeps configurations apart.
+  std::vector<const dfft::OptionField*> compared;
+  for (const auto& f : dfft::option_fields())
+    if (!distribution_only(f)) compared.push_back(&f);
   std::vector<Config> kept;
   for (auto& c : configs) {
     const bool seen = std::any_of(kept.begin(), kept.end(), [&](const Config& k) {
-      // What a cases file may vary per test beyond the distribution keeps configurations apart.
-      const auto& a = k.opt;
-      const auto& b = c.opt;
-      return k.shape == c.shape && k.is_double == c.is_double && a.transform == b.transform &&
-             k.inverse_first == c.inverse_first && a.overlap == b.overlap &&
-             a.transposed_out == b.transposed_out && a.norm == b.norm && a.effort == b.effort &&
-             a.backend == b.backend && a.batch == b.batch && a.axes == b.axes && a.padding == b.padding &&
-             a.r2r == b.r2r && a.threads == b.threads && a.in_place == b.in_place &&
-             k.warmup == c.warmup && k.reps == c.reps && k.validate == c.validate &&
-             k.reference == c.reference && k.ranks == c.ranks;
+      const bool same_options = std::all_of(compared.begin(), compared.end(), [&](const dfft::OptionField* f) {
+        return f->get(k.opt) == f->get(c.opt);
+      });
+      return same_options && k.shape == c.shape && k.is_double == c.is_double && k.inverse_first == c.inverse_first &&
+             k.warmup == c.warmup && k.reps == c.reps && k.validate == c.validate && k.reference == c.reference &&
+             k.ranks == c.ranks;
     });
     if (!seen) kept.push_back(std::move(c));
   }

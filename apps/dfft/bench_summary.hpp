@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "dfft/option_fields.hpp"
 #include "results.hpp"
 #include "stats.hpp"
 
@@ -44,9 +45,14 @@ class Fastest {
   std::vector<std::tuple<std::string, std::string, std::string>> order_;
 };
 
+/// Whether option field `f` only says how the data are distributed and exchanged (the option
+/// table's decomposition and exchange groups, but transposed_out, which changes the output's
+/// layout): on one rank every value of it makes the same local transform.
+bool distribution_only(const dfft::OptionField& f);
+
 /// On one rank every decomposition, variant, grid, method and wire format is the same local
-/// transform: keeps the first configuration of each size, precision and transform (and overlap).
-/// Returns how many were dropped.
+/// transform: keeps the first configuration of each problem, i.e. of each size, precision and
+/// value of every option field but those distribution_only() names. Returns how many were dropped.
 std::size_t keep_one_per_problem(std::vector<Config>& configs);
 
 }  // namespace dfftapp

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -35,16 +36,17 @@ struct Column {
 
 const std::vector<Column>& columns() {
   static const std::vector<Column> c{
-      {"decomp", true, 0, [](const Record& r) { return r.decomposition; }},
-      {"variant", true, 0, [](const Record& r) { return r.variant; }},
-      {"methods", true, 0, [](const Record& r) { return methods_text(r.methods); }},
+      {"decomp", true, 0, [](const Record& r) { return record_option(r, "decomposition"); }},
+      {"variant", true, 0, [](const Record& r) { return record_option(r, "variant"); }},
+      {"methods", true, 0, [](const Record& r) { return methods_text(method_names(r)); }},
       {"prec", true, 0, [](const Record& r) { return r.precision; }},
-      {"tr", true, 0, [](const Record& r) { return r.transform; }},
+      {"tr", true, 0, [](const Record& r) { return record_option(r, "transform"); }},
       {"size", true, 0, [](const Record& r) { return problem_text(r); }},
       {"P", false, 3, [](const Record& r) { return std::to_string(r.ranks); }},
-      {"grid", true, 0, [](const Record& r) { return grid_text(r.grid); }},
-      {"codec", true, 0, [](const Record& r) { return r.codec.empty() ? std::string("-") : r.codec; }},
-      {"ovl", false, 3, [](const Record& r) { return std::to_string(r.overlap) + (r.adapt ? "*" : ""); }},
+      {"grid", true, 0, [](const Record& r) { return grid_text(r.options.grid); }},
+      {"codec", true, 0, [](const Record& r) { return record_option(r, "codec"); }},
+      {"ovl", false, 3,
+       [](const Record& r) { return std::to_string(r.options.overlap) + (r.options.adapt ? "*" : ""); }},
       {"dir", true, 0, [](const Record& r) { return r.direction == "forward" ? std::string("fwd") : std::string("inv"); }},
       {"med ms", false, 7, [](const Record& r) { return num("%.3f", r.time_median); }},
       {"min ms", false, 7, [](const Record& r) { return num("%.3f", r.time_min); }},
@@ -113,16 +115,37 @@ std::string host_name() {
   return b;
 }
 
+std::string record_option(const Record& r, std::string_view name) {
+  const auto it = r.labels.find(name);
+  return it != r.labels.end() ? it->second : dfft::get_option(r.options, name);
+}
+
+std::vector<std::string> method_names(const Record& r) {
+  std::vector<std::string> v;
+  for (auto m : r.options.methods) v.push_back(dfft::to_string(m));
+  return v;
+}
+
+bool always_written(const dfft::OptionField& f, bool peer) {
+  return f.record == "every" || (!peer && f.record == "plan");
+}
+
 namespace {
 
-// The plan options of the table: what the plan resolved is written in the record under the same
-// names; the others where they differ from the default (a reader takes an absent one as the
-// default, so older records mean the same). A peer's record sets the few that describe its run
-// (in_place).
+// Every plan option of the table, under its field name and in its type (option_json): those
+// always_written() names whatever their value, the others where they differ from the default (a
+// reader takes an absent one as the default, so older records mean the same).
 void add_options(nlohmann::json& j, const Record& r) {
+  const bool peer = !r.library.empty();
   for (const auto& f : dfft::option_fields()) {
     const std::string key(f.name), value = f.get(r.options);
-    if (!j.contains(key) && value != f.default_text()) j[key] = option_json(f, value);
+    const auto label = r.labels.find(key);
+    if (label != r.labels.end())
+      j[key] = label->second;
+    else if (key == "staging" && (peer || r.options.backend != dfft::Backend::cuda))
+      j[key] = nullptr;  // only the CUDA backend's MPI methods stage; docs/results-format.md
+    else if (always_written(f, peer) || value != f.default_text())
+      j[key] = option_json(f, value);
   }
 }
 
@@ -131,15 +154,9 @@ void add_options(nlohmann::json& j, const Record& r) {
 nlohmann::json to_json(const Record& r) {
   nlohmann::json j;
   // Fields every record has, dfft's or a peer library's.
-  j["decomposition"] = r.decomposition;
-  j["variant"] = r.variant;
-  j["methods"] = r.methods;
-  j["threads"] = r.threads;
   j["precision"] = r.precision;
-  j["transform"] = r.transform;
   j["size"] = r.size;
   j["ranks"] = r.ranks;
-  j["grid"] = r.grid;
   j["direction"] = r.direction;
   j["time_ms"] = {{"min", r.time_min}, {"median", r.time_median}, {"max", r.time_max}};
   j["noisy"] = is_noisy(r.time_min, r.time_median, r.time_max);
@@ -148,49 +165,38 @@ nlohmann::json to_json(const Record& r) {
   j["gflops"] = r.gflops;
   j["error"] = or_null(r.error);
   j["roundtrip_error"] = or_null(r.roundtrip_error);
-  j["backend"] = r.backend;
-  j["effort"] = r.effort;
-  j["norm"] = r.norm;
-  if (r.transposed_out) j["transposed_out"] = true;
   j["warmup"] = r.warmup;
   j["reps"] = r.reps;
   j["timestamp"] = r.timestamp;
   j["host"] = r.host;
   j["dfft_version"] = DFFT_VERSION_STRING;
   add_result_fields(j, r);
+  add_options(j, r);
   if (!r.library.empty()) {  // a peer library's record: what only a dfft plan has does not apply
     j["library"] = r.library;
     j["plan_ms"] = or_null(r.plan_ms);
-    add_options(j, r);
     return j;
   }
-  j["codec"] = r.codec;
-  j["overlap"] = r.overlap;
-  j["chunks"] = r.chunks;
-  j["in_flight"] = r.in_flight;
   // The environment switches of docs/overlap.md and docs/pipelined.md ("1": on).
   auto on = [](const char* var) {
     const char* t = std::getenv(var);
     return t && t[0] == '1' && !t[1];
   };
-  if (r.overlap > 1) {
+  if (r.options.overlap > 1) {
     j["slice_taper"] = on("DFFT_SLICE_TAPER");
     j["overlap_queue"] = on("DFFT_OVERLAP_QUEUE");
   }
   if (on("DFFT_CHUNK_TAPER")) j["chunk_taper"] = true;
-  j["adapt"] = r.adapt;
   j["reference_error"] = or_null(r.reference_error);
   j["laplacian_error"] = or_null(r.laplacian_error);
   j["validation"] = r.validation.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.validation);
   j["exchange_bytes"] = r.exchange_bytes;
   j["memory_host_bytes"] = r.memory_host_bytes;
   j["memory_device_bytes"] = r.memory_device_bytes;
-  j["max_message_bytes"] = r.max_message_bytes;
   j["intra_node_messages"] = r.traffic.intra_node_messages;
   j["intra_node_bytes"] = r.traffic.intra_node_bytes;
   j["inter_node_messages"] = r.traffic.inter_node_messages;
   j["inter_node_bytes"] = r.traffic.inter_node_bytes;
-  add_options(j, r);
   return j;
 }
 

@@ -8,11 +8,14 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "dfft/option_fields.hpp"
 #include "dfft/types.hpp"
 #include "output_target.hpp"
 
@@ -21,11 +24,9 @@ namespace dfftapp {
 constexpr double kNotRun = std::numeric_limits<double>::quiet_NaN();  // JSON null
 
 struct Record {
-  std::string decomposition, variant, precision, transform, direction, backend, effort, norm;
-  std::vector<std::string> methods;  // one per exchange, in path order
+  std::string precision, direction;
   std::vector<std::int64_t> size;
   int ranks = 1;
-  std::vector<int> grid;
   double time_min = 0, time_median = 0, time_max = 0;   // ms
   double fft = 0, pack = 0, comm = 0, unpack = 0;       // ms
   double gflops = 0;
@@ -36,27 +37,34 @@ struct Record {
   std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
   dfft::NodeTraffic traffic;  // messages and bytes per transform inside / across nodes, all ranks
   std::int64_t memory_host_bytes = 0, memory_device_bytes = 0;  // Plan::memory(), max over ranks
-  std::int64_t max_message_bytes = 0;
   std::string timestamp, host;
   // Result-file fields (results.cpp, docs/results-format.md).
   std::vector<double> samples_ms;                  // per repetition, max over ranks
   std::vector<std::array<double, 4>> rank_phases;  // per rank: fft, pack, comm, unpack medians (ms)
   std::vector<std::pair<std::string, std::array<double, 4>>> stages;  // per stage: name, phase medians (ms)
-  std::string staging, test;                       // staging mode; test name of a cases file
-  std::string codec = "none";                      // wire format of the exchanges
-  int threads = 1;                                  // Options::threads (per rank)
-  int overlap = 1, chunks = 0, in_flight = 0;      // overlap slices, pipelining (docs/overlap.md)
-  bool adapt = false;                              // chosen by online tuning
-  bool transposed_out = false;                     // Options::transposed_out
-  /// The plan's options: each the record does not write above, and not at its default, is
-  /// written under its field name (dfft/option_fields.hpp).
+  std::string test;                                // test name of a cases file
+  /// What the plan ran, every field of the option table (dfft/option_fields.hpp): the options as
+  /// the plan resolved them (decomposition, variant, methods per exchange, wire format, grid,
+  /// staging, overlap slices, chunks, steps in flight), written under their field names.
   dfft::Options options;
+  /// Fields whose value no Options value spells, written as this text instead of the option's:
+  /// the serial reference's decomposition "single-device" and variant "-", a peer's "slab".
+  std::map<std::string, std::string, std::less<>> labels;
   const nlohmann::json* machine = nullptr;         // machine_description(), shared by all records
   // A peer library's record (fftw-mpi-bench): its name, and its planning time (ms). Empty for
   // dfft's own records, whose plan fields (codec, overlap, exchange bytes, ...) it then lacks.
   std::string library;
   double plan_ms = kNotRun;
 };
+
+/// Field `name` of the record's options as text (dfft::get_option), or its label where it has one.
+std::string record_option(const Record& r, std::string_view name);
+/// The record's methods by name, one per exchange (none: chosen when the plan is made).
+std::vector<std::string> method_names(const Record& r);
+
+/// Whether every record writes option field `f`, whatever its value (with `peer`: a peer
+/// library's record). The other fields are written only where they differ from the default.
+bool always_written(const dfft::OptionField& f, bool peer);
 
 /// The record as one JSON object: the one writer of bench records (dfft bench, fftw-mpi-bench);
 /// the fields are those of docs/results-format.md.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "option_json.hpp"
 #include "report.hpp"
 #include "stats.hpp"
 
@@ -16,20 +17,26 @@ using json = nlohmann::json;
 json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 
 struct CsvColumn {
-  const char* name;
-  const char* pointer;  // JSON pointer into the record
+  std::string name;
+  std::string pointer;  // JSON pointer into the record
   char sep;             // how a list is joined
+  /// A plan option's row (the option table): a record that leaves the key out has the default,
+  /// unless every dfft record writes the key (a peer's record lacks what does not apply).
+  const dfft::OptionField* option = nullptr;
 };
 
+// The plan options first, every field of the option table in its order, then the measurement.
 // clang-format off
 const std::vector<CsvColumn>& csv_column_table() {
-  static const std::vector<CsvColumn> c{
-      {"decomposition", "/decomposition", ';'}, {"variant", "/variant", ';'},
-      {"methods", "/methods", ';'},             {"codec", "/codec", ';'},
-      {"overlap", "/overlap", ';'},             {"threads", "/threads", ';'},
+  static const std::vector<CsvColumn> c = [] {
+    std::vector<CsvColumn> v;
+    for (const auto& f : dfft::option_fields())
+      // Items joined with ';' (a ',' would need quoting), a grid with its own 'x'.
+      v.push_back({std::string(f.name), "/" + std::string(f.name), f.separator == ',' ? ';' : f.separator, &f});
+    const std::vector<CsvColumn> rest{
       {"precision", "/precision", ';'},
-      {"transform", "/transform", ';'},         {"size", "/size", 'x'},
-      {"ranks", "/ranks", ';'},                 {"grid", "/grid", 'x'},
+      {"size", "/size", 'x'},
+      {"ranks", "/ranks", ';'},
       {"direction", "/direction", ';'},         {"time_min_ms", "/time_ms/min", ';'},
       {"time_median_ms", "/time_ms/median", ';'}, {"time_max_ms", "/time_ms/max", ';'},
       {"time_mean_ms", "/time_ms/mean", ';'},   {"time_stddev_ms", "/time_ms/stddev", ';'},
@@ -40,11 +47,10 @@ const std::vector<CsvColumn>& csv_column_table() {
       {"unpack_ms", "/phases_ms/unpack", ';'},  {"gflops", "/gflops", ';'},
       {"error", "/error", ';'},                 {"reference_error", "/reference_error", ';'},
       {"roundtrip_error", "/roundtrip_error", ';'}, {"laplacian_error", "/laplacian_error", ';'},
-      {"validation", "/validation", ';'},       {"backend", "/backend", ';'},
-      {"staging", "/staging", ';'},             {"effort", "/effort", ';'},
-      {"norm", "/norm", ';'},                   {"warmup", "/warmup", ';'},
+      {"validation", "/validation", ';'},
+      {"warmup", "/warmup", ';'},
       {"reps", "/reps", ';'},                   {"exchange_bytes", "/exchange_bytes", ';'},
-      {"max_message_bytes", "/max_message_bytes", ';'}, {"test", "/test", ';'},
+      {"test", "/test", ';'},
       {"intra_node_messages", "/intra_node_messages", ';'}, {"intra_node_bytes", "/intra_node_bytes", ';'},
       {"inter_node_messages", "/inter_node_messages", ';'}, {"inter_node_bytes", "/inter_node_bytes", ';'},
       {"timestamp", "/timestamp", ';'},         {"host", "/host", ';'},
@@ -55,7 +61,10 @@ const std::vector<CsvColumn>& csv_column_table() {
       {"rank_fft_ms", "/rank_phases_ms/fft", ';'}, {"rank_pack_ms", "/rank_phases_ms/pack", ';'},
       {"rank_comm_ms", "/rank_phases_ms/comm", ';'}, {"rank_unpack_ms", "/rank_phases_ms/unpack", ';'},
       {"samples_ms", "/samples_ms", ';'},
-  };
+    };
+    v.insert(v.end(), rest.begin(), rest.end());
+    return v;
+  }();
   return c;
 }
 // clang-format on
@@ -116,7 +125,6 @@ void add_result_fields(json& j, const Record& r) {
       st.push_back({{"name", name}, {"fft", v[0]}, {"pack", v[1]}, {"comm", v[2]}, {"unpack", v[3]}});
     j["stages_ms"] = st;
   }
-  j["staging"] = r.staging.empty() ? json(nullptr) : json(r.staging);
   j["test"] = r.test.empty() ? json(nullptr) : json(r.test);
   if (r.machine) j["machine"] = *r.machine;
 }
@@ -137,7 +145,10 @@ std::string csv_row(const json& record) {
     if (!first) row += ',';
     first = false;
     const json::json_pointer p(c.pointer);
-    if (record.contains(p)) row += quoted(cell(record.at(p), c.sep));
+    if (record.contains(p))
+      row += quoted(cell(record.at(p), c.sep));
+    else if (c.option && !always_written(*c.option, false))
+      row += quoted(cell(option_json(*c.option, c.option->default_text()), c.sep));
   }
   return row;
 }

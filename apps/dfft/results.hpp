@@ -18,11 +18,12 @@ namespace dfftapp {
 
 struct Record;
 
-/// Adds time_ms.{mean,stddev,ci99,n}, samples_ms, rank_phases_ms, staging, test and machine to a
+/// Adds time_ms.{mean,stddev,ci99,n}, samples_ms, rank_phases_ms, stages_ms, test and machine to a
 /// record's JSON object (called by to_json()).
 void add_result_fields(nlohmann::json& j, const Record& r);
 
-/// CSV with a fixed header: one row per JSON record (lists joined with ';', sizes with 'x').
+/// CSV with a fixed header: one row per JSON record (lists joined with ';', sizes with 'x'), the
+/// plan options (every field of the option table) first.
 /// Written as an OutputFile: commit() puts it in place.
 class CsvWriter {
  public:

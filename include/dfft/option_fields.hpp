@@ -32,6 +32,10 @@ struct OptionField {
   /// The dfft_options member(s) of the C interface that carry it, or empty with c_absent saying why.
   std::string_view c_field;
   std::string_view c_absent;
+  /// The bench records (docs/results-format.md) that have it whatever its value: "every" (dfft's
+  /// and a peer library's), "plan" (dfft's own: what only a dfft plan has), or empty (written
+  /// only where it differs from the default; a reader takes an absent one as the default).
+  std::string_view record;
   std::string (*get)(const Options&) = nullptr;
   /// Throws InvalidArgument naming the field and the allowed values.
   void (*set)(Options&, const std::string&) = nullptr;

@@ -303,7 +303,7 @@ PYBIND11_MODULE(_dfft, m) {
   m.def("cuda_device_count", &cuda_device_count);
   m.def("option_fields", &dfft_python::option_fields_list,
         "The rows of dfft's option table: name, group, type, allowed, doc, flag, wisdom_key, "
-        "wisdom_key_resolved, c_field, c_absent, default (docs/options.md)");
+        "wisdom_key_resolved, c_field, c_absent, record, default (docs/options.md)");
   m.def("build_info", [] {
     const dfft::BuildInfo b = dfft::build_info();
     py::dict d;

@@ -125,6 +125,7 @@ py::list option_fields_list() {
     r["wisdom_key_resolved"] = std::string(f.wisdom_key_resolved);
     r["c_field"] = std::string(f.c_field);
     r["c_absent"] = std::string(f.c_absent);
+    r["record"] = std::string(f.record);
     r["default"] = f.default_text();
     rows.append(r);
   }

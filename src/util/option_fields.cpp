@@ -266,13 +266,21 @@ OptionField row(const Row& r, std::string_view resolved = {}) {
   return f;
 }
 
+// Row `f` as one that the bench records `which` have whatever its value (OptionField::record).
+OptionField in_records(OptionField f, std::string_view which) {
+  f.record = which;
+  return f;
+}
+constexpr std::string_view every = "every", plan = "plan";
+
 std::vector<OptionField> make_table() {
   using O = Options;
   // name, group, doc, flag, wisdom key, C field(s), why not from C; after the row, what the
-  // wisdom key holds where it is not the value's text.
+  // wisdom key holds where it is not the value's text. in_records(): which bench records have it
+  // whatever its value.
   return {
-      row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
-                                 "--transform", true, "transform", ""}),
+      in_records(row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
+                                            "--transform", true, "transform", ""}), every),
       row<Field<&O::r2r>>({"r2r", "problem", "per axis, the real kind (DCT/DST, r2hc, hc2r, dht) the forward transform applies (none: periodic)",
                            "--r2r", true, "r2r", ""}),
       row<Field<&O::axes>>({"axes", "problem", "axes to transform, in order (empty: every axis; negative: from the end)",
@@ -285,8 +293,8 @@ std::vector<OptionField> make_table() {
       row<Field<&O::output_halo>>({"output_halo", "problem",
                                    "ghost cells below/above the box in the output array (lo/hi per axis; empty: dense)",
                                    "", true, "output_halo_lo, output_halo_hi", ""}),
-      row<Field<&O::norm>>({"norm", "problem", "scaling as numpy.fft: backward, ortho or forward; none: neither direction (FFTW's)", "--norm", true,
-                            "norm", ""}),
+      in_records(row<Field<&O::norm>>({"norm", "problem", "scaling as numpy.fft: backward, ortho or forward; none: neither direction (FFTW's)", "--norm", true,
+                                       "norm", ""}), every),
       row<Field<&O::batch>>({"batch", "problem", "independent arrays transformed together", "--batch", true, "batch",
                              ""}),
       row<Field<&O::batches>>({"batches", "problem", "batch sizes whose batched plans the constructor makes as well",
@@ -297,12 +305,12 @@ std::vector<OptionField> make_table() {
       row<Field<&O::destroy_input>>({"destroy_input", "problem",
                                      "the inverse may overwrite its input spectrum (FFTW's c2r default)",
                                      "--destroy-input", true, "destroy_input", ""}),
-      row<Field<&O::decomposition>>({"decomposition", "decomposition", "slab-2d1d, slab-1d2d, pencil or auto",
-                                     "--decomp", false, "decomposition", ""}),
-      row<Field<&O::grid, 'x', true>>({"grid", "decomposition", "process grid P1xP2 (pencil) or P (slab); auto: chosen",
-                                 "--grid", true, "grid_dims, grid", ""}),
-      row<Field<&O::variant>>({"variant", "decomposition", "default, realigned or auto", "--variant", false,
-                               "variant", ""}),
+      in_records(row<Field<&O::decomposition>>({"decomposition", "decomposition", "slab-2d1d, slab-1d2d, pencil or auto",
+                                                "--decomp", false, "decomposition", ""}), every),
+      in_records(row<Field<&O::grid, 'x', true>>({"grid", "decomposition", "process grid P1xP2 (pencil) or P (slab); auto: chosen",
+                                            "--grid", true, "grid_dims, grid", ""}), every),
+      in_records(row<Field<&O::variant>>({"variant", "decomposition", "default, realigned or auto", "--variant", false,
+                                          "variant", ""}), every),
       row<Field<&O::transposed_out>>({"transposed_out", "decomposition",
                                       "the spectrum in the last stage's memory order (FFTW-MPI's transposed output)",
                                       "--transposed-out", true, "transposed_out", ""}),
@@ -312,41 +320,41 @@ std::vector<OptionField> make_table() {
                                       "the environment variable DFFT_RANKS_PER_NODE gives the same layout"},
                                      "the node layout found: ranks per node, or each rank's node where a node's "
                                      "ranks are not consecutive"),
-      row<Field<&O::methods, ',', true>>({"methods", "exchange",
-                                          "redistribution method, one for all exchanges or one per exchange (auto: chosen)",
-                                          "--method", false, "n_methods, methods", ""}),
-      row<Field<&O::codec>>({"codec", "exchange", "wire format of the exchanges (compressed communication)",
-                             "--codec", true, "codec", ""}),
+      in_records(row<Field<&O::methods, ',', true>>({"methods", "exchange",
+                                                     "redistribution method, one for all exchanges or one per exchange (auto: chosen)",
+                                                     "--method", false, "n_methods, methods", ""}), every),
+      in_records(row<Field<&O::codec>>({"codec", "exchange", "wire format of the exchanges (compressed communication)",
+                                        "--codec", true, "codec", ""}), plan),
       row<Field<&O::tolerance>>({"tolerance", "exchange",
                                  "> 0: the cheapest codec whose expected relative error stays below this",
                                  "--tolerance", true, "tolerance", ""}),
       row<Field<&O::onesided_sync>>({"onesided_sync", "exchange", "onesided: complete epochs by fence or flush",
                                      "--onesided-sync", true, "onesided_sync", ""}),
-      row<Field<&O::staging>>({"staging", "exchange", "CUDA backend, MPI methods: auto, host or cuda-aware",
-                               "--staging", true, "staging", ""}),
-      row<Field<&O::chunks>>({"chunks", "exchange", "pipelining pieces per peer block (0: automatic)", "--chunks",
-                              false, "chunks", ""}),
-      row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
-                                 "--in-flight", true, "in_flight", ""}),
-      row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
-                                         "--max-message-bytes", true, "max_message_bytes", ""}),
-      row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
-                               "--overlap", false, "overlap", ""}),
-      row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
-                             "--adapt", true, "adapt", ""}),
+      in_records(row<Field<&O::staging>>({"staging", "exchange", "CUDA backend, MPI methods: auto, host or cuda-aware",
+                                          "--staging", true, "staging", ""}), every),
+      in_records(row<Field<&O::chunks>>({"chunks", "exchange", "pipelining pieces per peer block (0: automatic)", "--chunks",
+                                         false, "chunks", ""}), plan),
+      in_records(row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
+                                            "--in-flight", true, "in_flight", ""}), plan),
+      in_records(row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
+                                                    "--max-message-bytes", true, "max_message_bytes", ""}), plan),
+      in_records(row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
+                                          "--overlap", false, "overlap", ""}), plan),
+      in_records(row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
+                                        "--adapt", true, "adapt", ""}), plan),
       row<Field<&O::tune>>({"tune", "tuning", "none, heuristic (model) or measure (time candidates)", "--tune", false,
                             "tune", ""}),
       row<Field<&O::wisdom_file>>({"wisdom_file", "tuning", "JSON wisdom file of the tuner and of plans with automatic fields (empty: the machine's, DFFT_WISDOM; off: none)", "--wisdom",
                                    false, "wisdom_file", ""}),
       row<Field<&O::tune_budget_s>>({"tune_budget_s", "tuning", "measure: seconds before no new candidate starts",
                                      "--tune-budget", false, "tune_budget_s", ""}),
-      row<Field<&O::effort>>({"effort", "tuning", "FFTW planning: estimate or measure", "--effort", false, "effort",
-                              ""}),
+      in_records(row<Field<&O::effort>>({"effort", "tuning", "FFTW planning: estimate or measure", "--effort", false, "effort",
+                                         ""}), every),
       row<Field<&O::fftw_wisdom>>({"fftw_wisdom", "tuning", "measure: keep FFTW wisdom on disk", "--fftw-wisdom",
                                    false, "fftw_wisdom", ""}),
       row<Field<&O::fftw_wisdom_dir>>({"fftw_wisdom_dir", "tuning", "directory of the FFTW wisdom files (empty: default)",
                                        "--fftw-wisdom-dir", false, "fftw_wisdom_dir", ""}),
-      row<Field<&O::backend>>({"backend", "device", "cpu or cuda", "--backend", true, "backend", ""}),
+      in_records(row<Field<&O::backend>>({"backend", "device", "cpu or cuda", "--backend", true, "backend", ""}), every),
       row<Field<&O::device>>({"device", "device", "CUDA: the GPU (-1: local rank modulo visible GPUs)",
                               "--device", true, "device", ""},
                               "the model name of the GPU (CUDA) or CPU"),
@@ -354,8 +362,8 @@ std::vector<OptionField> make_table() {
                               "", false, "stream", ""}),
       row<Field<&O::user_workspace>>({"user_workspace", "device", "every execution brings the plan's work buffers",
                                       "--user-workspace", false, "user_workspace", ""}),
-      row<Field<&O::threads>>({"threads", "device", "CPU: threads per rank (0: the rank's CPU affinity)", "--threads",
-                               true, "threads", ""}),
+      in_records(row<Field<&O::threads>>({"threads", "device", "CPU: threads per rank (0: the rank's CPU affinity)", "--threads",
+                                          true, "threads", ""}), every),
       row<Field<&O::memory_limit_bytes>>({"memory_limit_bytes", "memory",
                                           "most bytes the plan may hold per rank (0: the memory available)",
                                           "--memory-limit-bytes", true, "memory_limit_bytes", ""}),
@@ -426,6 +434,7 @@ std::string option_fields_json() {
                       {"wisdom_key_resolved", f.wisdom_key_resolved},
                       {"c_field", f.c_field},
                       {"c_absent", f.c_absent},
+                      {"record", f.record},
                       {"doc", f.doc}});
   }
   const nlohmann::ordered_json doc{

@@ -17,14 +17,14 @@ using dfftapp::Record;
 
 Record direction(const std::string& decomp, const std::string& dir, std::vector<double> samples) {
   Record r;
-  r.decomposition = decomp;
-  r.variant = "default";
-  r.methods = {"a2a-sync"};
+  dfft::set_option(r.options, "decomposition", decomp);
+  r.options.variant = dfft::Variant::Default;
+  r.options.methods = {dfft::Method::a2a_sync};
   r.precision = "double";
-  r.transform = "r2c";
+  r.options.transform = dfft::Transform::r2c;
   r.size = {32, 30, 28};
   r.ranks = 2;
-  r.grid = {1, 2};
+  r.options.grid = {1, 2};
   r.direction = dir;
   r.samples_ms = samples;
   r.time_min = *std::min_element(samples.begin(), samples.end());
