@@ -218,6 +218,11 @@ enum class Staging { automatic, host, cuda_aware };
 /// running anything; `measure` reuses a matching wisdom entry or times candidate plans and keeps
 /// the fastest. Plan::tune_report() tells what was done.
 enum class Tune { none, heuristic, measure };
+/// Which directions a plan runs (Options::directions): `both`, or only `forward` or only
+/// `inverse`, as an FFTW plan runs one. A one-direction plan makes, and under Effort::measure
+/// times, only that direction's FFTs and exchanges: about half the planning time and FFT work
+/// areas. Calling the other direction throws InvalidArgument.
+enum class Directions { both, forward, inverse };
 
 std::string to_string(Decomposition);
 std::string to_string(Variant);
@@ -233,6 +238,7 @@ std::string to_string(OneSidedSync);
 std::string to_string(Staging);
 std::string to_string(Tune);
 std::string to_string(Norm);
+std::string to_string(Directions);
 /// Parse the names used everywhere (CLI, JSON): "slab-2d1d", "slab-1d2d", "pencil",
 /// "default", "realigned", "r2c", "c2c", "r2r", "a2a-sync", "a2a-type", "p2p-sync", "p2p-type",
 /// "p2p-streams", "nccl", "cpu", "cuda", "auto", "host", "cuda-aware". Unknown names throw dfft::Error listing the allowed ones.
@@ -249,6 +255,7 @@ OneSidedSync parse_onesided_sync(const std::string&);
 Staging parse_staging(const std::string&);
 Tune parse_tune(const std::string&);  // "none", "heuristic", "measure"
 Norm parse_norm(const std::string&);  // "backward", "ortho", "forward", "none"
+Directions parse_directions(const std::string&);  // "both", "forward", "inverse"
 
 /// Options group "problem": what is transformed (transform kind, axes, padding, normalisation,
 /// batches, in place).
@@ -291,6 +298,9 @@ struct ProblemOptions {
   /// a decomposition whose first inverse step is that c2r), it runs there instead of on a copy
   /// or a split that keeps the array. false: inverse() leaves its input as it was.
   bool destroy_input = false;
+  /// The directions the plan runs (Directions): `both`, or one, whose plan costs about half to
+  /// make; the other direction then throws InvalidArgument.
+  Directions directions = Directions::both;
   /// Halo (ghost cells) or padding around this rank's box in the caller's input (real-space)
   /// and output (spectral) arrays (docs/boxes.md): input_layout() and output_layout() are the
   /// decomposition's with these widths (Layout::offset, padded), input_count() and

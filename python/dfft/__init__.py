@@ -146,7 +146,8 @@ class Plan:
     'flush'), max_message_bytes, staging ('auto', 'host', 'cuda-aware'), batch (the plan's own
     batch: local arrays get a leading axis of this size) and batches (batched plans made now),
     in_place (r2c on one buffer: see inplace_buffer), destroy_input (the inverse may overwrite
-    its input spectrum, as FFTW's c2r), transposed_out (the spectrum in the last
+    its input spectrum, as FFTW's c2r), directions ('both', 'forward' or 'inverse': a plan for
+    one direction plans about half as long; the other direction raises), transposed_out (the spectrum in the last
     stage's memory order, e.g. (y, x, z) for slab-2d1d and pencil; output_layout says it), tune ('none', 'heuristic', 'measure'),
     wisdom_file, tune_budget_s, ranks_per_node (e.g. [2] or [3, 1]) and stream (a
     cudaStream_t as int). ``plan.options`` reads them all back from the built plan.
@@ -168,7 +169,7 @@ class Plan:
                  backend="cpu", effort="measure", fftw_wisdom=True, device=-1, memory_limit_bytes=0,
                  codec=None, tolerance=None, overlap=None, adapt=None, threads=None,
                  chunks=None, in_flight=None, onesided_sync=None, max_message_bytes=None,
-                 staging=None, batch=None, batches=None, in_place=None, destroy_input=None,
+                 staging=None, batch=None, batches=None, in_place=None, destroy_input=None, directions=None,
                  transposed_out=None,
                  tune=None, wisdom_file=None, tune_budget_s=None, ranks_per_node=None, stream=None,
                  user_workspace=None, axes=None, padding=None, input_halo=None, output_halo=None,

@@ -123,6 +123,8 @@ class Fft1dImpl {
   std::int64_t local_alloc() const { return std::max(input_count(), output_count()) * h_; }
 
   void execute(const complex* in, complex* out, bool inverse) {
+    if (!runs(inverse))
+      detail::fail("this plan runs the ", to_string(opt_.directions), " direction only (Options::directions)");
     const int d = inverse ? 1 : 0;
     if (ranks_ == 1) {
       // One in-place plan serves in == out and in != out alike (FFTW plans are one or the other).
@@ -192,6 +194,9 @@ class Fft1dImpl {
     if (factor != 1 && !f.scales()) dev_->scale(data, 2 * count, factor, is_double);
   }
 
+  bool runs(bool inverse) const {
+    return opt_.directions == Directions::both || (opt_.directions == Directions::inverse) == inverse;
+  }
   double norm(bool inverse) const {
     Options o;  // only the norm matters for one periodic axis
     o.transform = Transform::c2c;
@@ -206,6 +211,7 @@ class Fft1dImpl {
     out_ = Layout{Box{{0, 0, 0}, {n_, 1, h_}}, {1, 0, 2}, {}};
     rows_buf_ = Buffer(*dev_, static_cast<std::size_t>(n_ * h_) * sizeof(complex));
     for (int d = 0; d < 2; ++d) {
+      if (!runs(d == 1)) continue;
       factor_[d] = norm(d == 1);
       auto desc = fft_desc(in_, 0, d == 1);
       desc.scale = factor_[d];
@@ -233,6 +239,7 @@ class Fft1dImpl {
     // Planning under measure overwrites the plan's own buffers, never the caller's arrays.
     collectively(comm, "Fft1d planning", [&] {
       for (int d = 0; d < 2; ++d) {
+        if (!runs(d == 1)) continue;  // Options::directions: only what the plan runs is made
         factor_[d] = norm(d == 1);
         // The normalisation rides on the direction's last FFT: along j1 forward, j0 inverse.
         auto d0 = fft_desc(cols_, 0, d == 1), d1 = fft_desc(mid_, 1, d == 1);

@@ -132,7 +132,7 @@ void PlanImpl::check_same_everywhere(const std::vector<std::int64_t>& shape) con
   // Method values and message limit decide the MPI calls each rank makes; a mismatch deadlocks.
   for (auto m : opt_.methods) mine.push_back(static_cast<int>(m));
   for (std::int64_t v : {opt_.max_message_bytes, std::int64_t{opt_.batch}, std::int64_t{opt_.in_place},
-                         std::int64_t{opt_.destroy_input},
+                         std::int64_t{opt_.destroy_input}, static_cast<std::int64_t>(opt_.directions),
                          std::int64_t{opt_.transposed_out},
                          std::int64_t{opt_.overlap}, std::int64_t{opt_.adapt}, std::int64_t{opt_.chunks},
                          std::int64_t{opt_.in_flight}, std::int64_t{opt_.threads}, std::int64_t{taper_},
@@ -234,6 +234,7 @@ void PlanImpl::build_steps() {
   for (std::size_t k = 0; k < nsteps; ++k)
     if (path_.steps[k].kind == Step::Kind::fft && path_.steps[k].fft.wide.box.dims() == 0)
       for (bool inverse : {false, true}) {
+        if (!runs(inverse)) continue;
         const Device::FftBytes b = dev_->fft_bytes_estimate(fft_desc(path_.steps[k], inverse));
         fft_estimate_ += b.own;
         shared_estimate = std::max(shared_estimate, b.shared);
@@ -244,16 +245,20 @@ void PlanImpl::build_steps() {
   b_ = Buffer(*dev_, work_bytes_);
   for (std::size_t k = 0; k < nsteps; ++k)
     if (path_.steps[k].kind == Step::Kind::fft) {
-      exec_[k].fwd_fft = make_fft(path_.steps[k], false);
-      exec_[k].inv_fft = make_fft(path_.steps[k], true);
+      // A one-direction plan (Options::directions) makes, and under Effort::measure times,
+      // only the FFTs it runs: most of a CPU plan's planning time is FFTW's measuring.
+      if (runs(false)) exec_[k].fwd_fft = make_fft(path_.steps[k], false);
+      if (runs(true)) exec_[k].inv_fft = make_fft(path_.steps[k], true);
       // Known only once the FFT library has planned: not part of the check above.
-      memory_.add(names_[k] + " FFT work areas", 0, exec_[k].fwd_fft->work_bytes() + exec_[k].inv_fft->work_bytes());
+      std::int64_t fft_work = 0;
+      for (const auto* f : {exec_[k].fwd_fft.get(), exec_[k].inv_fft.get()})
+        if (f) fft_work += f->work_bytes();
+      memory_.add(names_[k] + " FFT work areas", 0, fft_work);
     }
   plan_in_place_ends();
   tuning_ = Tuning{opt_.overlap, opt_.chunks, opt_.in_flight};
   build_transports();
-  build_direction(false);
-  build_direction(true);
+  build_directions();
   plan_keep_input();
   // The third buffer exists where an overlap group needs it (memory_ counted it for any
   // overlap > 1); adapt may still make it later.
@@ -312,6 +317,7 @@ void PlanImpl::plan_in_place_ends() {
   const std::size_t elem = is_double_ ? 16 : 8;
   for (bool inverse : {false, true})
     for (bool first : {false, true}) {
+      if (!runs(inverse)) continue;
       const std::size_t k = inverse == first ? n - 1 : 0, beside = k == 0 ? 1 : n - 2;
       const Step& st = path_.steps[k];
       if (st.kind != Step::Kind::fft || path_.steps[beside].kind != Step::Kind::exchange) continue;
@@ -324,7 +330,11 @@ void PlanImpl::plan_in_place_ends() {
       const int forced = first_step_copy_choice();
       if (first && d.in.box.empty() && forced != 1) continue;
       auto f = dev_->make_fft(d, a_.get(), a_.get());
-      if (first && forced != 0 && !(forced < 0 && d.effort == Effort::estimate)) {
+      // With destroy_input the inverse's first FFT transforms the caller's array where it lies
+      // (run()): no copy and no out-of-place plan to time against.
+      if (first && inverse && opt_.destroy_input) {
+        exec_[k].inv_in_caller_array = true;
+      } else if (first && forced != 0 && !(forced < 0 && d.effort == Effort::estimate)) {
         bool copy = true;
         if (forced < 0) {
           LocalFft& out_of_place = *(inverse ? exec_[k].inv_fft : exec_[k].fwd_fft);
@@ -367,7 +377,7 @@ bool PlanImpl::first_fft_in_caller_array(bool inverse) const {
 void PlanImpl::plan_keep_input() {
   // Only the inverse's first step reads the caller's array, and only outside an overlap group.
   const Direction& d = dir_[1];
-  if (d.sched.empty() || !d.sched[0].fft || d.group_at[0] >= 0) return;
+  if (!runs(true) || d.sched.empty() || !d.sched[0].fft || d.group_at[0] >= 0) return;
   const std::size_t k = d.sched[0].path_index;
   const Step& st = path_.steps[k];
   // A padded inverse reads its input into its own zero-padded buffer; c2c keeps its input; with
@@ -480,8 +490,8 @@ void PlanImpl::build_transports() {
     const Step& st = path_.steps[k];
     if (st.kind != Step::Kind::exchange) continue;
     const auto fwd = exchange_spec(st, false);
-    exec_[k].fwd_x = make_x(st, step_method_[k], fwd);
-    exec_[k].inv_x = make_x(st, step_method_[k], exchange_spec(st, true));
+    if (runs(false)) exec_[k].fwd_x = make_x(st, step_method_[k], fwd);
+    if (runs(true)) exec_[k].inv_x = make_x(st, step_method_[k], exchange_spec(st, true));
     const auto t = sent_traffic(step_method_[k], fwd);
     mine.intra_node_messages += t.intra_node_messages;
     mine.intra_node_bytes += t.intra_node_bytes;
@@ -612,10 +622,12 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
           f.execute(scratch, next);
           scaled = scaled || f.scales();
         }
-      } else if (cur == in && in == out && j == 0 && first_fft_in_caller_array(inverse)) {
-        // Executed in place: the caller's array is the output as well, so the first FFT may
-        // transform it where it lies, and the step after it reads it from there (never writing
-        // it: its output is a work buffer).
+      } else if (cur == in && j == 0 &&
+                 (in == out ? first_fft_in_caller_array(inverse) : inverse && exec_[k].inv_in_caller_array)) {
+        // Executed in place (the caller's array is the output as well), or an inverse that may
+        // destroy its input: the first FFT transforms the array where it lies, and the step
+        // after it reads it from there (executed in place, never writing it: its output is a
+        // work buffer).
         LocalFft& f = *(inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place);
         f.execute(const_cast<void*>(in), const_cast<void*>(in));
         scaled = scaled || f.scales();
@@ -706,6 +718,9 @@ void scale_box(Device& dev, void* data, const Layout& l, bool whole, bool comple
 }  // namespace
 
 void PlanImpl::transform(bool inverse, const void* in, void* out, void* work, std::int64_t work_bytes) {
+  if (!runs(inverse))
+    fail("this plan runs the ", to_string(opt_.directions), " direction only (Options::directions); ",
+         inverse ? "inverse()" : "forward()", " needs a plan with directions both or ", inverse ? "inverse" : "forward");
   use_workspace(work, work_bytes);
   adapt_before();
   const double t0 = MPI_Wtime();
@@ -789,6 +804,8 @@ std::string PlanImpl::describe() const {
       if (const auto t = e.inv_keep->timings(); !t.empty()) s << " (timed: " << t << ")";
       s << "\n";
     }
+  if (opt_.directions != Directions::both)
+    s << "directions: " << to_string(opt_.directions) << " only (the other direction is not planned)\n";
   if (const Direction& d = dir_[1]; !d.sched.empty() && d.sched[0].fft && d.group_at[0] < 0 &&
                                     path_.steps[d.sched[0].path_index].fft.r2c) {
     const bool padded = path_.steps[d.sched[0].path_index].fft.wide.box.dims() > 0;
@@ -808,6 +825,8 @@ std::string PlanImpl::describe() const {
     if (in_place_too)
       s << (inverse ? "inverse" : "forward") << " executed in place (input and output one array): the first FFT "
         << "transforms the array where it lies\n";
+    if (inverse && first.inv_in_caller_array)
+      s << "inverse input: overwritten (destroy_input: the first FFT transforms the caller's array where it lies)\n";
     if (inverse ? first.inv_copy_first : first.fwd_copy_first)
       s << (inverse ? "inverse" : "forward") << (in_place_too ? " executed out of place" : "")
         << ": the first FFT copies the input into the workspace and runs in place there"

@@ -75,6 +75,8 @@ class PlanImpl {
     /// faster than the out-of-place FFT (copy_first).
     std::unique_ptr<detail::LocalFft> fwd_fft_in_place, inv_fft_in_place;
     bool fwd_copy_first = false, inv_copy_first = false;
+    /// The inverse's first FFT runs in place on the caller's array (Options::destroy_input).
+    bool inv_in_caller_array = false;
     // The copy of the caller's array (copy_first) also applies the direction's normalisation:
     // only where every rank copies (agreed at plan time), since the exchanges that follow mix
     // the ranks' data.
@@ -134,6 +136,12 @@ class PlanImpl {
   /// Settles the fields of opt_ left automatic (src/tune/automatic.cpp); collective.
   void choose_automatically(bool user_boxes);
   void build_direction(bool inverse);
+  /// build_direction() of each direction the plan runs.
+  void build_directions();
+  /// Whether the plan runs this direction (Options::directions).
+  bool runs(bool inverse) const {
+    return opt_.directions == Directions::both || (opt_.directions == Directions::inverse) == inverse;
+  }
   void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
   void* buffer(int id, const void* in, void* out) const;
   /// Runs the steps; true where the last one applied the normalisation `factor` already.

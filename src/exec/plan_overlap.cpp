@@ -171,8 +171,12 @@ void PlanImpl::apply(const Tuning& t) {
   dir_[0] = Direction{};
   dir_[1] = Direction{};
   if (transports) build_transports();
-  build_direction(false);
-  build_direction(true);
+  build_directions();
+}
+
+void PlanImpl::build_directions() {
+  for (bool inverse : {false, true})
+    if (runs(inverse)) build_direction(inverse);
 }
 
 // Online tuning: one untimed warm-up call, then per stage each candidate for kCalls calls

@@ -245,6 +245,7 @@ void MpiPlan<R>::build(const Request& req) {
     o.effort = (req.flags & FFTW_ESTIMATE) ? Effort::estimate : Effort::measure;
     o.fftw_wisdom = false;
     o.threads = planner_threads();
+    o.directions = dfft_inverse_ ? Directions::inverse : Directions::forward;
     fft1d_ = std::make_unique<Fft1d<R>>(comm_, pr.n[0], pr.howmany, o);
     return;
   }
@@ -289,6 +290,8 @@ void MpiPlan<R>::build(const Request& req) {
   else if (rnk >= 2 && ranks > 1) o.decomposition = Decomposition::slab_2d1d;
   o.fftw_wisdom = false;  // the application owns FFTW's wisdom (fftw_import_wisdom_*)
   o.threads = planner_threads();
+  // An FFTW plan runs one direction: the other is neither made nor measured.
+  o.directions = dfft_inverse_ ? Directions::inverse : Directions::forward;
   o.destroy_input = (req.flags & FFTW_DESTROY_INPUT) ||
                     (pr.kind == Kind::c2r && !(req.flags & FFTW_PRESERVE_INPUT));
 

@@ -58,6 +58,8 @@ constexpr Table<Staging, 3> kStaging{{{Staging::automatic, "auto"},
                                       {Staging::cuda_aware, "cuda-aware"}}};
 constexpr Table<Norm, 4> kNorm{
     {{Norm::backward, "backward"}, {Norm::ortho, "ortho"}, {Norm::forward, "forward"}, {Norm::none, "none"}}};
+constexpr Table<Directions, 3> kDirections{
+    {{Directions::both, "both"}, {Directions::forward, "forward"}, {Directions::inverse, "inverse"}}};
 constexpr Table<Tune, 3> kTune{{{Tune::none, "none"}, {Tune::heuristic, "heuristic"}, {Tune::measure, "measure"}}};
 
 template <class T, class E>
@@ -112,6 +114,8 @@ Staging parse_staging(const std::string& s) { return parse(kStaging, s, "staging
 Tune parse_tune(const std::string& s) { return parse(kTune, s, "tune mode"); }
 std::string to_string(Norm e) { return name_of(kNorm, e); }
 Norm parse_norm(const std::string& s) { return parse(kNorm, s, "norm"); }
+std::string to_string(Directions e) { return name_of(kDirections, e); }
+Directions parse_directions(const std::string& s) { return parse(kDirections, s, "directions"); }
 
 namespace detail {
 template <> std::vector<std::string> names_of<Decomposition>() { return all_names(kDecomp); }
@@ -125,6 +129,7 @@ template <> std::vector<std::string> names_of<OneSidedSync>() { return all_names
 template <> std::vector<std::string> names_of<Staging>() { return all_names(kStaging); }
 template <> std::vector<std::string> names_of<Tune>() { return all_names(kTune); }
 template <> std::vector<std::string> names_of<Norm>() { return all_names(kNorm); }
+template <> std::vector<std::string> names_of<Directions>() { return all_names(kDirections); }
 }  // namespace detail
 
 }  // namespace dfft

@@ -23,5 +23,6 @@ template <> std::vector<std::string> names_of<OneSidedSync>();
 template <> std::vector<std::string> names_of<Staging>();
 template <> std::vector<std::string> names_of<Tune>();
 template <> std::vector<std::string> names_of<Norm>();
+template <> std::vector<std::string> names_of<Directions>();
 
 }  // namespace dfft::detail

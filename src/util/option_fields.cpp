@@ -159,6 +159,7 @@ template <> struct Text<OneSidedSync> : EnumText<OneSidedSync, parse_onesided_sy
 template <> struct Text<Staging> : EnumText<Staging, parse_staging> {};
 template <> struct Text<Tune> : EnumText<Tune, parse_tune> {};
 template <> struct Text<Norm> : EnumText<Norm, parse_norm> {};
+template <> struct Text<Directions> : EnumText<Directions, parse_directions> {};
 
 // A function's static, not a static member: the table may be made while other translation units'
 // globals are initialised (a test's constant holding a wisdom key), before a static member would be.
@@ -305,6 +306,10 @@ std::vector<OptionField> make_table() {
       row<Field<&O::destroy_input>>({"destroy_input", "problem",
                                      "the inverse may overwrite its input spectrum (FFTW's c2r default)",
                                      "--destroy-input", true, "destroy_input", ""}),
+      row<Field<&O::directions>>({"directions", "problem",
+                                  "the directions the plan runs: both, or only forward or inverse (about half the planning)",
+                                  "", true, "",
+                                  "the C interface's plans run both directions"}),
       in_records(row<Field<&O::decomposition>>({"decomposition", "decomposition", "slab-2d1d, slab-1d2d, pencil or auto",
                                                 "--decomp", false, "decomposition", ""}), every),
       in_records(row<Field<&O::grid, 'x', true>>({"grid", "decomposition", "process grid P1xP2 (pencil) or P (slab); auto: chosen",
