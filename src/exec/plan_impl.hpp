@@ -136,6 +136,11 @@ class PlanImpl {
   /// Settles the fields of opt_ left automatic (src/tune/automatic.cpp); collective.
   void choose_automatically(bool user_boxes);
   void build_direction(bool inverse);
+  /// Whether plan_in_place_ends plans the direction's first (or last) FFT in place.
+  bool plans_end_in_place(bool inverse, bool first) const;
+  /// Whether step k's out-of-place FFT of the direction is planned with the plan (false where
+  /// only its in-place plan runs; run() makes it if an execution needs it after all).
+  bool needs_out_of_place_fft(std::size_t k, bool inverse) const;
   /// build_direction() of each direction the plan runs.
   void build_directions();
   /// Whether the plan runs this direction (Options::directions).
