@@ -142,8 +142,9 @@ def test_refusals_on_every_rank():
 @pytest.mark.parametrize("transform", ["r2c", "c2c"])
 def test_plan_transforms_the_halo_array_in_place(transform):
     """A plan with input_halo/output_halo reads the interior of an array plan.halo exchanges and
-    writes the interior of its output: the dense plan's results (np.fft is its reference in
-    test_dfft.py), every halo cell left as it was."""
+    writes the interior of its output: np.fft's spectrum of the global array, and besides the
+    dense plan's results (a halo moves the values, it must not change them), every halo cell left
+    as it was."""
     w_in, w_out = ([1, 2, 0], [0, 1, 2]), ([2, 0, 1], [1, 1, 0])
     dense = dfft.Plan(COMM, SHAPE, decomposition="pencil", transform=transform, **FAST)
     plan = dfft.Plan(COMM, SHAPE, decomposition="pencil", transform=transform, input_halo=w_in,
@@ -151,10 +152,11 @@ def test_plan_transforms_the_halo_array_in_place(transform):
     assert plan.options["input_halo"] == w_in and plan.options["output_halo"] == w_out
     halo = plan.halo(w_in[0], w_in[1])
     assert halo.shape == plan.input_shape
-    rng = np.random.default_rng(COMM.rank)
-    x = rng.standard_normal(dense.input_shape)
+    rng = np.random.default_rng(5)  # the same global array on every rank
+    g = rng.standard_normal(SHAPE)
     if transform == "c2c":
-        x = x + 1j * rng.standard_normal(dense.input_shape)
+        g = g + 1j * rng.standard_normal(SHAPE)
+    x = dense.local_input(g)
     u = np.full(plan.input_shape, FILL, plan.input_dtype)
     u[plan.input_interior] = x
     halo.exchange(u)
@@ -162,6 +164,9 @@ def test_plan_transforms_the_halo_array_in_place(transform):
     y = dense.forward(x)
     uk = np.full(plan.output_shape, FILL, plan.output_dtype)
     plan.forward(u, out=uk)
+    want = dense.local_output(np.fft.rfftn(g) if transform == "r2c" else np.fft.fftn(g))
+    scale = np.abs(want).max(initial=1)
+    assert all_ranks(np.allclose(uk[plan.output_interior], want, rtol=0, atol=1e-12 * scale))
     assert all_ranks(np.allclose(uk[plan.output_interior], y, rtol=1e-12, atol=1e-12 * np.abs(y).max(initial=1)))
     assert all_ranks(np.array_equal(u, before))
     outside = np.ones(plan.output_shape, bool)

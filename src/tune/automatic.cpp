@@ -176,6 +176,8 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
       if (o.methods.empty()) o.methods = {Method::a2a_sync};
     }
     r.chosen = o;
+    // The model ranked nothing, so describe() must not credit it with the choice.
+    r.note = "no candidate could be predicted: the fixed defaults for the fields left open";
     r.warnings.push_back("no candidate could be predicted; built " + tune_label(o));
     return r;
   }

@@ -55,7 +55,7 @@ struct AutoChoice {
   int tied = 0;  // how many leading ranked ones the model cannot tell apart (the first is taken)
   std::vector<std::string> ruled_out; // "nccl: two ranks share a GPU", ...
   std::string calibration;     // where the model's constants came from
-  std::string note;            // why no model was needed (one rank)
+  std::string note;            // what chose instead of the model (one rank, nothing predicted)
   std::vector<std::string> warnings;
   /// Taken from a tuned wisdom entry (the model was not asked): the file, and the entry's
   /// measured seconds per forward+inverse pair. Empty: the model's choice.

@@ -181,6 +181,28 @@ inline std::vector<cd> serial_forward(const Shape& shape, const std::vector<cd>&
   return out;
 }
 
+/// Serial FFTW c2c transform (double, unscaled) of the whole array over `axes` only, the other
+/// axes a batch of independent transforms (FFTW's guru interface); `sign` FFTW_FORWARD or
+/// FFTW_BACKWARD.
+inline std::vector<cd> serial_c2c_axes(const Shape& shape, const std::vector<cd>& x, const std::vector<int>& axes,
+                                       int sign) {
+  const int d = static_cast<int>(shape.size());
+  std::vector<fftw_iodim> dims, loops;
+  std::int64_t stride = 1;
+  for (int a = d - 1; a >= 0; --a) {
+    const fftw_iodim io{static_cast<int>(shape[a]), static_cast<int>(stride), static_cast<int>(stride)};
+    (std::find(axes.begin(), axes.end(), a) != axes.end() ? dims : loops).push_back(io);
+    stride *= shape[a];
+  }
+  std::vector<cd> in = x, out(x.size());
+  fftw_plan p = fftw_plan_guru_dft(static_cast<int>(dims.size()), dims.data(), static_cast<int>(loops.size()),
+                                   loops.data(), reinterpret_cast<fftw_complex*>(in.data()),
+                                   reinterpret_cast<fftw_complex*>(out.data()), sign, FFTW_ESTIMATE);
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+  return out;
+}
+
 /// Largest |a - b| over the largest |b|, over all ranks, for local arrays of equal length; a NaN
 /// difference counts (as NaN, which fails every bound).
 template <class V>

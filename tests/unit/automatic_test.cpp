@@ -213,4 +213,22 @@ TEST(Automatic, DescribeNamesTheTopThree) {
   EXPECT_THAT(text, testing::HasSubstr("predicted"));
 }
 
+// A pencil grid of one factor on 4 ranks: the model predicts no candidate, and the plan is built
+// from the fixed defaults. describe() says so and does not also credit the model with the choice.
+TEST(Automatic, DescribeWithoutPredictionsCreditsNoModel) {
+  Options o;
+  o.backend = Backend::cpu;
+  o.decomposition = Decomposition::pencil;
+  o.grid = {4};
+  const auto f = cpus(4);
+  const auto r = dfft::detail::choose_automatic(f, {16, 12, 10}, o, true,
+                                                dfft::model::Calibration::builtin(f.backend, 4, false, false));
+  ASSERT_TRUE(r.made);
+  ASSERT_TRUE(r.ranked.empty()) << r.describe();
+  EXPECT_EQ(r.chosen.decomposition, Decomposition::pencil);
+  const auto text = r.describe();
+  EXPECT_THAT(text, testing::HasSubstr("no candidate could be predicted"));
+  EXPECT_THAT(text, testing::Not(testing::HasSubstr("predicted by the model"))) << text;
+}
+
 }  // namespace
