@@ -821,7 +821,10 @@ std::string PlanImpl::describe() const {
   // FFT steps whose engine is not the FFT library, or was chosen by timing (a GPU's column kernel).
   for (std::size_t k = 0; k < exec_.size(); ++k)
     for (bool inverse : {false, true}) {
-      const LocalFft* f = (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft).get();
+      // The out-of-place FFT, or the in-place one where only that was planned.
+      const StepExec& e = exec_[k];
+      const LocalFft* f = inverse ? (e.inv_fft ? e.inv_fft : e.inv_fft_in_place).get()
+                                  : (e.fwd_fft ? e.fwd_fft : e.fwd_fft_in_place).get();
       if (!f || (f->engine().empty() && f->engine_timing().empty())) continue;
       s << names_[k] << (inverse ? " inverse: " : " forward: ") << (f->engine().empty() ? "the FFT library" : f->engine());
       if (const auto t = f->engine_timing(); !t.empty()) s << " (timed: " << t << ")";
@@ -864,7 +867,8 @@ std::string PlanImpl::describe() const {
                 : "")
         << "\n";
     const StepExec& last = exec_[d.sched.back().path_index];
-    const LocalFft* f = (inverse ? last.inv_fft : last.fwd_fft).get();
+    const LocalFft* f = inverse ? (last.inv_fft ? last.inv_fft : last.inv_fft_in_place).get()
+                                : (last.fwd_fft ? last.fwd_fft : last.fwd_fft_in_place).get();
     // Where the first step's copy applies it, the last FFT runs without (execute_unscaled).
     if (norm_factor(opt_, shape_, inverse) != 1 && d.sched.back().fft && f && f->scales() &&
         !(inverse ? first.inv_copy_scales : first.fwd_copy_scales))
