@@ -27,6 +27,7 @@ Stdlib only, so that it runs on a machine where nothing can be installed.
 """
 import argparse
 import datetime
+import glob
 import json
 import os
 import re
@@ -400,18 +401,48 @@ def execute(jobs, profile, suite, args, env):
     return failed
 
 
+DEPS = os.path.join(ROOT, ".deps")
+
+
+def carried_debs(profile, required=True):
+    """The profile's .debs in .deps/ (none where it carries none). Where it carries some but
+    .deps/ has none: dies if `required` (a build needs them), else says so and returns none."""
+    if not profile["carry_debs"]:
+        return []
+    debs = sorted(d for d in os.listdir(DEPS) if d.endswith(".deb")) if os.path.isdir(DEPS) else []
+    if not debs:
+        why = "profile %s carries .debs but %s has none: run --fetch-debs where apt works" % (profile["name"], DEPS)
+        if required:
+            die(why)
+        print("bench_run: %s (peers linked against them will not start)" % why)
+    return debs
+
+
+def unpack_commands(debs):
+    return [["dpkg", "-x", os.path.join(DEPS, d), os.path.join(DEPS, "x")] for d in debs]
+
+
+def use_carried_debs(profile, args, env):
+    """Before a suite runs: the carried libraries unpacked (a device copies .deps/ afresh on
+    every call, without what an earlier call unpacked there) and first on the load path, so
+    that a peer linked against them (FFTW-MPI's fftw-mpi-bench) finds them on every rank."""
+    debs = carried_debs(profile, required=False)
+    if not debs:
+        return 0
+    if not os.path.isdir(os.path.join(DEPS, "x")) and run_plain(unpack_commands(debs), args.dry_run, env) != 0:
+        return 1
+    libs = sorted(glob.glob(os.path.join(DEPS, "x", "usr", "lib", "*-linux-gnu"))) + [os.path.join(DEPS, "x", "usr", "lib")]
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(libs + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else []))
+    return 0
+
+
 def configure(profile, args, env):
     """Configures and builds the profile's build (build.cmake_args, build.targets)."""
     b = profile["build"]
-    deps = os.path.join(ROOT, ".deps")
-    debs = sorted(d for d in os.listdir(deps) if d.endswith(".deb")) if os.path.isdir(deps) else []
-    if profile["carry_debs"] and not debs:
-        die("profile %s carries .debs but %s has none: run --fetch-debs where apt works" % (profile["name"], deps))
-    debs = debs if profile["carry_debs"] else []
-    unpack = [["dpkg", "-x", os.path.join(deps, d), os.path.join(deps, "x")] for d in debs]
-    extra = ["-DCMAKE_PREFIX_PATH=" + os.path.join(deps, "x", "usr")] if debs else []
+    debs = carried_debs(profile)
+    extra = ["-DCMAKE_PREFIX_PATH=" + os.path.join(DEPS, "x", "usr")] if debs else []
     build = ["cmake", "--build", args.build, "-j%d" % profile["cores"], "--target"]
-    cmds = unpack + [
+    cmds = unpack_commands(debs) + [
         ["cmake", "-S", ROOT, "-B", args.build, "-DCMAKE_BUILD_TYPE=Release"] + b.get("cmake_args", []) + extra,
         build + b.get("targets", ["dfft_app"])]
     if run_plain(cmds, args.dry_run, env) != 0:
@@ -473,6 +504,8 @@ def main(argv=None):
     if not args.suite:
         return 0
     suite = load_suite(args.suite)
+    if use_carried_debs(profile, args, env) != 0:
+        return 1
     jobs, refused = plan_jobs(profile, suite, args, env, prefix)
     for r in refused:
         print("bench_run: not run: %s" % r)
