@@ -43,7 +43,7 @@ module dfft
                                DFFT_P2P_TYPE = 3, DFFT_P2P_STREAMS = 4, DFFT_NCCL = 5, &
                                DFFT_ONESIDED = 6, DFFT_P2P_PIPELINED = 7, DFFT_CUDA_IPC = 8, &
                                DFFT_NODE_RING = 9, DFFT_HIERARCHICAL = 10, DFFT_PER_PEER = 11
-  integer(c_int), parameter :: DFFT_ESTIMATE = 0, DFFT_MEASURE = 1
+  integer(c_int), parameter :: DFFT_ESTIMATE = 0, DFFT_MEASURE = 1, DFFT_WISDOM_ONLY = 2
   integer(c_int), parameter :: DFFT_NORM_BACKWARD = 0, DFFT_NORM_ORTHO = 1, DFFT_NORM_FORWARD = 2, &
                                DFFT_NORM_NONE = 3
   integer(c_int), parameter :: DFFT_CPU = 0, DFFT_CUDA = 1

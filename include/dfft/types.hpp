@@ -180,8 +180,12 @@ std::int64_t r2r_logical_size(R2R k, std::int64_t n);
 /// FFTW planning (CPU backend): `measure` times candidate algorithms the first time a size is
 /// planned and keeps the result as FFTW wisdom on disk (Options::fftw_wisdom), so later plans
 /// of that size cost milliseconds; `estimate` plans at once from heuristics (strided
-/// transforms can run several times slower).
-enum class Effort { estimate, measure };
+/// transforms can run several times slower). `wisdom_only` plans only from FFTW wisdom the
+/// process has (fftw_import_wisdom*, or the disk file of Options::fftw_wisdom) at the measure
+/// level, as FFTW's FFTW_WISDOM_ONLY: a local FFT FFTW has no wisdom for refuses the plan
+/// (Unsupported), so a plan either comes at once or not at all. The CUDA backend, whose cuFFT
+/// keeps no wisdom, plans it as `measure`.
+enum class Effort { estimate, measure, wisdom_only };
 /// Scaling, as numpy.fft's `norm`: `backward` leaves the forward transform unscaled and scales
 /// the inverse by 1/N, `forward` the other way round, `ortho` scales both by 1/sqrt(N). N is the
 /// product over the axes of r2r_logical_size (n on a periodic axis, 2n on most DCT/DST axes:

@@ -113,7 +113,8 @@ class Plan:
     scaled by 1/N), as numpy.fft's norm, or 'none' (neither scaled: FFTW's convention) (on a DCT/DST axis N is scipy.fft.dctn's logical size:
     2(n-1) for type 1 DCT, 2(n+1) for type 1 DST, 2n otherwise; 'ortho' there matches
     dctn(norm='ortho', orthogonalize=False)); effort: FFTW planning,
-    'measure' or 'estimate'; fftw_wisdom: True (FFTW wisdom kept in the default directory),
+    'measure', 'estimate' or 'wisdom-only' (from FFTW wisdom the process has, else
+    dfft.Unsupported); fftw_wisdom: True (FFTW wisdom kept in the default directory),
     False (none) or a directory; r2r: one kind per axis, the DCT/DST the forward applies
     ('dct1'..'dct4', 'dst1'..'dst4', or scipy.fft's names as a pair such as ('dct', 1); FFTW's
     'r2hc', 'hc2r', 'dht' with transform 'r2r' on the cpu backend; 'none' or

@@ -21,6 +21,7 @@
 
 #include "dfft/build_info.hpp"
 #include "dfft/dfft.hpp"
+#include "dfft/option_fields.hpp"
 #include "options.hpp"
 
 #if defined(DFFT_HAS_CUDA)
@@ -191,9 +192,7 @@ dfft::Options make_options(const std::string& decomposition, const std::string& 
   o.fftw_wisdom_dir = fftw_wisdom.value_or("");
   for (const auto& k : r2r) o.r2r.push_back(dfft::parse_r2r(k));
   o.backend = dfft::parse_backend(backend);
-  if (effort != "estimate" && effort != "measure")
-    throw py::value_error("effort must be 'estimate' or 'measure', got '" + effort + "'");
-  o.effort = effort == "measure" ? dfft::Effort::measure : dfft::Effort::estimate;
+  dfft::set_option(o, "effort", effort);  // the option table's names; InvalidArgument lists them
   o.device = device;
   return o;
 }

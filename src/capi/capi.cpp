@@ -153,7 +153,7 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   r.variant = pick<dfft::Variant>(o->variant, "variant");
   r.transform = pick<dfft::Transform>(o->transform, "transform");
   r.backend = pick<dfft::Backend>(o->backend, "backend");
-  r.effort = pick<dfft::Effort>(o->effort, "effort", 2);  // Effort has no name table (estimate, measure)
+  r.effort = pick<dfft::Effort>(o->effort, "effort", 3);  // Effort has no name table (estimate, measure, wisdom-only)
   r.norm = pick<dfft::Norm>(o->norm, "norm");
   r.fftw_wisdom = o->fftw_wisdom != 0;
   r.fftw_wisdom_dir = o->fftw_wisdom_dir ? o->fftw_wisdom_dir : "";

@@ -15,6 +15,7 @@
 #include "backend/cpu/fftw_wisdom.hpp"
 #include "backend/cpu/work_pool.hpp"
 #include "backend/device.hpp"
+#include "dfft/option_fields.hpp"
 #include "dfft/reshape.hpp"
 #include "util/check.hpp"
 
@@ -156,7 +157,7 @@ class Fft1dImpl {
     std::ostringstream s;
     s << "1-D c2c FFT of n = " << n_ << (h_ > 1 ? detail::concat(" (", h_, " interleaved transforms)") : std::string())
       << ", " << (is_double ? "double" : "float") << ", " << ranks_ << " rank" << (ranks_ > 1 ? "s" : "")
-      << ", norm " << to_string(opt_.norm) << ", FFTW " << (opt_.effort == Effort::measure ? "measure" : "estimate")
+      << ", norm " << to_string(opt_.norm) << ", FFTW " << get_option(opt_, "effort")
       << ", " << dev_->threads() << " thread" << (dev_->threads() > 1 ? "s" : "") << " per rank\n";
     if (ranks_ == 1) {
       s << "one rank: one FFTW plan of length " << n_ << ", run in place in the output array\n";

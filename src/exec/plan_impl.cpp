@@ -243,23 +243,28 @@ void PlanImpl::build_steps() {
   check_memory();
   a_ = Buffer(*dev_, work_bytes_);
   b_ = Buffer(*dev_, work_bytes_);
-  for (std::size_t k = 0; k < nsteps; ++k)
-    if (path_.steps[k].kind == Step::Kind::fft) {
-      // A one-direction plan (Options::directions) makes, and under Effort::measure times,
-      // only the FFTs it runs: most of a CPU plan's planning time is FFTW's measuring.
-      if (runs(false) && needs_out_of_place_fft(k, false)) exec_[k].fwd_fft = make_fft(path_.steps[k], false);
-      if (runs(true) && needs_out_of_place_fft(k, true)) exec_[k].inv_fft = make_fft(path_.steps[k], true);
-      // Known only once the FFT library has planned: not part of the check above.
-      std::int64_t fft_work = 0;
-      for (const auto* f : {exec_[k].fwd_fft.get(), exec_[k].inv_fft.get()})
-        if (f) fft_work += f->work_bytes();
-      memory_.add(names_[k] + " FFT work areas", 0, fft_work);
-    }
+  // FFT planning is each rank's own, and may fail on some ranks only (Effort::wisdom_only: FFTW
+  // has wisdom for one rank's local problem and not another's): every rank learns of a failure
+  // before the collective steps after it.
+  collectively(comm_, "FFT planning", [&] {
+    for (std::size_t k = 0; k < nsteps; ++k)
+      if (path_.steps[k].kind == Step::Kind::fft) {
+        // A one-direction plan (Options::directions) makes, and under Effort::measure times,
+        // only the FFTs it runs: most of a CPU plan's planning time is FFTW's measuring.
+        if (runs(false) && needs_out_of_place_fft(k, false)) exec_[k].fwd_fft = make_fft(path_.steps[k], false);
+        if (runs(true) && needs_out_of_place_fft(k, true)) exec_[k].inv_fft = make_fft(path_.steps[k], true);
+        // Known only once the FFT library has planned: not part of the check above.
+        std::int64_t fft_work = 0;
+        for (const auto* f : {exec_[k].fwd_fft.get(), exec_[k].inv_fft.get()})
+          if (f) fft_work += f->work_bytes();
+        memory_.add(names_[k] + " FFT work areas", 0, fft_work);
+      }
+  });
   plan_in_place_ends();
   tuning_ = Tuning{opt_.overlap, opt_.chunks, opt_.in_flight};
   build_transports();
   build_directions();
-  plan_keep_input();
+  collectively(comm_, "FFT planning", [&] { plan_keep_input(); });
   // The third buffer exists where an overlap group needs it (memory_ counted it for any
   // overlap > 1); adapt may still make it later.
   work_buffers_ = c_.get() ? 3 : 2;
@@ -315,6 +320,7 @@ void PlanImpl::plan_in_place_ends() {
   const std::size_t n = path_.steps.size();
   if (n < 3 || dev_->on_device()) return;
   const std::size_t elem = is_double_ ? 16 : 8;
+  collectively(comm_, "FFT planning", [&] {
   for (bool inverse : {false, true})
     for (bool first : {false, true}) {
       if (!plans_end_in_place(inverse, first)) continue;
@@ -338,6 +344,7 @@ void PlanImpl::plan_in_place_ends() {
       memory_.add(names_[k] + " in-place FFT work area", 0, f->work_bytes());
       (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place) = std::move(f);
     }
+  });
   // Each rank timed its own first steps; the normalisation may ride on the copy only where all
   // ranks copy an array of one run (a device with a scaling copy: the CPU's), and only where
   // not every rank's last FFT applies it anyway (FFTW's blocks scale in cache): then no rank

@@ -49,7 +49,7 @@ void PlanImpl::build_direction(bool inverse) {
       };
     for (const GroupPlan& p : plan_groups(d.sched, comm_, slices_well)) {
       d.group_at[p.first] = static_cast<int>(d.groups.size());
-      build_group(d, p, inverse);
+      collectively(comm_, "FFT planning", [&] { build_group(d, p, inverse); });
     }
   }
   // Buffers: a group's FFTs and exchange run at the same time, so the exchange's source stays

@@ -99,8 +99,14 @@ std::string local_problem(const Request& r) {
       if (k == R2R::dct1 && p.n[a] < 2) return "REDFT00 needs at least 2 points";
     }
   }
-  if (r.flags & FFTW_WISDOM_ONLY) return "FFTW_WISDOM_ONLY: dfft keeps no wisdom of plans on caller-given layouts, which FFTW-MPI plans are";
   return "";
+}
+
+// FFTW_WISDOM_ONLY: a plan only where FFTW's wisdom (imported by the application, e.g. from a
+// run that planned with FFTW_MEASURE through this library) has every local FFT of dfft's plan.
+Effort effort_of(unsigned flags) {
+  if (flags & FFTW_WISDOM_ONLY) return Effort::wisdom_only;
+  return (flags & FFTW_ESTIMATE) ? Effort::estimate : Effort::measure;
 }
 
 // With a vector axis (howmany > 1) or a one-dimensional transform the dfft array has one more,
@@ -242,7 +248,7 @@ void MpiPlan<R>::build(const Request& req) {
   if (is_distributed_1d(pr, ranks)) {
     Options o;
     o.norm = Norm::none;
-    o.effort = (req.flags & FFTW_ESTIMATE) ? Effort::estimate : Effort::measure;
+    o.effort = effort_of(req.flags);
     o.fftw_wisdom = false;
     o.threads = planner_threads();
     o.directions = dfft_inverse_ ? Directions::inverse : Directions::forward;
@@ -279,7 +285,7 @@ void MpiPlan<R>::build(const Request& req) {
   }
   o.in_place = in_place_ && (pr.kind == Kind::r2c || pr.kind == Kind::c2r);
   o.transposed_out = dout.order.size() > 1 && dout.order[0] == 1;
-  o.effort = (req.flags & FFTW_ESTIMATE) ? Effort::estimate : Effort::measure;
+  o.effort = effort_of(req.flags);
   // FFTW_PATIENT and FFTW_EXHAUSTIVE: dfft's timed choice among its candidate plans (decomposition,
   // variant, methods); FFTW_MEASURE: the model's choice with measured local FFTs, so that
   // planning stays as quick as FFTW-MPI's.
@@ -295,6 +301,7 @@ void MpiPlan<R>::build(const Request& req) {
   o.destroy_input = (req.flags & FFTW_DESTROY_INPUT) ||
                     (pr.kind == Kind::c2r && !(req.flags & FFTW_PRESERVE_INPUT));
 
+  std::string refused;  // why the last try_plan failed
   auto try_plan = [&](const Options& opts) {
     try {
       plan_ = std::make_unique<Plan<R>>(comm_, shape, din, dout, opts);
@@ -302,6 +309,7 @@ void MpiPlan<R>::build(const Request& req) {
     } catch (const Error& e) {
       // A problem dfft's planner refuses (collectively: every rank throws it).
       if (e.status() != Status::invalid_argument && e.status() != Status::unsupported) throw;
+      refused = e.what();
       return false;
     }
   };
@@ -324,6 +332,8 @@ void MpiPlan<R>::build(const Request& req) {
       return;
     }
   }
+  // Without wisdom for its local FFTs no plan comes, on fewer ranks neither (FFTW_WISDOM_ONLY).
+  if (o.effort == Effort::wisdom_only) throw InvalidArgument(req.call, rank, refused);
   // Too few elements to split over every rank: dfft's decompositions need every rank, FFTW's
   // leave ranks idle. Below, the plan runs on fewer ranks and the data moves to and from them.
   Options sub = o;

@@ -38,12 +38,15 @@ std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
-// Effort has no name table in the public header: its two names live here.
-std::string effort_name(Effort e) { return e == Effort::measure ? "measure" : "estimate"; }
+// Effort has no name table in the public header: its names live here.
+std::string effort_name(Effort e) {
+  return e == Effort::measure ? "measure" : e == Effort::wisdom_only ? "wisdom-only" : "estimate";
+}
 Effort parse_effort(const std::string& s) {
   if (s == "measure") return Effort::measure;
   if (s == "estimate") return Effort::estimate;
-  detail::fail("unknown effort '", s, "'; allowed: estimate, measure");
+  if (s == "wisdom-only") return Effort::wisdom_only;
+  detail::fail("unknown effort '", s, "'; allowed: estimate, measure, wisdom-only");
 }
 
 template <class N>
@@ -136,7 +139,7 @@ struct Text<HaloWidths> {
 template <>
 struct Text<Effort> {
   static constexpr std::string_view type = "enum";
-  static std::vector<std::string> names() { return {"estimate", "measure"}; }
+  static std::vector<std::string> names() { return {"estimate", "measure", "wisdom-only"}; }
   static std::string out(Effort v) { return effort_name(v); }
   static Effort in(const std::string& s) { return parse_effort(s); }
 };
@@ -353,7 +356,7 @@ std::vector<OptionField> make_table() {
                                    false, "wisdom_file", ""}),
       row<Field<&O::tune_budget_s>>({"tune_budget_s", "tuning", "measure: seconds before no new candidate starts",
                                      "--tune-budget", false, "tune_budget_s", ""}),
-      in_records(row<Field<&O::effort>>({"effort", "tuning", "FFTW planning: estimate or measure", "--effort", false, "effort",
+      in_records(row<Field<&O::effort>>({"effort", "tuning", "FFTW planning: estimate, measure, or wisdom-only (FFTW wisdom the process has, else refused)", "--effort", false, "effort",
                                          ""}), every),
       row<Field<&O::fftw_wisdom>>({"fftw_wisdom", "tuning", "measure: keep FFTW wisdom on disk", "--fftw-wisdom",
                                    false, "fftw_wisdom", ""}),

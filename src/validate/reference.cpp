@@ -84,7 +84,7 @@ ReferenceTiming single_device_reference(Backend backend, const std::vector<std::
     nreal *= static_cast<std::size_t>(shape[i]);
     ncplx *= static_cast<std::size_t>(i + 1 == shape.size() && t == Transform::r2c ? shape[i] / 2 + 1 : shape[i]);
   }
-  unsigned flags = effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+  unsigned flags = effort == Effort::estimate ? FFTW_ESTIMATE : FFTW_MEASURE;
   if (is_double)
     return cpu_reference<double, fftw_complex, fftw_plan>(
         n, nreal, ncplx, t, forward, warmup, reps, flags, fftw_plan_dft_r2c, fftw_plan_dft_c2r,

@@ -26,7 +26,20 @@ namespace dfft::detail {
 
 namespace {
 
-unsigned planner_flags(const FftDesc& d) { return d.effort == Effort::measure ? FFTW_MEASURE : FFTW_ESTIMATE; }
+unsigned planner_flags(const FftDesc& d) {
+  return d.effort == Effort::estimate ? FFTW_ESTIMATE
+         : d.effort == Effort::measure ? FFTW_MEASURE
+                                        : FFTW_MEASURE | FFTW_WISDOM_ONLY;
+}
+
+// A plan FFTW did not make: under Effort::wisdom_only because it has no wisdom for the problem
+// (a refusal the caller may expect: Unsupported), otherwise a failure of the library.
+[[noreturn]] void planning_failed(const FftDesc& d, const char* call, const std::string& what) {
+  if (d.effort == Effort::wisdom_only)
+    unsupported("effort wisdom-only: FFTW has no wisdom (at the measure level) for ", what,
+                "; plan it once with effort measure and keep FFTW's wisdom (fftw_export_wisdom*, Options::fftw_wisdom)");
+  fail_library(LibraryError::Library::fftw, call, -1, "FFTW could not plan ", what);
+}
 
 // Threaded FFTW plans (Options::threads); the caller holds fftw_planner_mutex(). The planner's thread
 // count is a global setting of FFTW's, so it is set together with the planning call it is for.
@@ -143,10 +156,10 @@ class FftwLocal final : public LocalFft {
       if (!fft_axis[a]) howmany_.push_back({in.box.extent(a), is[a], os[a]}), batch_axes_.push_back(a);
     choose_block();
     plan_ = make(planner_flags(d), si, so);
-    if (!plan_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64", -1, "FFTW could not plan ", describe());
+    if (!plan_) planning_failed(d, "fftw_plan_guru64", describe());
     if (rest_ > 0) {
       tail_ = make(planner_flags(d), si, so, rest_);
-      if (!tail_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64", -1, "FFTW could not plan ", describe());
+      if (!tail_) planning_failed(d, "fftw_plan_guru64", describe());
     }
     align_in_ = Fftw<T>::alignment(si);
     align_out_ = Fftw<T>::alignment(so);
@@ -345,7 +358,7 @@ class FftwR2r final : public LocalFft {
       if (!trig[a]) howmany_.push_back({src.box.extent(a), m * is[a], m * os[a]});
     if (!real) howmany_.push_back({2, 1, 1});
     plan_ = make(planner_flags(d));
-    if (!plan_) fail_library(LibraryError::Library::fftw, "fftw_plan_guru64_r2r", -1, "FFTW could not plan an r2r transform of rank ", dims_.size());
+    if (!plan_) planning_failed(d, "fftw_plan_guru64_r2r", "an r2r transform of rank " + std::to_string(dims_.size()));
     align_in_ = Fftw<T>::alignment(scratch_in_);
     align_out_ = Fftw<T>::alignment(scratch_out_);
   }

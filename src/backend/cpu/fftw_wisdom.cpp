@@ -80,7 +80,9 @@ std::string machine_file(const Options& opt, const std::string& prefix, const st
 }
 
 std::string fftw_wisdom_path(const Options& opt, bool is_double) {
-  if (opt.effort != Effort::measure || !opt.fftw_wisdom || opt.backend != Backend::cpu) return {};
+  // wisdom-only reads the file too (it adds nothing to write back, and saving is skipped when
+  // FFTW's wisdom did not change).
+  if (opt.effort == Effort::estimate || !opt.fftw_wisdom || opt.backend != Backend::cpu) return {};
   return machine_file(opt, is_double ? "fftw-" : "fftwf-", ".wisdom");
 }
 
