@@ -8,15 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed = 0, failed = 0, rank = 0;
+#include "all_ranks_check.h"
 
-static void check(int ok, const char* what) {
-  int all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (all) ++passed;
-  else ++failed;
-  if (rank == 0) printf("%s: %s\n", all ? "ok" : "FAILED", what);
-}
 
 /* A 2-D c2c forward then backward on this rank's rows gives n times the input: a plan that
  * runs, runs right. */

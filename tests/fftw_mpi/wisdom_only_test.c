@@ -9,15 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int passed = 0, failed = 0, rank = 0;
+#include "all_ranks_check.h"
 
-static void check(int ok, const char* what) {
-  int all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (all) ++passed;
-  else ++failed;
-  if (rank == 0) printf("%s: %s\n", all ? "ok" : "FAILED", what);
-}
 
 enum { N0 = 11, N1 = 10, N2 = 7 };
 #define NC (N2 / 2 + 1)
