@@ -51,6 +51,14 @@ def option_value(f, text):
     return [item(t[len("list of "):], s) for s in text.split(f["separator"])]
 
 
+def peer_value(f):
+    """What a peer library's record holds for option row `f` where the peer does not set it (the
+    table's "peer" column: empty, the default; "null", None; else that text)."""
+    if f["peer"] == "null":
+        return None
+    return option_value(f, f["peer"] or f["default"])
+
+
 def option(rec, name):
     """Plan option `name` of a record: its value, or the table's default where the record leaves
     it out (the writer leaves out options at their defaults)."""
@@ -227,12 +235,12 @@ def peer_record(library, direction, size, ranks, samples_ms, **fields):
     """A peer library's record with the common fields (those that do not apply are null or
     empty) and the statistics of its repetitions; `fields` adds or overrides."""
     rec = {"library": library, "direction": direction, "size": list(size), "ranks": ranks,
-           "decomposition": "-", "variant": "-", "methods": [], "grid": [], "threads": 1,
-           "precision": "double", "transform": "r2c", "backend": "cpu", "effort": None, "norm": None,
+           "precision": "double",
            "phases_ms": {"fft": None, "pack": None, "comm": None, "unpack": None}, "gflops": None,
            "error": None, "roundtrip_error": None, "warmup": None, "reps": len(samples_ms),
-           "plan_ms": None, "staging": None, "test": None,
+           "plan_ms": None, "test": None,
            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": socket.gethostname()}
+    rec.update({f["name"]: peer_value(f) for f in OPTION_FIELDS if f["record"] == "every"})
     rec.update(time_fields(samples_ms))
     rec.update(fields)
     return rec

@@ -115,14 +115,14 @@ def config_name(rec):
     return " ".join(p for p in parts if p and p != "-")
 
 
-# A configuration: who ran it where on what, and every plan option of the option table
-# (tools/option_fields.json) but those that say how the plan was found or where its files lie,
-# not what it computes or how. Records that differ in any other option (chunks, steps in flight,
+# A configuration: who ran it where on what, and every plan option the option table
+# (tools/option_fields.json) marks as configuration; the others say how the plan was found or
+# where its files lie, not what it computes or how. Records that differ in any other option (chunks, steps in flight,
 # batch, axes, padding, adapt, tolerance, ...) are other configurations; an option a record leaves
 # out is at its default.
 RUN_IDENTITY = ("library", "harness", "machine", "precision", "size", "ranks")
-HOW_FOUND = ("tune", "wisdom_file", "tune_budget_s", "fftw_wisdom", "fftw_wisdom_dir", "stream")
-IDENTITY = RUN_IDENTITY + tuple(f["name"] for f in bench_records.OPTION_FIELDS if f["name"] not in HOW_FOUND)
+HOW_FOUND = tuple(f["name"] for f in bench_records.OPTION_FIELDS if not f["configuration"])
+IDENTITY = RUN_IDENTITY + tuple(f["name"] for f in bench_records.OPTION_FIELDS if f["configuration"])
 
 
 def identity_field(rec, name):

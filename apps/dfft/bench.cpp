@@ -51,7 +51,7 @@ double gflops(const std::vector<std::int64_t>& shape, bool real, double ms, int 
 // (serial reference too large, Laplacian on axes shorter than 7 points, either on a plan with
 // DCT/DST axes).
 std::string validation(const Config& c, const Measurement& m) {
-  const auto lim = validation_limits(c.is_double, m.codec, static_cast<int>(m.exchange_bytes.size()), c.shape);
+  const auto lim = validation_limits(c.is_double, m.used.codec, static_cast<int>(m.exchange_bytes.size()), c.shape);
   const bool periodic =
       std::all_of(c.opt.r2r.begin(), c.opt.r2r.end(), [](dfft::R2R k) { return k == dfft::R2R::none; });
   bool short_axis = !periodic;
@@ -76,21 +76,11 @@ Record base_record(const Config& c, const BenchArgs& a, int ranks) {
 }
 
 // A record names what the plan ran, read from the plan (its options are the tuner's choice with
-// --tune; the wire format, staging, grid, slices, chunks and steps in flight are what it
-// resolved), never what the command line or cases file asked for.
+// --tune, each field the plan resolves as it resolved it: dfft::resolved_options), never what
+// the command line or cases file asked for.
 std::vector<Record> records(const Config& c, const BenchArgs& a, int ranks, const Measurement& m) {
   Record r = base_record(c, a, ranks);
-  dfft::Options& u = r.options;
-  u = m.used;
-  u.codec = m.codec;
-  if (u.backend == dfft::Backend::cuda) u.staging = m.staging;
-  u.grid = m.grid;
-  // One method for every exchange is written once per exchange.
-  const std::size_t nx = m.exchange_bytes.size();
-  if (u.methods.size() == 1 && nx > 1) u.methods.assign(nx, u.methods.front());
-  u.overlap = m.slices;
-  u.chunks = m.chunks;
-  u.in_flight = m.in_flight;
+  r.options = m.used;
   r.exchange_bytes = m.exchange_bytes;
   r.traffic = m.traffic;
   r.memory_host_bytes = m.memory_host_bytes;

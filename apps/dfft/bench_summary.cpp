@@ -78,9 +78,7 @@ void Fastest::print(std::FILE* out) const {
   }
 }
 
-bool distribution_only(const dfft::OptionField& f) {
-  return (f.group == "decomposition" || f.group == "exchange") && f.name != "transposed_out";
-}
+bool distribution_only(const dfft::OptionField& f) { return f.distribution_only; }
 
 std::size_t keep_one_per_problem(std::vector<Config>& configs) {
   // Every other option a cases file may vary per test keeps configurations apart.

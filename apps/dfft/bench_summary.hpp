@@ -46,8 +46,8 @@ class Fastest {
 };
 
 /// Whether option field `f` only says how the data are distributed and exchanged (the option
-/// table's decomposition and exchange groups, but transposed_out, which changes the output's
-/// layout): on one rank every value of it makes the same local transform.
+/// table's OptionField::distribution_only): on one rank every value of it makes the same local
+/// transform.
 bool distribution_only(const dfft::OptionField& f);
 
 /// On one rank every decomposition, variant, grid, method and wire format is the same local

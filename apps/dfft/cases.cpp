@@ -19,8 +19,9 @@ void apply(const CaseSettings& s, BenchArgs& a) {
   if (s.validate) a.validate = *s.validate ? 1 : -1;
   if (s.reference) a.reference = *s.reference ? 1 : -1;
   if (s.precisions) a.precisions = *s.precisions;
-  if (s.methods || s.methods1 || s.methods2) {  // a test's methods replace the global ones whole
-    a.option_sweeps["methods"] = s.methods.value_or(std::vector<std::string>{});
+  // A test's methods by exchange or by "method" replace the global ones whole.
+  if (s.by_alias.count("methods") || s.methods1 || s.methods2) {
+    a.option_sweeps["methods"] = {};
     a.methods1 = s.methods1.value_or(std::vector<std::string>{});
     a.methods2 = s.methods2.value_or(std::vector<std::string>{});
   }

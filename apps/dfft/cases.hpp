@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,13 +31,15 @@ struct CaseSettings {
   std::optional<int> warmup, reps;
   std::optional<bool> validate, reference;
   std::optional<std::vector<std::string>> precisions;
-  /// "method", "method1", "method2": one method per value (bench's --method, --method1, --method2).
-  std::optional<std::vector<std::string>> methods, methods1, methods2;
+  /// "method1", "method2": one method per value (bench's --method1, --method2).
+  std::optional<std::vector<std::string>> methods1, methods2;
   std::optional<std::vector<std::vector<std::int64_t>>> sizes;
   std::optional<std::vector<int>> ranks;
   /// The plan options, by their field name (dfft/option_fields.hpp): the values to sweep, as
   /// text, checked as bench's flags check them (bench_uses()).
   std::map<std::string, std::vector<std::string>> options;
+  /// The plan options of `options` given by their second key (OptionField::cases_alias, "method").
+  std::set<std::string> by_alias;
 };
 
 struct CaseTest {

@@ -194,11 +194,6 @@ const std::map<std::string, Reader>& readers() {
        }},
       // A list of grids sweeps them, as --grid 2x2,4 does (the table's list would be one grid).
       {"grid", [](auto& v, auto& w, auto& s) { s.options["grid"] = get_list(v, w, grid_entry); }},
-      {"method",
-       [](auto& v, auto& w, auto& s) {
-         s.methods =
-             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_methods); });
-       }},
       {"method1",
        [](auto& v, auto& w, auto& s) {
          s.methods1 =
@@ -215,11 +210,38 @@ const std::map<std::string, Reader>& readers() {
   return r;
 }
 
+// The field whose second key (OptionField::cases_alias) is `key`, or nullptr.
+const dfft::OptionField* alias_field(const std::string& key) {
+  for (const auto& f : dfft::option_fields())
+    if (!f.cases_alias.empty() && f.cases_alias == key) return &f;
+  return nullptr;
+}
+
+// A plan option by its second key: one value per configuration, each as its flag writes it.
+void read_alias(const dfft::OptionField& f, const json& v, const std::string& where, CaseSettings& s) {
+  const std::string name(f.name);
+  if (s.options.count(name))
+    fail(where, "\"" + name + "\" excludes \"" + std::string(f.cases_alias) + "\"");
+  s.options[name] = get_list(v, where, [&](const json& x, const std::string& y) {
+    const std::string text = get_string(x, y);
+    dfft::Options scratch;
+    try {
+      f.set(scratch, text);
+    } catch (const std::exception& e) {
+      fail(y, e.what());
+    }
+    return text;
+  });
+  s.by_alias.insert(name);
+}
+
 std::string known_keys(bool test) {
   std::string k = test ? "name, comment" : "comment";
   for (const auto& [key, reader] : readers()) k += ", " + key;
-  for (const auto& f : dfft::option_fields())
+  for (const auto& f : dfft::option_fields()) {
+    if (!f.cases_alias.empty()) k += ", " + std::string(f.cases_alias);
     if (!readers().count(std::string(f.name))) k += ", " + std::string(f.name);
+  }
   return k;
 }
 
@@ -228,6 +250,7 @@ bool read_option(const json& v, const std::string& key, const std::string& where
   const auto& fields = dfft::option_fields();
   const auto f = std::find_if(fields.begin(), fields.end(), [&](const auto& x) { return x.name == key; });
   if (f == fields.end()) return false;
+  if (s.by_alias.count(key)) fail(where, "\"" + key + "\" excludes \"" + std::string(f->cases_alias) + "\"");
   // The table's values (chunks 0: automatic, which bench's flag refuses) and bench's extra names
   // (transform c2r).
   FlagUse names;
@@ -254,13 +277,14 @@ CaseSettings read_settings(const json& obj, const std::string& where, bool test,
     auto r = readers().find(it.key());
     if (r != readers().end())
       r->second(it.value(), w, s);
+    else if (const auto* f = alias_field(it.key()))
+      read_alias(*f, it.value(), w, s);
     else if (!read_option(it.value(), it.key(), w, s))
       fail(w, "unknown key; allowed: " + known_keys(test));
   }
-  if (s.methods && (s.methods1 || s.methods2))
-    fail(where, "\"method\" excludes \"method1\"/\"method2\"");
-  if (s.options.count("methods") && (s.methods || s.methods1 || s.methods2))
-    fail(where, "\"methods\" (one method list per configuration) excludes \"method\", \"method1\" and \"method2\"");
+  // The per-exchange methods are bench's own keys, beside the methods field's two.
+  if (s.options.count("methods") && (s.methods1 || s.methods2))
+    fail(where, "\"methods\" (or \"method\") excludes \"method1\" and \"method2\"");
   return s;
 }
 

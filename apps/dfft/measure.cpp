@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dfft/dfft.hpp"
+#include "dfft/option_fields.hpp"
 #include "dfft/tune.hpp"
 #include "dfft/validate.hpp"
 #include "mpi_check.hpp"
@@ -279,13 +280,7 @@ Measurement measure_typed(const Config& c, const MeasureSettings& s, MPI_Comm co
       m.inverse = time_direction(*plan, inv, s, comm, "inverse", s.warmup + s.reps);
     }
   }
-  m.grid = plan->grid();
-  m.used = plan->options();
-  m.slices = plan->overlap_slices();
-  m.chunks = plan->chunks();
-  m.in_flight = plan->in_flight();
-  m.codec = plan->codec();
-  m.staging = plan->staging();
+  m.used = dfft::resolved_options(*plan);
   if (const auto* tr = plan->tune_report()) m.tune_log = dfft::describe(*tr);
   // What the plan noticed (a failed FFTW wisdom write) is said above the table, not dropped.
   for (const auto& w : plan->warnings()) m.tune_log += (m.tune_log.empty() ? "" : "\n") + ("warning: " + w);

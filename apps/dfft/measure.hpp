@@ -34,17 +34,15 @@ struct DirectionTiming {
 
 struct Measurement {
   DirectionTiming forward, inverse;
-  std::vector<int> grid;                     // the grid the plan uses
   std::vector<std::int64_t> exchange_bytes;  // per exchange, max over ranks
   dfft::NodeTraffic traffic;                 // per transform, summed over ranks (docs/nodes.md)
   std::int64_t memory_host_bytes = 0, memory_device_bytes = 0;  // Plan::memory(), max over ranks
   double reference_error, roundtrip_error, laplacian_error;  // NaN when not run
   std::string description;                   // plan.describe() on rank 0 when asked
-  dfft::Options used;                        // the plan's options (the tuner's choice with --tune)
+  // The plan's options (the tuner's choice with --tune) as it resolved them (dfft::resolved_options:
+  // grid, wire format, staging, slices, chunks and steps in flight in use after --adapt).
+  dfft::Options used;
   std::string tune_log;                      // dfft::describe() of the tune report, if tuned
-  int slices = 1, chunks = 0, in_flight = 0;  // in use (after online tuning with --adapt)
-  dfft::Codec codec = dfft::Codec::none;       // wire format in use (--codec, or --tolerance's choice)
-  dfft::Staging staging = dfft::Staging::host;  // CUDA backend: staging in use (auto resolved)
 };
 
 struct MeasureSettings {

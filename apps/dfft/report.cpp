@@ -27,8 +27,11 @@ std::string num(const char* fmt, double v) {
 
 nlohmann::json or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
+// An option field's heading, as the option table holds it.
+std::string heading(std::string_view field) { return std::string(dfft::option_field(field).label); }
+
 struct Column {
-  const char* name;
+  std::string name;
   bool left;         // text columns are left-aligned, numbers right-aligned
   std::size_t room;  // width reserved for numbers, which are not known before the run
   std::function<std::string(const Record&)> cell;
@@ -36,16 +39,16 @@ struct Column {
 
 const std::vector<Column>& columns() {
   static const std::vector<Column> c{
-      {"decomp", true, 0, [](const Record& r) { return record_option(r, "decomposition"); }},
-      {"variant", true, 0, [](const Record& r) { return record_option(r, "variant"); }},
-      {"methods", true, 0, [](const Record& r) { return methods_text(method_names(r)); }},
+      {heading("decomposition"), true, 0, [](const Record& r) { return record_option(r, "decomposition"); }},
+      {heading("variant"), true, 0, [](const Record& r) { return record_option(r, "variant"); }},
+      {heading("methods"), true, 0, [](const Record& r) { return methods_text(method_names(r)); }},
       {"prec", true, 0, [](const Record& r) { return r.precision; }},
-      {"tr", true, 0, [](const Record& r) { return record_option(r, "transform"); }},
+      {heading("transform"), true, 0, [](const Record& r) { return record_option(r, "transform"); }},
       {"size", true, 0, [](const Record& r) { return problem_text(r); }},
       {"P", false, 3, [](const Record& r) { return std::to_string(r.ranks); }},
-      {"grid", true, 0, [](const Record& r) { return grid_text(r.options.grid); }},
-      {"codec", true, 0, [](const Record& r) { return record_option(r, "codec"); }},
-      {"ovl", false, 3,
+      {heading("grid"), true, 0, [](const Record& r) { return grid_text(r.options.grid); }},
+      {heading("codec"), true, 0, [](const Record& r) { return record_option(r, "codec"); }},
+      {heading("overlap"), false, 3,
        [](const Record& r) { return std::to_string(r.options.overlap) + (r.options.adapt ? "*" : ""); }},
       {"dir", true, 0, [](const Record& r) { return r.direction == "forward" ? std::string("fwd") : std::string("inv"); }},
       {"med ms", false, 7, [](const Record& r) { return num("%.3f", r.time_median); }},
@@ -203,7 +206,7 @@ nlohmann::json to_json(const Record& r) {
 void Table::fit(const Record& r) {
   const auto& cols = columns();
   if (width_.empty())
-    for (const auto& c : cols) width_.push_back(std::string(c.name).size());
+    for (const auto& c : cols) width_.push_back(c.name.size());
   for (std::size_t i = 0; i < cols.size(); ++i) {
     std::size_t w = cols[i].left ? cols[i].cell(r).size() : cols[i].room;
     width_[i] = std::max(width_[i], w);
@@ -216,7 +219,7 @@ void Table::header() {
   std::string line, rule;
   for (std::size_t i = 0; i < cols.size(); ++i) {
     char b[128];
-    std::snprintf(b, sizeof b, cols[i].left ? "%-*s" : "%*s", static_cast<int>(width_[i]), cols[i].name);
+    std::snprintf(b, sizeof b, cols[i].left ? "%-*s" : "%*s", static_cast<int>(width_[i]), cols[i].name.c_str());
     if (i) {
       line += "  ";
       rule += "  ";

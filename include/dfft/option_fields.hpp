@@ -9,7 +9,13 @@
 
 #include "dfft/types.hpp"
 
+struct dfft_options;  // the C interface's options (dfft/dfft.h)
+
 namespace dfft {
+
+template <class T>
+class Plan;
+struct WisdomEntry;
 
 /// One field of dfft::Options. Values travel as text: enums by their dfft names (to_string /
 /// parse_*), lists separated by ',' (a process grid by 'x', as on the command line), an empty
@@ -36,9 +42,33 @@ struct OptionField {
   /// and a peer library's), "plan" (dfft's own: what only a dfft plan has), or empty (written
   /// only where it differs from the default; a reader takes an absent one as the default).
   std::string_view record;
+  /// Heading of the field's column in dfft bench's table (apps/dfft/report.cpp).
+  std::string_view label;
+  /// Part of a configuration's identity in the results pages (tools/results_tables.py): false
+  /// where it says how the plan was found or where its files lie, not what it computes or how.
+  bool configuration = true;
+  /// Says only how the data are distributed and exchanged: on one rank every value of it makes
+  /// the same local transform (dfft bench keeps one configuration per problem there).
+  bool distribution_only = false;
+  /// What a peer library's record holds where the peer does not set it (tools/records.py):
+  /// empty: the default; "null": nothing (JSON null); else this text.
+  std::string_view peer;
+  /// A second cases-file key (docs/cases.md) that gives the field one value per configuration
+  /// as its flag writes it; empty: none.
+  std::string_view cases_alias;
   std::string (*get)(const Options&) = nullptr;
   /// Throws InvalidArgument naming the field and the allowed values.
   void (*set)(Options&, const std::string&) = nullptr;
+
+  /// Reads the field from the C interface's members (c_field) of `c`, for an array of `ndims`
+  /// axes; throws InvalidArgument naming the member for a value C does not allow. Null: no member.
+  void (*from_c)(const OptionField& f, Options& o, const dfft_options& c, int ndims) = nullptr;
+  /// The tuner chooses it: sets it to the choice of wisdom entry `e`. Null: not a choice.
+  void (*from_choice)(Options& o, const WisdomEntry& e) = nullptr;
+  /// What the plan resolved it to (the grid used, the codec the tolerance chose, the slices,
+  /// chunks and steps in flight in use). Null: the plan's options() hold it as it runs.
+  void (*resolve_double)(Options& o, const Plan<double>& p) = nullptr;
+  void (*resolve_float)(Options& o, const Plan<float>& p) = nullptr;
 
   char separator = ',';       // lists: between items ('x' for the process grid)
   bool empty_is_auto = false;  // lists: the empty list is written "auto" (grid, methods)
@@ -66,6 +96,10 @@ void set_option(Options& o, std::string_view name, const std::string& text);
 /// by name, "allowed" as a list, "default" as text: what `dfft options` prints and
 /// tools/option_fields.json holds for the Python tools.
 std::string option_fields_json();
+/// The plan's options() with every field a plan resolves (OptionField::resolve_*) as it resolved
+/// it: what the plan runs, for records and reports.
+template <class T>
+Options resolved_options(const Plan<T>& p);
 /// The items of a list value: split at ',' (a grid at 'x'); "" and "auto" give none.
 std::vector<std::string> option_items(const OptionField& f, const std::string& text);
 

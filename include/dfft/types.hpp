@@ -519,6 +519,11 @@ struct NodeTraffic {
 /// `shape` is scaled under opt.norm: 1, 1/N or 1/sqrt(N), N as Norm describes.
 double norm_factor(const Options& opt, const std::vector<std::int64_t>& shape, bool inverse);
 
+/// Whether a plan made with `directions` runs the inverse (with `inverse`) or the forward transform.
+constexpr bool runs_direction(Directions directions, bool inverse) {
+  return directions == Directions::both || (directions == Directions::inverse) == inverse;
+}
+
 /// Time spent per phase in one stage of the last executed transform, seconds, this rank.
 /// With overlap (Options::overlap > 1) the stages of a group run at the same time: each stage
 /// then reports its busy time (summed over slices; FFTs timed on the device with events), and

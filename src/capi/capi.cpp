@@ -15,6 +15,7 @@
 #include "dfft/dfft.hpp"
 #include "dfft/halo.hpp"
 #include "dfft/io.hpp"
+#include "dfft/option_fields.hpp"
 #include "util/check.hpp"
 #include "util/names.hpp"
 
@@ -131,14 +132,8 @@ int guarded(F&& f) noexcept {
   throw dfft::InvalidArgument("plan", dfft::detail::world_rank(), "dfft C API: " + what);
 }
 
-// C enum value -> C++ enum, refusing values outside [0, n); n: the number of names the enum's
-// name table (util/names.cpp) holds, by default.
-template <class E>
-E pick(int v, const char* field, int n = static_cast<int>(dfft::detail::names_of<E>().size())) {
-  if (v < 0 || v >= n) bad(std::string(field) + " = " + std::to_string(v) + " is not one of its DFFT_ constants");
-  return static_cast<E>(v);
-}
-
+// Every field with C members, read as its row of the option table says (OptionField::from_c);
+// the others keep their defaults.
 dfft::Options to_options(const dfft_options* o, int ndims) {
   dfft_options def;
   dfft_options_init(&def);
@@ -149,74 +144,8 @@ dfft::Options to_options(const dfft_options* o, int ndims) {
   }
   if (!o) o = &def;
   dfft::Options r;
-  r.decomposition = pick<dfft::Decomposition>(o->decomposition, "decomposition");
-  r.variant = pick<dfft::Variant>(o->variant, "variant");
-  r.transform = pick<dfft::Transform>(o->transform, "transform");
-  r.backend = pick<dfft::Backend>(o->backend, "backend");
-  r.effort = pick<dfft::Effort>(o->effort, "effort", 3);  // Effort has no name table (estimate, measure, wisdom-only)
-  r.norm = pick<dfft::Norm>(o->norm, "norm");
-  r.fftw_wisdom = o->fftw_wisdom != 0;
-  r.fftw_wisdom_dir = o->fftw_wisdom_dir ? o->fftw_wisdom_dir : "";
-  r.codec = pick<dfft::Codec>(o->codec, "codec");
-  r.onesided_sync = pick<dfft::OneSidedSync>(o->onesided_sync, "onesided_sync");
-  r.staging = pick<dfft::Staging>(o->staging, "staging");
-  r.tune = pick<dfft::Tune>(o->tune, "tune");
-  if (o->n_methods < 0 || o->n_methods > DFFT_MAX_EXCHANGES)
-    bad("n_methods = " + std::to_string(o->n_methods) + " (0: automatic, else 1 to " +
-        std::to_string(DFFT_MAX_EXCHANGES) + ")");
-  r.methods.clear();
-  for (int i = 0; i < o->n_methods; ++i) r.methods.push_back(pick<dfft::Method>(o->methods[i], "methods[i]"));
-  if (o->grid_dims < 0 || o->grid_dims > DFFT_MAX_DIMS - 1)
-    bad("grid_dims = " + std::to_string(o->grid_dims) + " (0 to " + std::to_string(DFFT_MAX_DIMS - 1) + ")");
-  r.grid.assign(o->grid, o->grid + o->grid_dims);
-  const bool any_r2r = std::any_of(o->r2r, o->r2r + DFFT_MAX_DIMS, [](int k) { return k != DFFT_R2R_NONE; });
-  for (int a = ndims; a < DFFT_MAX_DIMS; ++a)
-    if (o->r2r[a] != DFFT_R2R_NONE) bad("r2r[" + std::to_string(a) + "] is set but the array has " + std::to_string(ndims) + " axes");
-  if (any_r2r)
-    for (int a = 0; a < ndims; ++a) r.r2r.push_back(pick<dfft::R2R>(o->r2r[a], "r2r[axis]"));
-  if (o->n_axes < 0 || o->n_axes > ndims)
-    bad("n_axes = " + std::to_string(o->n_axes) + " (0: every axis, else 1 to " + std::to_string(ndims) + ")");
-  r.axes.assign(o->axes, o->axes + o->n_axes);
-  for (int a = 0; a < DFFT_MAX_DIMS; ++a)
-    if (o->padding[a] != 1.0 && a >= ndims)
-      bad("padding[" + std::to_string(a) + "] is set but the array has " + std::to_string(ndims) + " axes");
-  if (std::any_of(o->padding, o->padding + ndims, [](double f) { return f != 1.0; }))
-    r.padding.assign(o->padding, o->padding + ndims);
-  if (o->batch != 1)
-    bad("batch = " + std::to_string(o->batch) + ": leave it 1 and call dfft_forward_batch / dfft_inverse_batch");
-  if (!(o->tolerance >= 0)) bad("tolerance must be >= 0");
-  if (o->max_message_bytes <= 0) bad("max_message_bytes must be > 0");
-  r.chunks = o->chunks;
-  r.in_flight = o->in_flight;
-  r.overlap = o->overlap;
-  r.adapt = o->adapt != 0;
-  r.device = o->device;
-  r.batch = 1;
-  r.in_place = o->in_place != 0;
-  r.destroy_input = o->destroy_input != 0;
-  r.transposed_out = o->transposed_out != 0;
-  // Widths all 0: a dense array (no halo). Otherwise the first ndims entries, checked by the plan.
-  auto halo = [&](const int64_t* lo, const int64_t* hi) {
-    dfft::HaloWidths w;
-    bool any = false;
-    for (int a = 0; a < ndims && a < DFFT_MAX_DIMS; ++a) any |= lo[a] != 0 || hi[a] != 0;
-    if (any) {
-      w.lo.assign(lo, lo + std::min(ndims, DFFT_MAX_DIMS));
-      w.hi.assign(hi, hi + std::min(ndims, DFFT_MAX_DIMS));
-    }
-    return w;
-  };
-  r.input_halo = halo(o->input_halo_lo, o->input_halo_hi);
-  r.output_halo = halo(o->output_halo_lo, o->output_halo_hi);
-  r.threads = o->threads;
-  r.max_message_bytes = o->max_message_bytes;
-  if (o->memory_limit_bytes < 0) bad("memory_limit_bytes must be >= 0 (0: the available memory)");
-  r.memory_limit_bytes = o->memory_limit_bytes;
-  r.tolerance = o->tolerance;
-  r.tune_budget_s = o->tune_budget_s;
-  r.wisdom_file = o->wisdom_file ? o->wisdom_file : "";
-  r.stream = o->stream;
-  r.user_workspace = o->user_workspace != 0;
+  for (const auto& f : dfft::option_fields())
+    if (f.from_c) f.from_c(f, r, *o, ndims);
   return r;
 }
 

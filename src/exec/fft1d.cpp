@@ -196,7 +196,7 @@ class Fft1dImpl {
   }
 
   bool runs(bool inverse) const {
-    return opt_.directions == Directions::both || (opt_.directions == Directions::inverse) == inverse;
+    return runs_direction(opt_.directions, inverse);
   }
   double norm(bool inverse) const {
     Options o;  // only the norm matters for one periodic axis

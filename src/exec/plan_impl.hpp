@@ -145,7 +145,7 @@ class PlanImpl {
   void build_directions();
   /// Whether the plan runs this direction (Options::directions).
   bool runs(bool inverse) const {
-    return opt_.directions == Directions::both || (opt_.directions == Directions::inverse) == inverse;
+    return runs_direction(opt_.directions, inverse);
   }
   void build_group(Direction& d, const detail::GroupPlan& p, bool inverse);
   void* buffer(int id, const void* in, void* out) const;

@@ -47,7 +47,7 @@ class PlanTimer final : public CandidateTimer {
     // A one-direction plan is timed on that direction only (FFTW's plans are: their tuning
     // problem is the one direction).
     const Directions dirs = s.plan->options().directions;
-    const bool fwd = dirs != Directions::inverse, inv = dirs != Directions::forward;
+    const bool fwd = runs_direction(dirs, false), inv = runs_direction(dirs, true);
     if (s.in_place) {
       if (fwd) s.plan->forward(s.a.get(), s.a.get());
       if (inv) s.plan->inverse(s.a.get(), s.a.get());

@@ -40,8 +40,8 @@ std::unique_ptr<PlanImpl> build_everywhere(MPI_Comm comm, const std::vector<std:
 Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::string>& warnings);
 /// The entry for `key` (the problem of options `opt`), checked against what this communicator
 /// can build; invalid or missing entries add a warning and give nothing.
-/// `base` with the choice an entry stores (decomposition, variant, grid, methods, chunks,
-/// overlap, steps in flight) in place.
+/// `base` with the choice an entry stores in place: every field the option table marks as the
+/// tuner's choice (OptionField::from_choice).
 Options with_choice(const Options& base, const WisdomEntry& e);
 std::optional<WisdomEntry> find_wisdom(const Wisdom& w, const WisdomKey& key, const Options& opt, int dims,
                                        std::vector<std::string>& warnings);

@@ -152,13 +152,8 @@ Wisdom load_wisdom(const std::string& path, MPI_Comm comm, std::vector<std::stri
 
 Options with_choice(const Options& base, const WisdomEntry& e) {
   Options o = base;
-  o.decomposition = e.decomposition;
-  o.variant = e.variant;
-  o.grid = e.grid;
-  o.methods = e.methods;
-  o.chunks = e.chunks;
-  o.overlap = e.overlap;
-  o.in_flight = e.in_flight;
+  for (const auto& f : option_fields())
+    if (f.from_choice) f.from_choice(o, e);
   return o;
 }
 

@@ -4,6 +4,7 @@
 // pointer, so a row cannot read one field and write another.
 #include "dfft/option_fields.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <cstdint>
@@ -11,6 +12,9 @@
 #include <system_error>
 #include <type_traits>
 
+#include "dfft/dfft.h"
+#include "dfft/dfft.hpp"
+#include "dfft/tune.hpp"
 #include "util/check.hpp"
 #include "util/names.hpp"
 
@@ -243,17 +247,165 @@ struct Field {
   }
 };
 
+// ---- The C interface's members (dfft_options, dfft/dfft.h) of a row, read into the field ----
+
+[[noreturn]] void c_bad(const std::string& what) {
+  throw InvalidArgument("plan", detail::world_rank(), "dfft C API: " + what);
+}
+
+// The member names of a row's c_field: "n_axes, axes" is {"n_axes", "axes"}.
+std::vector<std::string> c_members(const OptionField& f) {
+  std::vector<std::string> out;
+  for (auto& m : split(std::string(f.c_field), ',')) out.push_back(m.substr(m.find_first_not_of(' ')));
+  return out;
+}
+
+// One C value as the field's element type T; an enum refuses a value outside its DFFT_ constants
+// (0 to the number of names of its name table).
+template <class T, class V>
+T c_value(V v, const std::string& member) {
+  if constexpr (std::is_enum_v<T>) {
+    if (v < 0 || v >= static_cast<V>(Text<T>::names().size()))
+      c_bad(member + " = " + std::to_string(v) + " is not one of its DFFT_ constants");
+    return static_cast<T>(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v != 0;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return v ? v : "";
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+// The checks some members have beyond their type (dfft_options documents each).
+void c_nonnegative(const std::string& m, double v) {
+  if (!(v >= 0)) c_bad(m + " must be >= 0");
+}
+void c_positive(const std::string& m, std::int64_t v) {
+  if (v <= 0) c_bad(m + " must be > 0");
+}
+void c_limit(const std::string& m, std::int64_t v) {
+  if (v < 0) c_bad(m + " must be >= 0 (0: the available memory)");
+}
+void c_one(const std::string& m, int v) {
+  if (v != 1) c_bad(m + " = " + std::to_string(v) + ": leave it 1 and call dfft_forward_batch / dfft_inverse_batch");
+}
+
+// One member of the same name's field; `Check` (a function of the member's name and value) refuses
+// what C does not allow.
+template <auto CM, auto OM, auto Check = nullptr>
+void c_scalar(const OptionField& f, Options& o, const dfft_options& c, int) {
+  const std::string m(f.c_field);
+  if constexpr (!std::is_null_pointer_v<decltype(Check)>) Check(m, c.*CM);
+  o.*OM = c_value<typename MemberType<decltype(OM)>::type>(c.*CM, m);
+}
+
+// A count and an array (n_methods + methods): the first `count` items; at most Max of them (0:
+// as many as the array has axes).
+template <auto NM, auto AM, auto OM, int Max>
+void c_counted(const OptionField& f, Options& o, const dfft_options& c, int ndims) {
+  using T = typename IsVector<typename MemberType<decltype(OM)>::type>::element;
+  const auto m = c_members(f);
+  const int n = c.*NM, most = Max ? Max : ndims;
+  if (n < 0 || n > most) c_bad(m[0] + " = " + std::to_string(n) + " (0 to " + std::to_string(most) + ")");
+  std::vector<T> v;
+  for (int i = 0; i < n; ++i) v.push_back(c_value<T>((c.*AM)[i], m[1] + "[i]"));
+  o.*OM = v;
+}
+
+// One value per axis, `Neutral` on every axis meaning the empty list; set beyond the array's axes: refused.
+template <auto AM, auto OM, auto Neutral>
+void c_per_axis(const OptionField& f, Options& o, const dfft_options& c, int ndims) {
+  using T = typename IsVector<typename MemberType<decltype(OM)>::type>::element;
+  const std::string m(f.c_field);
+  const auto& a = c.*AM;
+  for (int i = ndims; i < DFFT_MAX_DIMS; ++i)
+    if (a[i] != Neutral)
+      c_bad(m + "[" + std::to_string(i) + "] is set but the array has " + std::to_string(ndims) + " axes");
+  std::vector<T> v;
+  if (std::any_of(a, a + ndims, [](auto x) { return x != Neutral; }))
+    for (int i = 0; i < ndims; ++i) v.push_back(c_value<T>(a[i], m + "[axis]"));
+  o.*OM = v;
+}
+
+// Halo widths below and above, per axis; all 0: a dense array. Otherwise the first ndims entries,
+// checked by the plan.
+template <auto LoM, auto HiM, auto OM>
+void c_halo(const OptionField&, Options& o, const dfft_options& c, int ndims) {
+  const int n = std::min(ndims, DFFT_MAX_DIMS);
+  const auto &lo = c.*LoM, &hi = c.*HiM;
+  HaloWidths w;
+  if (std::any_of(lo, lo + n, [](auto x) { return x != 0; }) || std::any_of(hi, hi + n, [](auto x) { return x != 0; })) {
+    w.lo.assign(lo, lo + n);
+    w.hi.assign(hi, hi + n);
+  }
+  o.*OM = w;
+}
+
+// A field the tuner chooses, as wisdom entry member EM holds it.
+template <auto OM, auto EM>
+void choice_of(Options& o, const WisdomEntry& e) {
+  o.*OM = e.*EM;
+}
+
 struct Row {
   std::string_view name, group, doc, flag;
   bool wisdom_key;
   std::string_view c_field, c_absent;
 };
 
+
+// A row and its optional columns, set by name: row<..>(..).c(..).choice<..>().
+struct Builder : OptionField {
+  using CRead = void (*)(const OptionField&, Options&, const dfft_options&, int);
+  Builder& records(std::string_view which) {
+    record = which;
+    return *this;
+  }
+  Builder& heading(std::string_view text) {
+    label = text;
+    return *this;
+  }
+  Builder& c(CRead read) {
+    from_c = read;
+    return *this;
+  }
+  template <auto OM, auto EM>
+  Builder& choice() {
+    from_choice = &choice_of<OM, EM>;
+    return *this;
+  }
+  // `F`: a generic lambda (Options&, const Plan<T>&), for both precisions.
+  template <class F>
+  Builder& resolved(F) {
+    resolve_double = F{};
+    resolve_float = F{};
+    return *this;
+  }
+  Builder& how_found() {
+    configuration = false;
+    return *this;
+  }
+  Builder& distribution() {
+    distribution_only = true;
+    return *this;
+  }
+  Builder& peer_value(std::string_view text) {
+    peer = text;
+    return *this;
+  }
+  Builder& alias(std::string_view key) {
+    cases_alias = key;
+    return *this;
+  }
+};
+
 // `resolved`: what the wisdom key holds instead of the value's text (OptionField::wisdom_key_resolved).
 template <class F>
-OptionField row(const Row& r, std::string_view resolved = {}) {
-  OptionField f;
+Builder row(const Row& r, std::string_view resolved = {}) {
+  Builder f;
   f.name = r.name;
+  f.label = r.name;
   f.group = r.group;
   f.type = F::type();
   f.allowed = F::allowed();
@@ -270,111 +422,167 @@ OptionField row(const Row& r, std::string_view resolved = {}) {
   return f;
 }
 
-// Row `f` as one that the bench records `which` have whatever its value (OptionField::record).
-OptionField in_records(OptionField f, std::string_view which) {
-  f.record = which;
-  return f;
-}
 constexpr std::string_view every = "every", plan = "plan";
 
 std::vector<OptionField> make_table() {
   using O = Options;
+  using C = dfft_options;
+  using W = WisdomEntry;
   // name, group, doc, flag, wisdom key, C field(s), why not from C; after the row, what the
-  // wisdom key holds where it is not the value's text. in_records(): which bench records have it
-  // whatever its value.
+  // wisdom key holds where it is not the value's text. Then the optional columns (Builder):
+  // records(): which bench records have it whatever its value; c(): how the C members read into
+  // it; choice(): the wisdom entry's member of a field the tuner chooses; resolved(): what the
+  // plan resolved it to; distribution(), how_found(), heading(), peer_value(), alias().
   return {
-      in_records(row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
-                                            "--transform", true, "transform", ""}), every),
+      row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
+                                 "--transform", true, "transform", ""})
+          .records(every).heading("tr").c(c_scalar<&C::transform, &O::transform>),
       row<Field<&O::r2r>>({"r2r", "problem", "per axis, the real kind (DCT/DST, r2hc, hc2r, dht) the forward transform applies (none: periodic)",
-                           "--r2r", true, "r2r", ""}),
+                           "--r2r", true, "r2r", ""})
+          .c(c_per_axis<&C::r2r, &O::r2r, DFFT_R2R_NONE>),
       row<Field<&O::axes>>({"axes", "problem", "axes to transform, in order (empty: every axis; negative: from the end)",
-                            "--axes", true, "n_axes, axes", ""}),
+                            "--axes", true, "n_axes, axes", ""})
+          .c(c_counted<&C::n_axes, &C::axes, &O::axes, 0>),
       row<Field<&O::padding>>({"padding", "problem", "dealiasing factor per axis (1: not padded; 1.5: the 3/2 rule)",
-                               "--padding", true, "padding", ""}),
+                               "--padding", true, "padding", ""})
+          .c(c_per_axis<&C::padding, &O::padding, 1.0>),
       row<Field<&O::input_halo>>({"input_halo", "problem",
                                   "ghost cells below/above the box in the input array (lo/hi per axis; empty: dense)",
-                                  "", true, "input_halo_lo, input_halo_hi", ""}),
+                                  "", true, "input_halo_lo, input_halo_hi", ""})
+          .c(c_halo<&C::input_halo_lo, &C::input_halo_hi, &O::input_halo>),
       row<Field<&O::output_halo>>({"output_halo", "problem",
                                    "ghost cells below/above the box in the output array (lo/hi per axis; empty: dense)",
-                                   "", true, "output_halo_lo, output_halo_hi", ""}),
-      in_records(row<Field<&O::norm>>({"norm", "problem", "scaling as numpy.fft: backward, ortho or forward; none: neither direction (FFTW's)", "--norm", true,
-                                       "norm", ""}), every),
+                                   "", true, "output_halo_lo, output_halo_hi", ""})
+          .c(c_halo<&C::output_halo_lo, &C::output_halo_hi, &O::output_halo>),
+      row<Field<&O::norm>>({"norm", "problem", "scaling as numpy.fft: backward, ortho or forward; none: neither direction (FFTW's)", "--norm", true,
+                            "norm", ""})
+          .records(every).peer_value("null").c(c_scalar<&C::norm, &O::norm>),
       row<Field<&O::batch>>({"batch", "problem", "independent arrays transformed together", "--batch", true, "batch",
-                             ""}),
+                             ""})
+          .c(c_scalar<&C::batch, &O::batch, c_one>),
       row<Field<&O::batches>>({"batches", "problem", "batch sizes whose batched plans the constructor makes as well",
                                "--batches", false, "",
                                "dfft_plan_prepare_batch makes a batched plan for any count"}),
       row<Field<&O::in_place>>({"in_place", "problem", "r2c on one buffer (FFTW's padded real layout)", "--in-place",
-                                true, "in_place", ""}),
+                                true, "in_place", ""})
+          .c(c_scalar<&C::in_place, &O::in_place>),
       row<Field<&O::destroy_input>>({"destroy_input", "problem",
                                      "the inverse may overwrite its input spectrum (FFTW's c2r default)",
-                                     "--destroy-input", true, "destroy_input", ""}),
+                                     "--destroy-input", true, "destroy_input", ""})
+          .c(c_scalar<&C::destroy_input, &O::destroy_input>),
       row<Field<&O::directions>>({"directions", "problem",
                                   "the directions the plan runs: both, or only forward or inverse (about half the planning)",
                                   "", true, "",
                                   "the C interface's plans run both directions"}),
-      in_records(row<Field<&O::decomposition>>({"decomposition", "decomposition", "slab-2d1d, slab-1d2d, pencil or auto",
-                                                "--decomp", false, "decomposition", ""}), every),
-      in_records(row<Field<&O::grid, 'x', true>>({"grid", "decomposition", "process grid P1xP2 (pencil) or P (slab); auto: chosen",
-                                            "--grid", true, "grid_dims, grid", ""}), every),
-      in_records(row<Field<&O::variant>>({"variant", "decomposition", "default, realigned or auto", "--variant", false,
-                                          "variant", ""}), every),
+      row<Field<&O::decomposition>>({"decomposition", "decomposition", "slab-2d1d, slab-1d2d, pencil or auto",
+                                     "--decomp", false, "decomposition", ""})
+          .records(every).heading("decomp").peer_value("-").distribution()
+          .c(c_scalar<&C::decomposition, &O::decomposition>).choice<&O::decomposition, &W::decomposition>(),
+      row<Field<&O::grid, 'x', true>>({"grid", "decomposition", "process grid P1xP2 (pencil) or P (slab); auto: chosen",
+                                       "--grid", true, "grid_dims, grid", ""})
+          .records(every).distribution()
+          .c(c_counted<&C::grid_dims, &C::grid, &O::grid, DFFT_MAX_DIMS - 1>).choice<&O::grid, &W::grid>()
+          .resolved([](O& o, const auto& p) { o.grid = p.grid(); }),
+      row<Field<&O::variant>>({"variant", "decomposition", "default, realigned or auto", "--variant", false,
+                               "variant", ""})
+          .records(every).peer_value("-").distribution()
+          .c(c_scalar<&C::variant, &O::variant>).choice<&O::variant, &W::variant>(),
+      // The output's memory order: on one rank another value is another local transform.
       row<Field<&O::transposed_out>>({"transposed_out", "decomposition",
                                       "the spectrum in the last stage's memory order (FFTW-MPI's transposed output)",
-                                      "--transposed-out", true, "transposed_out", ""}),
+                                      "--transposed-out", true, "transposed_out", ""})
+          .c(c_scalar<&C::transposed_out, &O::transposed_out>),
       row<Field<&O::ranks_per_node>>({"ranks_per_node", "decomposition",
                                       "node layout: k ranks per node, or one count per node (empty: from MPI)",
                                       "--ranks-per-node", true, "",
                                       "the environment variable DFFT_RANKS_PER_NODE gives the same layout"},
                                      "the node layout found: ranks per node, or each rank's node where a node's "
-                                     "ranks are not consecutive"),
-      in_records(row<Field<&O::methods, ',', true>>({"methods", "exchange",
-                                                     "redistribution method, one for all exchanges or one per exchange (auto: chosen)",
-                                                     "--method", false, "n_methods, methods", ""}), every),
-      in_records(row<Field<&O::codec>>({"codec", "exchange", "wire format of the exchanges (compressed communication)",
-                                        "--codec", true, "codec", ""}), plan),
+                                     "ranks are not consecutive")
+          .distribution(),
+      // One method for every exchange is resolved to one per exchange.
+      row<Field<&O::methods, ',', true>>({"methods", "exchange",
+                                          "redistribution method, one for all exchanges or one per exchange (auto: chosen)",
+                                          "--method", false, "n_methods, methods", ""})
+          .records(every).distribution().alias("method")
+          .c(c_counted<&C::n_methods, &C::methods, &O::methods, DFFT_MAX_EXCHANGES>).choice<&O::methods, &W::methods>()
+          .resolved([](O& o, const auto& p) {
+            const std::size_t n = p.exchange_bytes().size();
+            if (o.methods.size() == 1 && n > 1) o.methods.assign(n, o.methods.front());
+          }),
+      row<Field<&O::codec>>({"codec", "exchange", "wire format of the exchanges (compressed communication)",
+                             "--codec", true, "codec", ""})
+          .records(plan).distribution().c(c_scalar<&C::codec, &O::codec>)
+          .resolved([](O& o, const auto& p) { o.codec = p.codec(); }),
       row<Field<&O::tolerance>>({"tolerance", "exchange",
                                  "> 0: the cheapest codec whose expected relative error stays below this",
-                                 "--tolerance", true, "tolerance", ""}),
+                                 "--tolerance", true, "tolerance", ""})
+          .distribution().c(c_scalar<&C::tolerance, &O::tolerance, c_nonnegative>),
       row<Field<&O::onesided_sync>>({"onesided_sync", "exchange", "onesided: complete epochs by fence or flush",
-                                     "--onesided-sync", true, "onesided_sync", ""}),
-      in_records(row<Field<&O::staging>>({"staging", "exchange", "CUDA backend, MPI methods: auto, host or cuda-aware",
-                                          "--staging", true, "staging", ""}), every),
-      in_records(row<Field<&O::chunks>>({"chunks", "exchange", "pipelining pieces per peer block (0: automatic)", "--chunks",
-                                         false, "chunks", ""}), plan),
-      in_records(row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
-                                            "--in-flight", true, "in_flight", ""}), plan),
-      in_records(row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
-                                                    "--max-message-bytes", true, "max_message_bytes", ""}), plan),
-      in_records(row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
-                                          "--overlap", false, "overlap", ""}), plan),
-      in_records(row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
-                                        "--adapt", true, "adapt", ""}), plan),
+                                     "--onesided-sync", true, "onesided_sync", ""})
+          .distribution().c(c_scalar<&C::onesided_sync, &O::onesided_sync>),
+      // Only the CUDA backend's MPI methods stage: elsewhere the record holds none.
+      row<Field<&O::staging>>({"staging", "exchange", "CUDA backend, MPI methods: auto, host or cuda-aware",
+                               "--staging", true, "staging", ""})
+          .records(every).peer_value("null").distribution().c(c_scalar<&C::staging, &O::staging>)
+          .resolved([](O& o, const auto& p) {
+            if (o.backend == Backend::cuda) o.staging = p.staging();
+          }),
+      row<Field<&O::chunks>>({"chunks", "exchange", "pipelining pieces per peer block (0: automatic)", "--chunks",
+                              false, "chunks", ""})
+          .records(plan).distribution().c(c_scalar<&C::chunks, &O::chunks>).choice<&O::chunks, &W::chunks>()
+          .resolved([](O& o, const auto& p) { o.chunks = p.chunks(); }),
+      row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
+                                 "--in-flight", true, "in_flight", ""})
+          .records(plan).distribution().c(c_scalar<&C::in_flight, &O::in_flight>)
+          .choice<&O::in_flight, &W::in_flight>()
+          .resolved([](O& o, const auto& p) { o.in_flight = p.in_flight(); }),
+      row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
+                                         "--max-message-bytes", true, "max_message_bytes", ""})
+          .records(plan).distribution().c(c_scalar<&C::max_message_bytes, &O::max_message_bytes, c_positive>),
+      row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
+                               "--overlap", false, "overlap", ""})
+          .records(plan).heading("ovl").c(c_scalar<&C::overlap, &O::overlap>).choice<&O::overlap, &W::overlap>()
+          .resolved([](O& o, const auto& p) { o.overlap = p.overlap_slices(); }),
+      row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
+                             "--adapt", true, "adapt", ""})
+          .records(plan).c(c_scalar<&C::adapt, &O::adapt>),
       row<Field<&O::tune>>({"tune", "tuning", "none, heuristic (model) or measure (time candidates)", "--tune", false,
-                            "tune", ""}),
+                            "tune", ""})
+          .how_found().c(c_scalar<&C::tune, &O::tune>),
       row<Field<&O::wisdom_file>>({"wisdom_file", "tuning", "JSON wisdom file of the tuner and of plans with automatic fields (empty: the machine's, DFFT_WISDOM; off: none)", "--wisdom",
-                                   false, "wisdom_file", ""}),
+                                   false, "wisdom_file", ""})
+          .how_found().c(c_scalar<&C::wisdom_file, &O::wisdom_file>),
       row<Field<&O::tune_budget_s>>({"tune_budget_s", "tuning", "measure: seconds before no new candidate starts",
-                                     "--tune-budget", false, "tune_budget_s", ""}),
-      in_records(row<Field<&O::effort>>({"effort", "tuning", "FFTW planning: estimate, measure, or wisdom-only (FFTW wisdom the process has, else refused)", "--effort", false, "effort",
-                                         ""}), every),
+                                     "--tune-budget", false, "tune_budget_s", ""})
+          .how_found().c(c_scalar<&C::tune_budget_s, &O::tune_budget_s>),
+      row<Field<&O::effort>>({"effort", "tuning", "FFTW planning: estimate, measure, or wisdom-only (FFTW wisdom the process has, else refused)", "--effort", false, "effort",
+                              ""})
+          .records(every).peer_value("null").c(c_scalar<&C::effort, &O::effort>),
       row<Field<&O::fftw_wisdom>>({"fftw_wisdom", "tuning", "measure: keep FFTW wisdom on disk", "--fftw-wisdom",
-                                   false, "fftw_wisdom", ""}),
+                                   false, "fftw_wisdom", ""})
+          .how_found().c(c_scalar<&C::fftw_wisdom, &O::fftw_wisdom>),
       row<Field<&O::fftw_wisdom_dir>>({"fftw_wisdom_dir", "tuning", "directory of the FFTW wisdom files (empty: default)",
-                                       "--fftw-wisdom-dir", false, "fftw_wisdom_dir", ""}),
-      in_records(row<Field<&O::backend>>({"backend", "device", "cpu or cuda", "--backend", true, "backend", ""}), every),
+                                       "--fftw-wisdom-dir", false, "fftw_wisdom_dir", ""})
+          .how_found().c(c_scalar<&C::fftw_wisdom_dir, &O::fftw_wisdom_dir>),
+      row<Field<&O::backend>>({"backend", "device", "cpu or cuda", "--backend", true, "backend", ""})
+          .records(every).c(c_scalar<&C::backend, &O::backend>),
       row<Field<&O::device>>({"device", "device", "CUDA: the GPU (-1: local rank modulo visible GPUs)",
                               "--device", true, "device", ""},
-                              "the model name of the GPU (CUDA) or CPU"),
+                             "the model name of the GPU (CUDA) or CPU")
+          .c(c_scalar<&C::device, &O::device>),
       row<Field<&O::stream>>({"stream", "device", "CUDA: the cudaStream_t (as an address) all device work is queued on",
-                              "", false, "stream", ""}),
+                              "", false, "stream", ""})
+          .how_found().c(c_scalar<&C::stream, &O::stream>),
       row<Field<&O::user_workspace>>({"user_workspace", "device", "every execution brings the plan's work buffers",
-                                      "--user-workspace", false, "user_workspace", ""}),
-      in_records(row<Field<&O::threads>>({"threads", "device", "CPU: threads per rank (0: the rank's CPU affinity)", "--threads",
-                                          true, "threads", ""}), every),
+                                      "--user-workspace", false, "user_workspace", ""})
+          .c(c_scalar<&C::user_workspace, &O::user_workspace>),
+      row<Field<&O::threads>>({"threads", "device", "CPU: threads per rank (0: the rank's CPU affinity)", "--threads",
+                               true, "threads", ""})
+          .records(every).c(c_scalar<&C::threads, &O::threads>),
       row<Field<&O::memory_limit_bytes>>({"memory_limit_bytes", "memory",
                                           "most bytes the plan may hold per rank (0: the memory available)",
-                                          "--memory-limit-bytes", true, "memory_limit_bytes", ""}),
+                                          "--memory-limit-bytes", true, "memory_limit_bytes", ""})
+          .c(c_scalar<&C::memory_limit_bytes, &O::memory_limit_bytes, c_limit>),
   };
 }
 
@@ -423,6 +631,21 @@ std::vector<std::string> option_items(const OptionField& f, const std::string& t
   return split(text, f.separator);
 }
 
+template <class T>
+Options resolved_options(const Plan<T>& p) {
+  Options o = p.options();
+  for (const auto& f : option_fields()) {
+    if constexpr (std::is_same_v<T, double>) {
+      if (f.resolve_double) f.resolve_double(o, p);
+    } else {
+      if (f.resolve_float) f.resolve_float(o, p);
+    }
+  }
+  return o;
+}
+template Options resolved_options(const Plan<double>&);
+template Options resolved_options(const Plan<float>&);
+
 std::string option_fields_json() {
   // Ordered: the file keeps the table's column order, so that a row reads as the row in the source.
   nlohmann::ordered_json fields = nlohmann::ordered_json::array();
@@ -443,6 +666,13 @@ std::string option_fields_json() {
                       {"c_field", f.c_field},
                       {"c_absent", f.c_absent},
                       {"record", f.record},
+                      {"label", f.label},
+                      {"configuration", f.configuration},
+                      {"distribution_only", f.distribution_only},
+                      {"peer", f.peer},
+                      {"cases_alias", f.cases_alias},
+                      {"choice", f.from_choice != nullptr},
+                      {"resolved", f.resolve_double != nullptr},
                       {"doc", f.doc}});
   }
   const nlohmann::ordered_json doc{

@@ -11,6 +11,7 @@
 #include "cases.hpp"
 #include "dfft/option_fields.hpp"
 #include "option_json.hpp"
+#include "support/option_values.hpp"
 
 namespace {
 
@@ -176,6 +177,26 @@ TEST(Cases, OptionKeysSweep) {
     const std::string m = message(text);
     EXPECT_NE(m.find(expect), std::string::npos) << text << "\n  gave: " << m;
   }
+}
+
+// Every second key of the table (OptionField::cases_alias) is read into its field: one value per
+// configuration as the flag writes it, and excludes the field's own key.
+TEST(Cases, EveryAliasOfTheTableIsAKey) {
+  int aliases = 0;
+  for (const auto& f : dfft::option_fields()) {
+    if (f.cases_alias.empty()) continue;
+    ++aliases;
+    SCOPED_TRACE(std::string(f.name));
+    const std::string key(f.cases_alias), name(f.name), value = dfft_test::other_value(f);
+    const auto file = parse_cases_json(R"({"tests": [{"sizes": ["8^3"], ")" + key + R"(": [")" + value + R"("]}]})");
+    const auto& t = file.tests.at(0).settings;
+    EXPECT_EQ(t.options.at(name), std::vector<std::string>{value});
+    EXPECT_EQ(t.by_alias.count(name), 1U);
+    const std::string both = R"({"tests": [{"sizes": ["8^3"], ")" + key + R"(": [")" + value + R"("], ")" + name +
+                             R"(": [")" + value + R"("]}]})";
+    EXPECT_NE(message(both).find("excludes"), std::string::npos) << message(both);
+  }
+  EXPECT_GT(aliases, 0);
 }
 
 TEST(Cases, CorruptionThrowsOnlyCaseError) {

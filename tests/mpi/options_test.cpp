@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Options beyond the sweep: the default norm (backward: inverse scaled by 1/N), FFTW_MEASURE planning, and message limits small
 // enough that every method must split its messages.
+#include "dfft/option_fields.hpp"
 #include "support/sweep.hpp"
 
 namespace dfft_test {
@@ -346,6 +347,37 @@ TEST(OptionGroups, AGroupAssignmentResetsThatGroupOnly) {
   EXPECT_EQ(m.decomposition, Decomposition::automatic);
   EXPECT_EQ(m.memory_limit_bytes, 0);
   EXPECT_EQ(m.threads, 1);
+}
+
+// A plan's resolved options (dfft::resolved_options) hold what it runs in each field the table
+// says the plan resolves, and its options() in every other field.
+template <class T>
+void check_resolved(const dfft::Options& o) {
+  dfft::Plan<T> plan(MPI_COMM_WORLD, {12, 10, 8}, o);
+  const dfft::Options r = dfft::resolved_options(plan);
+  for (const auto& f : dfft::option_fields()) {
+    if (!f.resolve_double) {
+      EXPECT_EQ(f.get(r), f.get(plan.options())) << f.name;
+    }
+  }
+  EXPECT_EQ(r.grid, plan.grid());
+  EXPECT_EQ(r.codec, plan.codec());
+  EXPECT_EQ(r.overlap, plan.overlap_slices());
+  EXPECT_EQ(r.chunks, plan.chunks());
+  EXPECT_EQ(r.in_flight, plan.in_flight());
+  const std::size_t exchanges = plan.exchange_bytes().size();
+  if (exchanges > 1 && o.methods.size() == 1) {
+    EXPECT_EQ(r.methods.size(), exchanges);
+  }
+}
+
+TEST(ResolvedOptions, AreWhatThePlanRuns) {
+  dfft::Options o;
+  o.decomposition = Decomposition::pencil;
+  o.methods = {dfft::Method::a2a_sync};
+  check_resolved<double>(o);
+  check_resolved<float>(o);
+  check_resolved<double>(dfft::Options{});
 }
 
 }  // namespace

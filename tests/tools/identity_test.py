@@ -75,6 +75,26 @@ def main():
           "an option left out is its default")
     for name in ("chunks", "in_flight", "batch", "axes", "padding", "adapt", "tolerance"):
         check(name in results_tables.IDENTITY, "%s is part of a configuration" % name)
+    # Every field the table marks as configuration is in the identity, and every other one says
+    # how the plan was found.
+    for f in records.OPTION_FIELDS:
+        if f["configuration"]:
+            check(f["name"] in results_tables.IDENTITY, "%s (configuration) is in the identity" % f["name"])
+        else:
+            check(f["name"] in results_tables.HOW_FOUND and f["name"] not in results_tables.IDENTITY,
+                  "%s (not configuration) is left out of the identity" % f["name"])
+    # A peer library's record has every option that every record has (the table's record
+    # column), at the table's peer value, and is read back as the writer's options are.
+    peer = records.peer_record("fftw-mpi", "forward", (8, 8, 8), 2, [1.0, 2.0])
+    for f in records.OPTION_FIELDS:
+        if f["record"] == "every":
+            check(f["name"] in peer, "a peer record has %s" % f["name"])
+            want = None if f["peer"] == "null" else records.option_value(f, f["peer"] or f["default"])
+            check(peer.get(f["name"]) == want, "a peer record's %s is the table's peer value" % f["name"])
+    for key, want in (("decomposition", "-"), ("variant", "-"), ("methods", []), ("grid", []), ("threads", 1),
+                      ("transform", "r2c"), ("backend", "cpu"), ("effort", None), ("norm", None),
+                      ("staging", None)):
+        check(peer.get(key, "absent") == want, "a peer record's %s is %r" % (key, want))
     return 1 if FAILED else 0
 
 

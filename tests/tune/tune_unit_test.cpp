@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "dfft/model.hpp"
+#include "dfft/option_fields.hpp"
 #include "dfft/tune.hpp"
 #include "tune/select.hpp"
 #include "tune/tuner.hpp"
@@ -364,6 +366,47 @@ TEST(Wisdom, ValidFileRoundTrips) {
   ASSERT_EQ(with_cal.calibrations.size(), 1u);
   EXPECT_EQ(with_cal.calibrations[0].ranks, 3);
   EXPECT_EQ(with_cal.calibrations[0].pack_rate, cal.pack_rate);
+}
+
+// The tuner's choice is what the option table marks as one (OptionField::from_choice): a wisdom
+// entry's "choice" object holds exactly those fields, with_choice() puts each of them in place and
+// leaves every other field as it was.
+TEST(Wisdom, TheChoiceIsTheTablesChoiceFields) {
+  auto w = dfft::parse_wisdom(kValid);
+  ASSERT_EQ(w.entries.size(), 1u);
+  dfft::WisdomEntry& e = w.entries[0];
+  e.chunks = 7;
+  e.overlap = 3;
+  e.in_flight = 5;
+  const auto doc = nlohmann::json::parse(dfft::to_json(w));
+  const auto& choice = doc.at("entries").at(0).at("choice");
+  std::vector<std::string> stored, marked;
+  for (auto it = choice.begin(); it != choice.end(); ++it) stored.push_back(it.key());
+  for (const auto& f : dfft::option_fields())
+    if (f.from_choice) marked.emplace_back(f.name);
+  std::sort(stored.begin(), stored.end());
+  std::sort(marked.begin(), marked.end());
+  EXPECT_EQ(stored, marked);
+
+  dfft::Options base;
+  for (const auto& f : dfft::option_fields()) dfft::set_option(base, f.name, dfft_test::other_value(f));
+  const dfft::Options got = dfft::detail::with_choice(base, e);
+  for (const auto& f : dfft::option_fields()) {
+    SCOPED_TRACE(std::string(f.name));
+    if (!f.from_choice) {
+      EXPECT_EQ(f.get(got), f.get(base));
+      continue;
+    }
+    // The entry's value, as its JSON text holds it.
+    dfft::Options from_file;
+    f.from_choice(from_file, e);
+    EXPECT_EQ(f.get(got), f.get(from_file));
+    const auto& v = choice.at(std::string(f.name));
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    if (!v.is_array()) {
+      EXPECT_EQ(f.get(got), text);
+    }
+  }
 }
 
 TEST(Wisdom, MalformedDocumentsThrowWisdomErrors) {

@@ -98,8 +98,49 @@ TEST(CapiOptions, EveryRowsMembersAreRead) {
     const dfft::Options got = dfft::capi::options_from_c(&o, kDims);
     EXPECT_NE(dfft::get_option(got, name), dfft::get_option(base, name))
         << name << ": changing " << members << " left the field at " << dfft::get_option(base, name);
+    // The row's members go to its field and to no other.
+    for (const auto& g : dfft::option_fields()) {
+      if (g.name != f.name) {
+        EXPECT_EQ(g.get(got), g.get(base)) << "changing " << members << " (" << name << ") changed " << g.name;
+      }
+    }
   }
   EXPECT_EQ(rows + 0u, changes().size()) << "a change above names C members no row has";
+}
+
+// The C interface reads a field exactly where the table names C members for it: every row with
+// c_field has a reader (OptionField::from_c), and none without.
+TEST(CapiOptions, EveryRowWithCMembersHasAReader) {
+  for (const auto& f : dfft::option_fields())
+    EXPECT_EQ(f.from_c != nullptr, !f.c_field.empty()) << f.name;
+}
+
+// A refused value names its member: each row's reader checks what it reads.
+TEST(CapiOptions, RefusedValuesNameTheirMember) {
+  const std::map<std::string, std::function<void(dfft_options&)>> bad{
+      {"decomposition", [](dfft_options& o) { o.decomposition = 99; }},
+      {"n_methods", [](dfft_options& o) { o.n_methods = DFFT_MAX_EXCHANGES + 1; }},
+      {"methods[i]", [](dfft_options& o) { o.n_methods = 1; o.methods[0] = -1; }},
+      {"grid_dims", [](dfft_options& o) { o.grid_dims = DFFT_MAX_DIMS; }},
+      {"n_axes", [](dfft_options& o) { o.n_axes = kDims + 1; }},
+      {"r2r[5]", [](dfft_options& o) { o.r2r[5] = 1; }},
+      {"padding[4]", [](dfft_options& o) { o.padding[4] = 2.0; }},
+      {"tolerance", [](dfft_options& o) { o.tolerance = -1; }},
+      {"max_message_bytes", [](dfft_options& o) { o.max_message_bytes = 0; }},
+      {"memory_limit_bytes", [](dfft_options& o) { o.memory_limit_bytes = -1; }},
+      {"effort", [](dfft_options& o) { o.effort = 3; }},
+  };
+  for (const auto& [member, apply] : bad) {
+    dfft_options o;
+    dfft_options_init(&o);
+    apply(o);
+    try {
+      (void)dfft::capi::options_from_c(&o, kDims);
+      ADD_FAILURE() << member << ": not refused";
+    } catch (const dfft::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(member), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The defaults agree: dfft_options_init gives the table's default of every field it carries.
