@@ -71,6 +71,8 @@ function(dfft_add_cuda_backend target)
     src/backend/cuda/cufft_local.cpp
     src/backend/cuda/column_fft.cpp
     src/backend/cuda/column_fft.cu
+    src/backend/cuda/plane_fft.cpp
+    src/backend/cuda/plane_fft.cu
     src/backend/cuda/kernels.cu
     src/backend/cuda/r2r.cu
     src/backend/cuda/r2r_local.cpp

@@ -111,9 +111,7 @@ def main(argv=None):
         rec.update(time_ms=t, samples_ms=None,
                    noisy=records.is_noisy(t["min"], t["median"], t["max"]))
         recs.append(rec)
-    with open(a.json, "w") as f:
-        for rec in recs:
-            f.write(records.line(rec))
+    records.write_records(a.json, recs)
     return 0
 
 

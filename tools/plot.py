@@ -458,6 +458,36 @@ def plot_library(plt, records, out):
     return True
 
 
+def plot_passes(plt, records, out):
+    """Passes over device memory (memory_passes) of the single-device rows (cuFFT) and dfft's
+    fastest rows, per size, precision and direction, with the two passes a 3-D r2c needs."""
+    recs = [r for r in records if r.get("memory_passes") is not None]
+    if not recs:
+        return False
+    keys = sorted({(r["size"][0], r["precision"], r["direction"]) for r in recs},
+                  key=lambda k: (k[0], k[1] != "float", k[2] != "forward"))
+    fig, ax = plt.subplots(figsize=(7.6, 3.6))
+    width = 0.38
+    for j, (name, which) in enumerate((("cuFFT (single device)", lambda r: r.get("decomposition") == "single-device"),
+                                       ("dfft", lambda r: r.get("decomposition") != "single-device"))):
+        y = []
+        for n, prec, d in keys:
+            c = [r for r in recs if which(r) and (r["size"][0], r["precision"], r["direction"]) == (n, prec, d)]
+            y.append(min(r["memory_passes"] for r in c) if c else 0)
+        ax.bar([i + (j - 0.5) * width for i in range(len(keys))], y, width, label=name, color="C%d" % j)
+    ax.axhline(2.0, color="black", linewidth=0.8, linestyle=":", label="two passes")
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels(["%d^3 %s\n%s" % (n, prec, "fwd" if d == "forward" else "inv") for n, prec, d in keys], fontsize=7)
+    ax.set_ylabel("passes over device memory")
+    ax.set_ylim(0, 4.4)
+    ax.set_title("One GPU, 3-D r2c: time over one pass at the device copy rate", fontsize=9)
+    ax.legend(fontsize=7, ncol=3, loc="upper center")
+    ax.grid(axis="y", linewidth=0.3)
+    fig.tight_layout()
+    save(plt, fig, out, 110)
+    return True
+
+
 def plot_threads(plt, records, out):
     """Ranks x threads on one node: forward+inverse time of dfft's fastest configuration and of
     FFTW-MPI's faster layout at each split, one panel per size, one line per library and day of
@@ -568,6 +598,9 @@ def main():
     ap.add_argument("--library", action="store_true",
                     help="only library.png: dfft's libfftw3_mpi over FFTW-MPI per rank count "
                          "(peer records of the fftw-mpi-lib suites)")
+    ap.add_argument("--passes", action="store_true",
+                    help="only passes.png: one GPU's transforms in passes over device memory "
+                         "(records of dfft bench --backend cuda --reference)")
     ap.add_argument("--tune", action="store_true",
                     help="only tune.png: the tuner's candidates with every timed repetition "
                          "(records of dfft tune --json)")
@@ -589,6 +622,7 @@ def main():
               "crossover": (plot_crossover, load, "no cell with both slab and pencil"),
               "threads": (plot_threads, load, "no records"),
               "library": (plot_library, load, "no dfft-fftw-mpi record with an FFTW-MPI record beside it"),
+              "passes": (plot_passes, load, "no record with memory_passes"),
               "tune": (plot_tune, tune_records, "no dfft tune --json candidate records")}
     for kind, (plot, read, missing) in single.items():
         if getattr(args, kind):

@@ -231,6 +231,11 @@ def line(rec):
     return json.dumps(rec, sort_keys=True) + "\n"
 
 
+def write_records(path, recs):
+    """Records as a JSON lines file, through replace_file."""
+    replace_file(path, "".join(line(rec) for rec in recs))
+
+
 def peer_record(library, direction, size, ranks, samples_ms, **fields):
     """A peer library's record with the common fields (those that do not apply are null or
     empty) and the statistics of its repetitions; `fields` adds or overrides."""

@@ -630,7 +630,37 @@ def kind_library(spec, records):
     return table(header, rows), rows, used(kept)
 
 
+def kind_passes(spec, records):
+    """One GPU by size and precision: the single-device row (cuFFT's 3-D plan), dfft's fastest
+    configuration and a peer library's records (torch.fft) of the selected files, each direction's
+    time with its passes over device memory (memory_passes) where the record has them."""
+    recs = select(records, spec)
+    rows, kept = [], []
+    keys = sorted({(r["size"][0], r["precision"]) for r in recs}, key=lambda k: (k[0], k[1] != "float"))
+    for n, prec in keys:
+        mine = [r for r in recs if r["size"][0] == n and r["precision"] == prec]
+        def pick(which, direction):
+            c = [r for r in mine if which(r) and r["direction"] == direction]
+            return min(c, key=lambda r: r["time_ms"][STAT["name"]]) if c else None
+        def cell(which):
+            got = [pick(which, d) for d in ("forward", "inverse")]
+            kept.extend(r for r in got if r)
+            t = " / ".join(ms(r["time_ms"][STAT["name"]]) if r else "-" for r in got)
+            p = [r.get("memory_passes") for r in got if r]
+            return (t + (" (%s)" % " / ".join("%.2f" % v for v in p) if p and None not in p else ""), got)
+        cufft, c = cell(lambda r: r.get("decomposition") == "single-device")
+        dfft, d = cell(lambda r: "library" not in r and r.get("decomposition") != "single-device")
+        peer_text, _ = cell(lambda r: "library" in r)
+        ratio = " / ".join("%.2f" % (x["time_ms"][STAT["name"]] / y["time_ms"][STAT["name"]]) if x and y else "-"
+                           for x, y in zip(d, c))
+        rows.append(["%d^3 %s" % (n, prec), cufft, dfft, ratio, peer_text])
+    header = ["size, precision", "cuFFT fwd / inv ms (passes)", "dfft fwd / inv ms (passes)", "dfft / cuFFT",
+              "peer fwd / inv ms"]
+    return table(header, rows), rows, kept
+
+
 KINDS = {"list": kind_list,
+         "passes": kind_passes,
          "library": kind_library,
          "automatic": kind_automatic,
          "defaults": kind_defaults,

@@ -180,7 +180,12 @@ struct Sweep {
     tally.failed += broken;
   }
 
+  // One pass over device memory per direction (ms) from the last single-device rows: the dfft rows
+  // of the same problem that follow count their passes by it (0: none measured).
+  double pass_ms[2] = {0, 0};
+
   void reference_rows(const Config& c) {
+    pass_ms[0] = pass_ms[1] = 0;
     for (bool fwd : {true, false}) {
       auto t = dfft::single_device_reference(c.opt.backend, c.shape, c.opt.transform, c.is_double, fwd,
                                              c.warmup, c.reps, c.opt.effort);
@@ -203,6 +208,8 @@ struct Sweep {
       r.fft = r.time_median;  // a serial transform is all FFT
       r.options.batch = 1;     // the reference transforms one array of a batched configuration
       r.gflops = gflops(c.shape, c.opt.transform != dfft::Transform::c2c, r.time_median, 1);
+      pass_ms[fwd ? 0 : 1] = t.pass * 1e3;
+      if (t.pass > 0) r.memory_passes = r.time_median / pass_ms[fwd ? 0 : 1];
       r.timestamp = utc_timestamp();
       r.host = host_name();
       emit(r);
@@ -266,6 +273,20 @@ struct Sweep {
     if (rank == 0) {
       auto recs = records(c, a, used, m);
       invalid = recs.front().validation == "fail";
+      std::string passes;
+      for (auto& r : recs) {
+        const double one = pass_ms[r.direction == "forward" ? 0 : 1];
+        if (c.reference && one > 0 && c.opt.batch == 1) {
+          r.memory_passes = r.time_median / one;
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%s%s %.2f (one pass %.3f ms)", passes.empty() ? "" : ", ", r.direction.c_str(),
+                        r.memory_passes, one);
+          passes += buf;
+        }
+      }
+      if (!passes.empty())
+        table.note("  passes over device memory (input read and output written once at the device copy rate of the "
+                   "single-device row's job): " + passes);
       for (const auto& r : recs) {
         emit(r);
         const std::string noisy = noise_note(r);

@@ -166,6 +166,7 @@ nlohmann::json to_json(const Record& r) {
   j["phases_ms"] = {{"fft", or_null(r.fft)}, {"pack", or_null(r.pack)}, {"comm", or_null(r.comm)},
                     {"unpack", or_null(r.unpack)}};
   j["gflops"] = r.gflops;
+  if (!std::isnan(r.memory_passes)) j["memory_passes"] = r.memory_passes;
   j["error"] = or_null(r.error);
   j["roundtrip_error"] = or_null(r.roundtrip_error);
   j["warmup"] = r.warmup;

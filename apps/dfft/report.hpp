@@ -30,6 +30,9 @@ struct Record {
   double time_min = 0, time_median = 0, time_max = 0;   // ms
   double fft = 0, pack = 0, comm = 0, unpack = 0;       // ms
   double gflops = 0;
+  /// The median time in passes over device memory (ReferenceTiming::pass of the same job's
+  /// single-device row); NaN where not measured (CPU, or no --reference).
+  double memory_passes = kNotRun;
   double error = kNotRun;  // forward: reference_error; inverse: roundtrip_error
   double reference_error = kNotRun, roundtrip_error = kNotRun, laplacian_error = kNotRun;
   std::string validation;  // "pass", "fail" or "" (not validated)

@@ -15,6 +15,10 @@ struct ReferenceTiming {
   bool ran = false;
   std::string why;  // when it did not run (too large, no backend)
   double min = 0, median = 0, max = 0;  // seconds per transform
+  /// Seconds to read the transform's input once and write its output once at the rate of a
+  /// device-to-device copy timed in the same call (GPU; 0 where not measured): the time of one
+  /// pass over device memory, against which a transform's time counts its passes.
+  double pass = 0;
 };
 
 /// Times `reps` executions after `warmup` of a forward (or inverse) transform of `shape`.

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "util/check.hpp"
@@ -39,13 +40,16 @@ std::map<std::string, std::pair<bool, std::string>>& choices() {
 
 std::unique_ptr<LocalFft> faster_fft(const std::string& key, const std::string& library_name, const FftMaker& library,
                                      const FftMaker& own, const std::function<double(LocalFft&)>& seconds) {
+  std::optional<std::pair<bool, std::string>> before;
   {
-    // A choice made before: only the chosen one is planned.
     std::lock_guard<std::mutex> lock(choices_mutex);
-    if (auto it = choices().find(key); it != choices().end()) {
-      auto chosen = it->second.first ? own() : library();
-      return std::make_unique<Timed>(chosen ? std::move(chosen) : library(), it->second.second);
-    }
+    if (auto it = choices().find(key); it != choices().end()) before = it->second;
+  }
+  if (before) {
+    // A choice made before: only the chosen one is planned. The makers run outside the lock:
+    // they may plan steps that are timed choices themselves (a split's passes).
+    auto chosen = before->first ? own() : library();
+    return std::make_unique<Timed>(chosen ? std::move(chosen) : library(), before->second);
   }
   auto lib = library();
   auto other = own();

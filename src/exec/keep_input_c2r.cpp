@@ -128,6 +128,7 @@ class Chosen final : public KeepInputC2r {
            axes_text({d_.axes.begin() + k, d_.axes.end()}) + ")" +
            (cand_.grouped ? " in groups of " + std::to_string(lines_) + " lines" : "") +
            (first_ && !first_->engine().empty() ? ", the c2c by " + first_->engine() : "") +
+           (second_ && !second_->engine().empty() ? ", the c2r by " + second_->engine() : "") +
            (d_.scale == 1 || !(cand_.scale_first || cand_.scale_on_load)
                 ? ""
                 : std::string(", the ") + (cand_.scale_first ? "c2c" : "c2r") + " normalising as it " +

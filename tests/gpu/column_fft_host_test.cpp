@@ -14,21 +14,14 @@
 
 #include "backend/cuda/column_fft.hpp"
 #include "backend/cuda/column_fft_core.hpp"
+#include "host_quadrant.hpp"
 
 namespace {
 namespace column_fft_host {  // names of its own in a unity build
 
 namespace cf = dfft::detail::column_fft;
 
-// The kernel's table of roots, cos(2 pi j / 64) for j in [0, 16], computed here.
-struct HostQuadrant {
-  double v[17];
-  HostQuadrant() {
-    for (int j = 0; j <= 16; ++j) v[j] = std::cos(2 * 3.14159265358979323846 * j / 64);
-    v[16] = 0;
-  }
-  double operator[](int j) const { return v[j]; }
-};
+using dfft_host_kernels::HostQuadrant;
 
 // One launch of the kernel for length 2^L, emulated: every tile, every thread of the first pass,
 // then (the barrier) every thread of the second.

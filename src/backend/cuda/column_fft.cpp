@@ -162,9 +162,9 @@ std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, 
   return std::make_unique<SplitFft>(std::move(rest), std::move(column), false, name);
 }
 
-std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
-                                           const FftMaker& library_fft, const FftMaker& own_fft) {
-  return faster_fft(fft_problem_key(dev, d) + " column", "cuFFT", library_fft, own_fft,
+std::unique_ptr<LocalFft> timed_cuda_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out, const std::string& choice,
+                                         const FftMaker& library_fft, const FftMaker& own_fft) {
+  return faster_fft(fft_problem_key(dev, d) + " " + choice, "cuFFT", library_fft, own_fft,
                     [&](LocalFft& f) { return seconds(f, dev, in, out); });
 }
 

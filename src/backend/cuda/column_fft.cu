@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "backend/cuda/column_fft.hpp"
+#include "backend/cuda/quadrant.cuh"
 
 namespace dfft::detail::cuda {
 
@@ -13,29 +14,6 @@ namespace {
 using column_fft::Cplx;
 using column_fft::Geom;
 
-// cos(2 pi j / 64) for j in [0, 16]: the roots of the register DFTs (column_fft::root).
-__constant__ double c_quadrant[17] = {
-    1.0,
-    0.99518472667219688624,
-    0.98078528040323044913,
-    0.95694033573220886494,
-    0.92387953251128675613,
-    0.88192126434835502971,
-    0.83146961230254523708,
-    0.77301045336273696081,
-    0.70710678118654752440,
-    0.63439328416364549822,
-    0.55557023301960222474,
-    0.47139673682599764856,
-    0.38268343236508977173,
-    0.29028467725446236764,
-    0.19509032201612826785,
-    0.098017140329560601994,
-    0.0};
-
-struct Quadrant {
-  __device__ double operator[](int j) const { return c_quadrant[j]; }
-};
 
 // `Grouped`: the launch covers several groups of columns (Geom::outer > 1). A launch of one
 // group has a kernel of its own without the group arithmetic: folded into one kernel, it made the

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "backend/cuda/column_fft_core.hpp"
@@ -62,10 +63,12 @@ struct ColumnSplit {
 std::optional<ColumnSplit> column_split(const FftDesc& d, const CudaDevice& dev);
 std::unique_ptr<LocalFft> make_split_fft(const ColumnSplit& s, CudaDevice& dev, void* scratch_in, void* scratch_out);
 
-/// The faster of `library_fft()` (cuFFT's plan of `d`) and `own_fft()` (the column kernel, or a split
-/// onto it), timed on `in` and `out` (the plan's scratch buffers, large enough for the step's
-/// layouts) the first time the process meets the problem; engine_timing() gives both times.
-std::unique_ptr<LocalFft> timed_column_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out,
-                                           const FftMaker& library_fft, const FftMaker& own_fft);
+/// The faster of `library_fft()` (cuFFT's plan of `d`) and `own_fft()` (the column kernel, a
+/// split onto it, cuFFT in groups of the batch), timed on `in` and `out` (the plan's scratch
+/// buffers, large enough for the step's layouts) the first time the process meets the problem
+/// and `choice` (which choice this is: one step may meet several); engine_timing() gives both
+/// times.
+std::unique_ptr<LocalFft> timed_cuda_fft(const FftDesc& d, CudaDevice& dev, void* in, void* out, const std::string& choice,
+                                         const FftMaker& library_fft, const FftMaker& own_fft);
 
 }  // namespace dfft::detail

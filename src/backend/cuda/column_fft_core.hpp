@@ -191,11 +191,29 @@ DFFT_CF_HD void tile_in_group(const Geom& g, std::int64_t tile, std::int64_t& gr
   within = tile - group * per;
 }
 
+/// *p; with `Uncached` on a GPU through L2 only (ld.global.cg), for data that other thread
+/// blocks wrote during the same launch: a line in this SM's L1 may be older than theirs.
+template <bool Uncached, class T>
+DFFT_CF_HD Cplx<T> load(const Cplx<T>* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Uncached) {
+    if constexpr (sizeof(T) == 4) {
+      const float2 v = __ldcg(reinterpret_cast<const float2*>(p));
+      return {v.x, v.y};
+    } else {
+      const double2 v = __ldcg(reinterpret_cast<const double2*>(p));
+      return {v.x, v.y};
+    }
+  }
+#endif
+  return *p;
+}
+
 /// First pass of thread (c, t) of tile `tile` of a group (`in` at the group's start; columns
 /// tile * C + c): the R1 points of
 /// sub-transform t, their R1-point DFT, times the twiddles tw[m] = W_n^m (n = R1 * R2 entries)
 /// into the shared tile `sh`.
-template <class T, int R1, int R2, int C, class Q>
+template <class T, int R1, int R2, int C, bool Uncached = false, class Q>
 DFFT_CF_HD void pass_one(const Cplx<T>* in, Cplx<T>* sh, const Cplx<T>* tw, const Geom& g, std::int64_t tile,
                          int c, int t, const Q& q) {
   if (t >= R2) return;
@@ -205,7 +223,7 @@ DFFT_CF_HD void pass_one(const Cplx<T>* in, Cplx<T>* sh, const Cplx<T>* tw, cons
   const T s = static_cast<T>(g.conj);
 DFFT_CF_UNROLL
   for (int n1 = 0; n1 < R1; ++n1) {
-    const Cplx<T> x = live ? in[static_cast<std::int64_t>(R2 * n1 + t) * g.istride + col] : Cplx<T>{0, 0};
+    const Cplx<T> x = live ? load<Uncached>(in + static_cast<std::int64_t>(R2 * n1 + t) * g.istride + col) : Cplx<T>{0, 0};
     v[n1] = {x.re, s * x.im};
   }
   dft<R1>(v, q);

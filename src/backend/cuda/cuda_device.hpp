@@ -40,6 +40,9 @@ class CudaDevice final : public Device {
   std::int64_t available_bytes() const override;
   std::string memory_identity() const override;
   std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in, void* scratch_out) override;
+  /// make_fft without dfft's plane kernel: cuFFT, the column kernel or a split onto it (what the
+  /// plane kernel is timed against).
+  std::unique_ptr<LocalFft> make_fft_without_plane(const FftDesc& d, void* scratch_in, void* scratch_out);
   std::size_t fft_launches(const FftDesc& d) const override;
   FftBytes fft_bytes_estimate(const FftDesc& d) override;
   std::int64_t shared_fft_work_bytes() const override;

@@ -11,6 +11,7 @@
 #include "backend/cuda/column_fft.hpp"
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/cufft_layout.hpp"
+#include "backend/cuda/plane_fft.hpp"
 #include "backend/cuda/r2r.hpp"
 #include "backend/cuda/store_callbacks.hpp"
 
@@ -239,18 +240,33 @@ std::unique_ptr<LocalFft> CudaDevice::make_fft(const FftDesc& d, void* scratch_i
     if (!column_fft_applies(d, *this)) fail_internal("an FFT step asked for the column kernel, which does not apply to it");
     return make_column_fft(d, *this);
   }
+  const bool timed = d.effort != Effort::estimate && scratch_in && scratch_out;
+  if (d.engine == FftDesc::Engine::automatic) {
+    const EnginePolicy policy = engine_policy("DFFT_PLANE_FFT");  // docs/environment.md
+    if (policy != EnginePolicy::never && plane_fft_applies(d, *this)) {
+      auto plane = [&] { return make_plane_fft(d, *this); };
+      if (policy == EnginePolicy::always) return plane();
+      if (timed)
+        return timed_cuda_fft(d, *this, scratch_in, scratch_out, "plane",
+                              [&] { return make_fft_without_plane(d, scratch_in, scratch_out); }, plane);
+    }
+  }
+  return make_fft_without_plane(d, scratch_in, scratch_out);
+}
+
+std::unique_ptr<LocalFft> CudaDevice::make_fft_without_plane(const FftDesc& d, void* scratch_in, void* scratch_out) {
   if (d.engine == FftDesc::Engine::automatic) {
     const EnginePolicy policy = engine_policy("DFFT_COLUMN_FFT");  // docs/environment.md
     const bool timed = d.effort != Effort::estimate && scratch_in && scratch_out;
     auto library = [&]() -> std::unique_ptr<LocalFft> { return std::make_unique<CufftLocal>(d, *this); };
     if (policy != EnginePolicy::never && column_fft_applies(d, *this)) {
       if (policy == EnginePolicy::always) return make_column_fft(d, *this);
-      if (timed) return timed_column_fft(d, *this, scratch_in, scratch_out, library, [&] { return make_column_fft(d, *this); });
+      if (timed) return timed_cuda_fft(d, *this, scratch_in, scratch_out, "column", library, [&] { return make_column_fft(d, *this); });
     } else if (policy != EnginePolicy::never) {
       if (const auto split = column_split(d, *this)) {
         auto own = [&] { return make_split_fft(*split, *this, scratch_in, scratch_out); };
         if (policy == EnginePolicy::always) return own();
-        if (timed) return timed_column_fft(d, *this, scratch_in, scratch_out, library, own);
+        if (timed) return timed_cuda_fft(d, *this, scratch_in, scratch_out, "column", library, own);
       }
     }
   }
