@@ -41,6 +41,8 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "report.hpp"
@@ -350,17 +352,23 @@ dfftapp::Record record(const Args& a, int ranks, bool forward, const Stats& s, c
   // FFTW-MPI's slab split is none of dfft's decompositions; the rest are dfft's option values.
   d.labels = {{"decomposition", "slab"}, {"variant", "-"}};
   d.precision = "double";
-  d.options.transform = a.c2c ? dfft::Transform::c2c : dfft::Transform::r2c;
   d.direction = forward ? "forward" : "inverse";
   d.size.assign(a.size.begin(), a.size.end());
   d.ranks = ranks;
-  d.options.grid = {ranks};
-  d.options.threads = a.threads;
-  dfft::set_option(d.options, "backend", r.backend);
-  dfft::set_option(d.options, "effort", a.effort);
-  d.options.norm = dfft::Norm::none;  // FFTW does not scale; the round-trip check divides by N outside the timing
-  d.options.transposed_out = a.transposed;
-  d.options.in_place = a.in_place;
+  // The option fields the flags and the run give, as the option table's text
+  // (dfft/option_fields.hpp), so each is written as dfft's records write it.
+  const std::pair<std::string_view, std::string> fields[] = {
+      {"transform", dfft::to_string(a.c2c ? dfft::Transform::c2c : dfft::Transform::r2c)},
+      {"grid", std::to_string(ranks)},
+      {"threads", std::to_string(a.threads)},
+      {"backend", r.backend},
+      {"effort", a.effort},
+      // FFTW does not scale; the round-trip check divides by N outside the timing.
+      {"norm", dfft::to_string(dfft::Norm::none)},
+      {"transposed_out", a.transposed ? "true" : "false"},
+      {"in_place", a.in_place ? "true" : "false"},
+  };
+  for (const auto& [name, text] : fields) dfft::set_option(d.options, name, text);
   d.warmup = a.warmup;
   d.reps = a.reps;
   d.time_min = s.min;

@@ -195,11 +195,13 @@ struct Sweep {
       }
       Record r = base_record(c, a, 1);
       r.labels = {{"decomposition", "single-device"}, {"variant", "-"}};
-      r.options.methods.clear();
-      r.options.grid.clear();
-      // A serial transform has no exchange: one slice, nothing pipelined or adapted.
+      // A serial transform has no exchange: every field that says how data are distributed or
+      // exchanged, and every field the tuner chooses, holds its default, then what the transform
+      // runs: one slice, nothing pipelined or adapted.
+      for (const dfft::OptionField& f : dfft::option_fields())
+        if (f.distribution_only || f.from_choice) f.set(r.options, f.default_text());
       r.options.overlap = 1;
-      r.options.chunks = r.options.in_flight = 0;
+      r.options.in_flight = 0;
       r.options.adapt = false;
       r.direction = fwd ? "forward" : "inverse";
       r.time_min = t.min * 1e3;

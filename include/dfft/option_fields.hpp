@@ -65,6 +65,11 @@ struct OptionField {
   void (*from_c)(const OptionField& f, Options& o, const dfft_options& c, int ndims) = nullptr;
   /// The tuner chooses it: sets it to the choice of wisdom entry `e`. Null: not a choice.
   void (*from_choice)(Options& o, const WisdomEntry& e) = nullptr;
+  /// A choice that acts only with some values of the other fields: whether it acts in `o`
+  /// (chunks: a chunked method; overlap: more than one slice). The tuner's labels (tune_label)
+  /// write such a choice as name=value where it acts and differs from its default. Null: the
+  /// choice always acts and the labels write its text alone.
+  bool (*in_effect)(const Options& o) = nullptr;
   /// What the plan resolved it to (the grid used, the codec the tolerance chose, the slices,
   /// chunks and steps in flight in use). Null: the plan's options() hold it as it runs.
   void (*resolve_double)(Options& o, const Plan<double>& p) = nullptr;

@@ -3,8 +3,8 @@
 // grid and variant with one method for all exchanges, then the mixed per-exchange methods, so
 // that a time budget that runs out early has still seen every decomposition.
 #include <algorithm>
-#include <sstream>
 
+#include "dfft/option_fields.hpp"
 #include "dfft/tune.hpp"
 #include "transport/methods.hpp"
 #include "tune/automatic.hpp"
@@ -126,16 +126,23 @@ std::vector<Options> tune_candidates(const Options& asked, int ranks, int dims, 
   return out;
 }
 
+// The fields the tuner chooses, in the table's order: one that always acts by its text, one that
+// acts only with some values of the others as name=value where it acts and is not at its
+// default, so that a plain candidate reads "pencil 2x1 default a2a-type".
 std::string tune_label(const Options& o) {
-  std::ostringstream s;
-  s << to_string(o.decomposition) << " ";
-  for (std::size_t i = 0; i < o.grid.size(); ++i) s << (i ? "x" : "") << o.grid[i];
-  if (o.grid.empty()) s << "auto";
-  s << " " << to_string(o.variant) << " ";
-  for (std::size_t i = 0; i < o.methods.size(); ++i) s << (i ? "," : "") << to_string(o.methods[i]);
-  if (chunked(o)) s << " chunks=" << o.chunks;
-  if (o.overlap > 1) s << " overlap=" << o.overlap;
-  return s.str();
+  std::string s;
+  for (const OptionField& f : option_fields()) {
+    if (!f.from_choice) continue;
+    const std::string text = f.get(o);
+    if (!f.in_effect) {
+      s += (s.empty() ? "" : " ") + text;
+    } else if (f.in_effect(o) && text != f.default_text()) {
+      s += " ";
+      s += f.name;
+      s += "=" + text;
+    }
+  }
+  return s;
 }
 
 std::string to_string(TuneCandidate::Status s) {

@@ -15,6 +15,7 @@
 #include "dfft/dfft.h"
 #include "dfft/dfft.hpp"
 #include "dfft/tune.hpp"
+#include "transport/transport.hpp"
 #include "util/check.hpp"
 #include "util/names.hpp"
 
@@ -375,6 +376,10 @@ struct Builder : OptionField {
     from_choice = &choice_of<OM, EM>;
     return *this;
   }
+  Builder& acts_when(bool (*when)(const Options&)) {
+    in_effect = when;
+    return *this;
+  }
   // `F`: a generic lambda (Options&, const Plan<T>&), for both precisions.
   template <class F>
   Builder& resolved(F) {
@@ -432,7 +437,8 @@ std::vector<OptionField> make_table() {
   // wisdom key holds where it is not the value's text. Then the optional columns (Builder):
   // records(): which bench records have it whatever its value; c(): how the C members read into
   // it; choice(): the wisdom entry's member of a field the tuner chooses; resolved(): what the
-  // plan resolved it to; distribution(), how_found(), heading(), peer_value(), alias().
+  // plan resolved it to; acts_when(): when a choice acts; distribution(), how_found(), heading(),
+  // peer_value(), alias().
   return {
       row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
                                  "--transform", true, "transform", ""})
@@ -530,11 +536,15 @@ std::vector<OptionField> make_table() {
       row<Field<&O::chunks>>({"chunks", "exchange", "pipelining pieces per peer block (0: automatic)", "--chunks",
                               false, "chunks", ""})
           .records(plan).distribution().c(c_scalar<&C::chunks, &O::chunks>).choice<&O::chunks, &W::chunks>()
+          .acts_when([](const O& o) { return std::any_of(o.methods.begin(), o.methods.end(), detail::method_uses_chunks); })
           .resolved([](O& o, const auto& p) { o.chunks = p.chunks(); }),
       row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
                                  "--in-flight", true, "in_flight", ""})
           .records(plan).distribution().c(c_scalar<&C::in_flight, &O::in_flight>)
           .choice<&O::in_flight, &W::in_flight>()
+          .acts_when([](const O& o) {
+            return std::find(o.methods.begin(), o.methods.end(), Method::p2p_pipelined) != o.methods.end();
+          })
           .resolved([](O& o, const auto& p) { o.in_flight = p.in_flight(); }),
       row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
                                          "--max-message-bytes", true, "max_message_bytes", ""})
@@ -542,6 +552,7 @@ std::vector<OptionField> make_table() {
       row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
                                "--overlap", false, "overlap", ""})
           .records(plan).heading("ovl").c(c_scalar<&C::overlap, &O::overlap>).choice<&O::overlap, &W::overlap>()
+          .acts_when([](const O& o) { return o.overlap > 1; })
           .resolved([](O& o, const auto& p) { o.overlap = p.overlap_slices(); }),
       row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
                              "--adapt", true, "adapt", ""})

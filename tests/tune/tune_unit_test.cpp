@@ -103,6 +103,36 @@ TEST(Candidates, CoverEveryDecompositionGridVariantAndMethod) {
             "pencil 2x2 realigned p2p-pipelined chunks=4 overlap=4");
 }
 
+// The label is made from the option table: every field the tuner chooses appears in it, so a
+// new choice needs no change to tune_label. Each choice is set away from its default (and where
+// it acts) and must appear, by its text or as name=text.
+TEST(Tune, LabelNamesEveryChoiceOfTheOptionTable) {
+  dfft::Options o;
+  o.decomposition = dfft::Decomposition::pencil;
+  o.grid = {2, 3};
+  o.variant = dfft::Variant::Realigned;
+  o.methods = {dfft::Method::p2p_pipelined};
+  o.chunks = 4;
+  o.in_flight = 3;
+  o.overlap = 5;
+  const std::string label = dfft::tune_label(o);
+  EXPECT_EQ(label, "pencil 2x3 realigned p2p-pipelined chunks=4 in_flight=3 overlap=5");
+  int choices = 0;
+  for (const dfft::OptionField& f : dfft::option_fields()) {
+    if (!f.from_choice) continue;
+    ++choices;
+    const std::string text = f.get(o);
+    EXPECT_NE(text, f.default_text()) << f.name << ": the test leaves it at its default";
+    const std::string shown = f.in_effect ? std::string(f.name) + "=" + text : text;
+    EXPECT_NE(label.find(shown), std::string::npos) << f.name << " missing from \"" << label << "\"";
+  }
+  EXPECT_GE(choices, 7);
+  // A choice that does not act, or holds its default, is left out.
+  o.methods = {dfft::Method::a2a_type};
+  o.overlap = 1;
+  EXPECT_EQ(dfft::tune_label(o), "pencil 2x3 realigned a2a-type");
+}
+
 TEST(Model, CrossoverMatchesTheThesisExample) {
   // Thesis 2.5.3: B = 25e9 B/s, L = 2e-5 s, P = 16, double: pencil faster below N ~ 200.
   dfft::model::Link l{16, 2e-5, 25e9};
