@@ -17,6 +17,16 @@ template <class T>
 class Plan;
 struct WisdomEntry;
 
+/// What a plan resolved where its options left a choice (read from the plan by
+/// resolved_options): a plain record, so that the option table needs no plan code to link.
+struct PlanResolution {
+  std::vector<int> grid;
+  std::size_t exchanges = 0;
+  Codec codec = Codec::none;
+  Staging staging = Staging::automatic;
+  int chunks = 0, in_flight = 0, overlap_slices = 1;
+};
+
 /// One field of dfft::Options. Values travel as text: enums by their dfft names (to_string /
 /// parse_*), lists separated by ',' (a process grid by 'x', as on the command line), an empty
 /// grid or method list as "auto", booleans as "true"/"false", numbers in C++'s shortest form.
@@ -71,9 +81,8 @@ struct OptionField {
   /// choice always acts and the labels write its text alone.
   bool (*in_effect)(const Options& o) = nullptr;
   /// What the plan resolved it to (the grid used, the codec the tolerance chose, the slices,
-  /// chunks and steps in flight in use). Null: the plan's options() hold it as it runs.
-  void (*resolve_double)(Options& o, const Plan<double>& p) = nullptr;
-  void (*resolve_float)(Options& o, const Plan<float>& p) = nullptr;
+  /// chunks and steps in flight in use), from `r`. Null: the plan's options() hold it as it runs.
+  void (*resolve)(Options& o, const PlanResolution& r) = nullptr;
 
   char separator = ',';       // lists: between items ('x' for the process grid)
   bool empty_is_auto = false;  // lists: the empty list is written "auto" (grid, methods)

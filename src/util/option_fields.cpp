@@ -314,8 +314,10 @@ void c_counted(const OptionField& f, Options& o, const dfft_options& c, int ndim
   o.*OM = v;
 }
 
-// One value per axis, `Neutral` on every axis meaning the empty list; set beyond the array's axes: refused.
-template <auto AM, auto OM, auto Neutral>
+// One value per axis, `Neutral` on every axis meaning the empty list; set beyond the array's axes:
+// refused. An int (1 for a padding factor of 1.0): some compilers take no floating-point template
+// arguments.
+template <auto AM, auto OM, int Neutral>
 void c_per_axis(const OptionField& f, Options& o, const dfft_options& c, int ndims) {
   using T = typename IsVector<typename MemberType<decltype(OM)>::type>::element;
   const std::string m(f.c_field);
@@ -380,11 +382,8 @@ struct Builder : OptionField {
     in_effect = when;
     return *this;
   }
-  // `F`: a generic lambda (Options&, const Plan<T>&), for both precisions.
-  template <class F>
-  Builder& resolved(F) {
-    resolve_double = F{};
-    resolve_float = F{};
+  Builder& resolved(void (*from)(Options&, const PlanResolution&)) {
+    resolve = from;
     return *this;
   }
   Builder& how_found() {
@@ -451,7 +450,7 @@ std::vector<OptionField> make_table() {
           .c(c_counted<&C::n_axes, &C::axes, &O::axes, 0>),
       row<Field<&O::padding>>({"padding", "problem", "dealiasing factor per axis (1: not padded; 1.5: the 3/2 rule)",
                                "--padding", true, "padding", ""})
-          .c(c_per_axis<&C::padding, &O::padding, 1.0>),
+          .c(c_per_axis<&C::padding, &O::padding, 1>),
       row<Field<&O::input_halo>>({"input_halo", "problem",
                                   "ghost cells below/above the box in the input array (lo/hi per axis; empty: dense)",
                                   "", true, "input_halo_lo, input_halo_hi", ""})
@@ -488,7 +487,7 @@ std::vector<OptionField> make_table() {
                                        "--grid", true, "grid_dims, grid", ""})
           .records(every).distribution()
           .c(c_counted<&C::grid_dims, &C::grid, &O::grid, DFFT_MAX_DIMS - 1>).choice<&O::grid, &W::grid>()
-          .resolved([](O& o, const auto& p) { o.grid = p.grid(); }),
+          .resolved([](O& o, const PlanResolution& p) { o.grid = p.grid; }),
       row<Field<&O::variant>>({"variant", "decomposition", "default, realigned or auto", "--variant", false,
                                "variant", ""})
           .records(every).peer_value("-").distribution()
@@ -511,14 +510,14 @@ std::vector<OptionField> make_table() {
                                           "--method", false, "n_methods, methods", ""})
           .records(every).distribution().alias("method")
           .c(c_counted<&C::n_methods, &C::methods, &O::methods, DFFT_MAX_EXCHANGES>).choice<&O::methods, &W::methods>()
-          .resolved([](O& o, const auto& p) {
-            const std::size_t n = p.exchange_bytes().size();
+          .resolved([](O& o, const PlanResolution& p) {
+            const std::size_t n = p.exchanges;
             if (o.methods.size() == 1 && n > 1) o.methods.assign(n, o.methods.front());
           }),
       row<Field<&O::codec>>({"codec", "exchange", "wire format of the exchanges (compressed communication)",
                              "--codec", true, "codec", ""})
           .records(plan).distribution().c(c_scalar<&C::codec, &O::codec>)
-          .resolved([](O& o, const auto& p) { o.codec = p.codec(); }),
+          .resolved([](O& o, const PlanResolution& p) { o.codec = p.codec; }),
       row<Field<&O::tolerance>>({"tolerance", "exchange",
                                  "> 0: the cheapest codec whose expected relative error stays below this",
                                  "--tolerance", true, "tolerance", ""})
@@ -530,14 +529,14 @@ std::vector<OptionField> make_table() {
       row<Field<&O::staging>>({"staging", "exchange", "CUDA backend, MPI methods: auto, host or cuda-aware",
                                "--staging", true, "staging", ""})
           .records(every).peer_value("null").distribution().c(c_scalar<&C::staging, &O::staging>)
-          .resolved([](O& o, const auto& p) {
-            if (o.backend == Backend::cuda) o.staging = p.staging();
+          .resolved([](O& o, const PlanResolution& p) {
+            if (o.backend == Backend::cuda) o.staging = p.staging;
           }),
       row<Field<&O::chunks>>({"chunks", "exchange", "pipelining pieces per peer block (0: automatic)", "--chunks",
                               false, "chunks", ""})
           .records(plan).distribution().c(c_scalar<&C::chunks, &O::chunks>).choice<&O::chunks, &W::chunks>()
           .acts_when([](const O& o) { return std::any_of(o.methods.begin(), o.methods.end(), detail::method_uses_chunks); })
-          .resolved([](O& o, const auto& p) { o.chunks = p.chunks(); }),
+          .resolved([](O& o, const PlanResolution& p) { o.chunks = p.chunks; }),
       row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
                                  "--in-flight", true, "in_flight", ""})
           .records(plan).distribution().c(c_scalar<&C::in_flight, &O::in_flight>)
@@ -545,7 +544,7 @@ std::vector<OptionField> make_table() {
           .acts_when([](const O& o) {
             return std::find(o.methods.begin(), o.methods.end(), Method::p2p_pipelined) != o.methods.end();
           })
-          .resolved([](O& o, const auto& p) { o.in_flight = p.in_flight(); }),
+          .resolved([](O& o, const PlanResolution& p) { o.in_flight = p.in_flight; }),
       row<Field<&O::max_message_bytes>>({"max_message_bytes", "exchange", "largest MPI message; larger blocks are split",
                                          "--max-message-bytes", true, "max_message_bytes", ""})
           .records(plan).distribution().c(c_scalar<&C::max_message_bytes, &O::max_message_bytes, c_positive>),
@@ -553,7 +552,7 @@ std::vector<OptionField> make_table() {
                                "--overlap", false, "overlap", ""})
           .records(plan).heading("ovl").c(c_scalar<&C::overlap, &O::overlap>).choice<&O::overlap, &W::overlap>()
           .acts_when([](const O& o) { return o.overlap > 1; })
-          .resolved([](O& o, const auto& p) { o.overlap = p.overlap_slices(); }),
+          .resolved([](O& o, const PlanResolution& p) { o.overlap = p.overlap_slices; }),
       row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
                              "--adapt", true, "adapt", ""})
           .records(plan).c(c_scalar<&C::adapt, &O::adapt>),
@@ -642,20 +641,6 @@ std::vector<std::string> option_items(const OptionField& f, const std::string& t
   return split(text, f.separator);
 }
 
-template <class T>
-Options resolved_options(const Plan<T>& p) {
-  Options o = p.options();
-  for (const auto& f : option_fields()) {
-    if constexpr (std::is_same_v<T, double>) {
-      if (f.resolve_double) f.resolve_double(o, p);
-    } else {
-      if (f.resolve_float) f.resolve_float(o, p);
-    }
-  }
-  return o;
-}
-template Options resolved_options(const Plan<double>&);
-template Options resolved_options(const Plan<float>&);
 
 std::string option_fields_json() {
   // Ordered: the file keeps the table's column order, so that a row reads as the row in the source.
@@ -683,7 +668,7 @@ std::string option_fields_json() {
                       {"peer", f.peer},
                       {"cases_alias", f.cases_alias},
                       {"choice", f.from_choice != nullptr},
-                      {"resolved", f.resolve_double != nullptr},
+                      {"resolved", f.resolve != nullptr},
                       {"doc", f.doc}});
   }
   const nlohmann::ordered_json doc{
