@@ -15,10 +15,10 @@ namespace dfft::detail {
 
 namespace {
 
+// log2 of a length the plane kernel is built for (a subset of the column kernel's), else -1.
 int plane_log2(long long n) {
-  for (int l = plane_fft::kMinLog2; l <= plane_fft::kMaxLog2; ++l)
-    if (n == (1LL << l)) return l;
-  return -1;
+  const int l = column_fft::supported_log2(n);
+  return l >= plane_fft::kMinLog2 && l <= plane_fft::kMaxLog2 ? l : -1;
 }
 
 // The launch geometry of `d` from its cuFFT description; planes 0 where the kernel cannot run it.
@@ -62,7 +62,9 @@ cuda::PlaneLaunch launch_of(int log2n, bool is_double) {
 
 class PlaneFft final : public LocalFft {
  public:
-  PlaneFft(const FftDesc& d, CudaDevice& dev) : dev_(dev), forward_(d.kind == FftDesc::Kind::r2c), is_double_(d.is_double) {
+  PlaneFft(const FftDesc& d, CudaDevice& dev)
+      : dev_(dev), forward_(d.kind == FftDesc::Kind::r2c), is_double_(d.is_double),
+        in_elem_(static_cast<std::int64_t>(elem_in(d))), out_elem_(static_cast<std::int64_t>(elem_out(d))) {
     const CufftMapping m = map_layouts(d, d.in, d.out);
     g_ = geom_of(d, m, log2n_);
     if (g_.planes == 0 || !device_fits(dev, log2n_, is_double_)) fail_internal("the plane kernel does not apply to this FFT step");
@@ -77,15 +79,15 @@ class PlaneFft final : public LocalFft {
 
   void execute(void* in, void* out) override {
     dev_.activate();
-    const std::int64_t real = is_double_ ? 8 : 4;
-    auto* i = static_cast<char*>(in) + in_off_ * (forward_ ? real : 2 * real);
-    auto* o = static_cast<char*>(out) + out_off_ * (forward_ ? 2 * real : real);
+    auto* i = static_cast<char*>(in) + in_off_ * in_elem_;
+    auto* o = static_cast<char*>(out) + out_off_ * out_elem_;
     DFFT_CUDA(cuda::launch_plane_fft(forward_ ? i : o, forward_ ? o : i, g_, log2n_, is_double_, forward_, how_, stream_));
   }
 
  private:
   CudaDevice& dev_;
   bool forward_, is_double_;
+  std::int64_t in_elem_, out_elem_;  // bytes of an input and of an output element
   plane_fft::Geom g_;
   int log2n_ = -1;
   std::int64_t in_off_ = 0, out_off_ = 0;
