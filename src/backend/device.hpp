@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dfft/types.hpp"
+#include "util/check.hpp"
 
 namespace dfft::detail {
 
@@ -75,6 +76,17 @@ class LocalFft {
   /// blocked FFTs, whose scaling is a pass of their own; a GPU FFT that scales has it linked in
   /// and is never asked for this.
   virtual void execute_unscaled(void* in, void* out) { execute(in, out); }
+  /// Whether execute_copying() transforms a copy in one pass (FFTW's in-place c2c of the
+  /// slowest axis, whose batch is cut into cache-sized blocks).
+  virtual bool copies() const { return false; }
+  /// The FFT of `src` into `dst` (one layout; `dst` may be `src`), multiplied by `factor`: each
+  /// block of the batch is copied (and scaled) and then transformed while it is still in cache,
+  /// so that the input is read once and the normalisation costs no pass of its own. Only where
+  /// copies().
+  virtual void execute_copying(const void* src, void* dst, double factor) {
+    (void)src, (void)dst, (void)factor;
+    fail_internal("execute_copying on an FFT that does not copy");
+  }
 };
 
 /// Ordering and timing marks for overlapped execution (src/exec/overlap.cpp). A mark is

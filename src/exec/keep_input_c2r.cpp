@@ -54,7 +54,18 @@ class Chosen final : public KeepInputC2r {
     second_.reset();
     tail_.reset();
     if (k == 0) return;
-    first_ = dev_.make_fft(split_c2c(d_, cand), a, b);
+    copying_ = false;
+    if (cand.copying) {
+      // Planned in place on the workspace; an FFT that cannot copy (a layout
+      // keep_input_can_copy did not foresee) is planned out of place instead.
+      FftDesc c = split_c2c(d_, cand);
+      c.scale = 1;  // execute_copying applies the caller's factor
+      first_ = dev_.make_fft(c, b, b);
+      copying_ = first_->copies();
+      if (!copying_) first_ = dev_.make_fft(split_c2c(d_, cand), a, b);
+    } else {
+      first_ = dev_.make_fft(split_c2c(d_, cand), a, b);
+    }
     FftDesc r = d_;
     r.axes.assign(d_.axes.begin() + k, d_.axes.end());
     if (scale_first) r.scale = 1;
@@ -89,6 +100,11 @@ class Chosen final : public KeepInputC2r {
       const bool scaled = copy_spectrum(dev_, src, d_.in, scratch, d_.is_double, factor);
       whole_.execute(scratch, out);
       return scaled && factor != 1;
+    }
+    if (copying_) {
+      first_->execute_copying(src, scratch, factor);
+      second_->execute(scratch, out);
+      return true;
     }
     first_->execute(src, scratch);  // out of place: FFTW and cuFFT keep the input of a c2c
     if (!cand_.grouped) {
@@ -127,9 +143,10 @@ class Chosen final : public KeepInputC2r {
     return "c2c(" + axes_text({d_.axes.begin(), d_.axes.begin() + k}) + ") then c2r(" +
            axes_text({d_.axes.begin() + k, d_.axes.end()}) + ")" +
            (cand_.grouped ? " in groups of " + std::to_string(lines_) + " lines" : "") +
+           (copying_ ? ", the c2c copying block by block and normalising" : "") +
            (first_ && !first_->engine().empty() ? ", the c2c by " + first_->engine() : "") +
            (second_ && !second_->engine().empty() ? ", the c2r by " + second_->engine() : "") +
-           (d_.scale == 1 || !(cand_.scale_first || cand_.scale_on_load)
+           (d_.scale == 1 || !(cand_.scale_first || cand_.scale_on_load) || copying_
                 ? ""
                 : std::string(", the ") + (cand_.scale_first ? "c2c" : "c2r") + " normalising as it " +
                       (cand_.scale_on_load && !own_first ? "loads" : "stores"));
@@ -153,6 +170,7 @@ class Chosen final : public KeepInputC2r {
   LocalFft& whole_;
   KeepInputCandidate cand_;
   std::int64_t n_ = 0, m_ = 0, lines_ = 0, groups_ = 0, rest_ = 0;  // rest_: lines of the tail group
+  bool copying_ = false;  // first_ runs execute_copying (KeepInputCandidate::copying)
   std::unique_ptr<LocalFft> first_, second_, tail_;
   std::string timings_;
 };
@@ -212,6 +230,9 @@ std::vector<KeepInputCandidate> keep_input_candidates(const Device& dev, const F
   std::vector<KeepInputCandidate> c{{0, false, false}};
   for (int k = 1; k < r; ++k) c.push_back({k, false, false});
   if (keep_input_can_group(dev, c2r)) c.push_back({r - 1, true, false});
+  // The CPU's copying FFT of the slowest axis (its batch, the faster axes, packed below it).
+  if (!dev.on_device() && row_major(c2r.in) && c2r.axes.front() == 0 && c2r.in.box.dims() >= 2)
+    c.push_back({1, false, true, false, true});
   // A GPU FFT that normalises runs a kernel with a cuFFT callback linked in, whose cost depends
   // on the transform it is linked into and on whether it loads or stores: the c2c over the
   // leading axes may carry the factor at a lower cost than the c2r, and a load callback at a
@@ -255,14 +276,14 @@ std::unique_ptr<KeepInputC2r> make_keep_input_c2r(Device& dev, const FftDesc& c2
   double best_split_t = std::numeric_limits<double>::infinity();
   for (int k = 0; k < n; ++k) {
     const KeepInputCandidate& cand = cands[static_cast<std::size_t>(k)];
-    const bool moved = cand.scale_first || cand.scale_on_load;
+    const bool moved = (cand.scale_first || cand.scale_on_load) && !cand.copying;
     if (moved && cand.split != best_split) continue;
     c->plan(cand, a, b);
     last = k;
     const double t = time_candidate(dev, *c, c2r, a, b, factor);
     timed << (k ? "; " : "") << c->name() << ' ' << ms_text(t);
     if (t < best_t) best = k, best_t = t;
-    if (!moved && cand.split > 0 && !cand.grouped && t < best_split_t) best_split = cand.split, best_split_t = t;
+    if (!moved && cand.split > 0 && !cand.grouped && !cand.copying && t < best_split_t) best_split = cand.split, best_split_t = t;
   }
   if (best != last) c->plan(cands[static_cast<std::size_t>(best)], a, b);
   c->set_timings(timed.str());

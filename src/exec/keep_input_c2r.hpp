@@ -48,12 +48,15 @@ bool keep_input_can_group(const Device& dev, const FftDesc& c2r);
 /// One way of keeping the input: `split` 0 is the copy, 1 <= k < r the split after k axes;
 /// `grouped`: the c2r of the last axis in groups of lines (where keep_input_can_group);
 /// `scale_first`: the c2c applies FftDesc::scale instead of the c2r; `scale_on_load`: as it
-/// reads its input, not as it stores (FftDesc::scale_on_load).
+/// reads its input, not as it stores (FftDesc::scale_on_load); `copying`: the c2c of the slowest
+/// axis copies the input into the workspace block by block and transforms each block there
+/// while in cache, normalising on the way (LocalFft::execute_copying; the CPU's).
 struct KeepInputCandidate {
   int split = 0;
   bool grouped = false;
   bool scale_first = false;
   bool scale_on_load = false;
+  bool copying = false;
 };
 
 /// The candidates for `c2r` on `dev`, the copy first; empty where there is nothing to choose

@@ -290,7 +290,9 @@ double time_first_step(Device& dev, LocalFft& f, bool copy, const Layout& l, std
     dev.zero(a, static_cast<std::size_t>(l.alloc_count()) * elem);  // planners leave anything there
     dev.synchronize();
     const double t0 = MPI_Wtime();
-    if (copy) {
+    if (copy && f.copies()) {
+      f.execute_copying(a, b, 1);
+    } else if (copy) {
       dev.copy_box(a, l, b, l, l.box, elem);
       f.execute(b, b);
     } else {
@@ -332,6 +334,10 @@ void PlanImpl::plan_in_place_ends() {
       // (run()): no copy and no out-of-place plan to time against.
       if (first && inverse && opt_.destroy_input) {
         exec_[k].inv_in_caller_array = true;
+      } else if (first && forced < 0 && f->copies()) {
+        // Copying block by block reads the caller's array once and transforms each block in
+        // cache: nothing an out-of-place FFT could do in fewer passes.
+        (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) = true;
       } else if (first && forced != 0 && !(forced < 0 && d.effort == Effort::estimate)) {
         bool copy = true;
         if (forced < 0) {
@@ -345,22 +351,30 @@ void PlanImpl::plan_in_place_ends() {
       (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place) = std::move(f);
     }
   });
-  // Each rank timed its own first steps; the normalisation may ride on the copy only where all
-  // ranks copy an array of one run (a device with a scaling copy: the CPU's), and only where
-  // not every rank's last FFT applies it anyway (FFTW's blocks scale in cache): then no rank
-  // scales before the exchange, whichever ranks execute in place, and none scales twice.
+  // Each rank timed its own first steps; the normalisation may ride on the first step only where
+  // all ranks' first steps apply it, since the exchanges that follow mix the ranks' data: where
+  // every rank copies an array of one run (a device with a scaling copy: the CPU's), or
+  // transforms the caller's array where it lies (destroy_input) with an FFT that scales block
+  // by block. A scaling copy is a pass of its own unless the FFT copies block by block
+  // (copies()); it is taken only where not every rank's last FFT applies the normalisation
+  // anyway (FFTW's blocks scale in cache). Then no rank scales twice.
   for (bool inverse : {false, true}) {
     const std::size_t k = inverse ? n - 1 : 0;
     const Layout& l = inverse ? path_.output : path_.input;
     const StepExec& e = exec_[n - 1 - k];
+    const StepExec& first = exec_[k];
     const LocalFft* last = inverse ? (e.inv_fft_in_place ? e.inv_fft_in_place : e.inv_fft).get()
                                    : (e.fwd_fft_in_place ? e.fwd_fft_in_place : e.fwd_fft).get();
-    int mine = last && last->scales() ? 1 : 0, last_scales = 0, all = 0;
-    DFFT_MPI(MPI_Allreduce(&mine, &last_scales, 1, MPI_INT, MPI_MIN, comm_));
-    mine = (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) && l.alloc_count() == l.box.count() &&
-           !has_offset(l) ? 1 : 0;
-    DFFT_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_));
-    (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) = all == 1 && last_scales == 0;
+    const LocalFft* in_place = (inverse ? first.inv_fft_in_place : first.fwd_fft_in_place).get();
+    const bool copying = in_place && in_place->copies();
+    const bool packed = l.alloc_count() == l.box.count() && !has_offset(l);
+    const bool copy_first = inverse ? first.inv_copy_first : first.fwd_copy_first;
+    const bool in_caller = inverse && first.inv_in_caller_array;
+    int mine[3] = {last && last->scales() ? 1 : 0, packed && (copy_first || (in_caller && copying)) ? 1 : 0,
+                   copying ? 1 : 0};
+    int all[3] = {0, 0, 0};
+    DFFT_MPI(MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, comm_));
+    (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) = all[1] == 1 && (all[0] == 0 || all[2] == 1);
   }
 }
 
@@ -656,27 +670,39 @@ bool PlanImpl::run(bool inverse, const void* in, void* out, double factor) {
         // after it reads it from there (executed in place, never writing it: its output is a
         // work buffer).
         LocalFft& f = *(inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place);
-        f.execute(const_cast<void*>(in), const_cast<void*>(in));
-        scaled = scaled || f.scales();
-        // Where the ranks agreed that the copy applies the normalisation, a rank that copies
-        // nothing applies it here, before the exchange, as the others do.
-        if (factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales)) {
-          dev_->scale(const_cast<void*>(in), 2 * d.sched[j].in.box.count(), factor, is_double_);
+        const bool agreed = factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales);
+        if (agreed && f.copies()) {
+          // Block by block, each block scaled while in cache.
+          f.execute_copying(in, const_cast<void*>(in), factor);
           scaled = true;
+        } else {
+          f.execute(const_cast<void*>(in), const_cast<void*>(in));
+          scaled = scaled || f.scales();
+          // Where the ranks agreed that the first step applies the normalisation, a rank that
+          // copies nothing applies it here, before the exchange, as the others do.
+          if (agreed && !scaled) {
+            dev_->scale(const_cast<void*>(in), 2 * d.sched[j].in.box.count(), factor, is_double_);
+            scaled = true;
+          }
         }
         next = const_cast<void*>(in);
       } else if (cur == in && (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first)) {
         // The copy into the workspace carries the normalisation where every rank's does (the
         // FFTs and exchanges that follow are linear): no pass of its own over the output.
         const Layout& l = d.sched[j].in;
-        if (factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales) &&
-            dev_->scale_copy(cur, next, 2 * l.box.count(), factor, is_double_))
-          scaled = true;
-        else
-          dev_->copy_box(cur, l, next, l, l.box, is_double_ ? 16 : 8);
         LocalFft& f = *(inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place);
-        f.execute(next, next);
-        scaled = scaled || f.scales();
+        const bool agreed = factor != 1 && !scaled && (inverse ? exec_[k].inv_copy_scales : exec_[k].fwd_copy_scales);
+        if (f.copies()) {
+          f.execute_copying(cur, next, agreed ? factor : 1);
+          scaled = scaled || agreed;
+        } else {
+          if (agreed && dev_->scale_copy(cur, next, 2 * l.box.count(), factor, is_double_))
+            scaled = true;
+          else
+            dev_->copy_box(cur, l, next, l, l.box, is_double_ ? 16 : 8);
+          f.execute(next, next);
+          scaled = scaled || f.scales();
+        }
       } else {
         auto& oop = inverse ? exec_[k].inv_fft : exec_[k].fwd_fft;
         LocalFft* in_place = (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place).get();
@@ -864,21 +890,27 @@ std::string PlanImpl::describe() const {
     if (in_place_too)
       s << (inverse ? "inverse" : "forward") << " executed in place (input and output one array): the first FFT "
         << "transforms the array where it lies\n";
+    const bool first_scales =
+        norm_factor(opt_, shape_, inverse) != 1 && (inverse ? first.inv_copy_scales : first.fwd_copy_scales);
+    const LocalFft* first_in_place = (inverse ? first.inv_fft_in_place : first.fwd_fft_in_place).get();
+    const bool blocks = first_in_place && first_in_place->copies();
     if (inverse && first.inv_in_caller_array)
-      s << "inverse input: overwritten (destroy_input: the first FFT transforms the caller's array where it lies)\n";
+      s << "inverse input: overwritten (destroy_input: the first FFT transforms the caller's array where it lies"
+        << (first_scales && blocks ? ", applying the normalisation to each block of columns while in cache" : "")
+        << ")\n";
     if (inverse ? first.inv_copy_first : first.fwd_copy_first)
       s << (inverse ? "inverse" : "forward") << (in_place_too ? " executed out of place" : "")
-        << ": the first FFT copies the input into the workspace and runs in place there"
-        << (norm_factor(opt_, shape_, inverse) != 1 && (inverse ? first.inv_copy_scales : first.fwd_copy_scales)
-                ? "; the copy applies the normalisation"
-                : "")
-        << "\n";
+        << (blocks ? ": the first FFT copies the input into the workspace block by block and transforms each block there"
+                     " while in cache"
+                   : ": the first FFT copies the input into the workspace and runs in place there")
+        << (first_scales ? "; the copy applies the normalisation" : "") << "\n";
     const StepExec& last = exec_[d.sched.back().path_index];
     const LocalFft* f = inverse ? (last.inv_fft ? last.inv_fft : last.inv_fft_in_place).get()
                                 : (last.fwd_fft ? last.fwd_fft : last.fwd_fft_in_place).get();
     // Where the first step's copy applies it, the last FFT runs without (execute_unscaled).
+    // A c2r that keeps the caller's input (inv_keep) is run by the pieces its name lists.
     if (norm_factor(opt_, shape_, inverse) != 1 && d.sched.back().fft && f && f->scales() &&
-        !(inverse ? first.inv_copy_scales : first.fwd_copy_scales))
+        !(inverse ? first.inv_copy_scales : first.fwd_copy_scales) && !(inverse && last.inv_keep && n == 1))
       s << (inverse ? "inverse" : "forward") << ": the normalisation is applied by the last FFT as it stores ("
         << (!f->engine().empty() ? f->engine()
             : dev_->on_device()  ? std::string("cuFFT callback")

@@ -103,6 +103,10 @@ void check(const Case& c, int choice, dfft::Effort effort, double factor, std::s
   if (choice >= 0 && cands[static_cast<std::size_t>(choice)].grouped) {
     EXPECT_TRUE(applied) << "the grouped c2r scales as it goes";
   }
+  if (choice >= 0 && cands[static_cast<std::size_t>(choice)].copying) {
+    EXPECT_TRUE(applied) << "the copying c2c scales as it copies";
+    EXPECT_NE(keep->name().find("copying block by block"), std::string::npos) << keep->name();
+  }
   const auto got = out.host();
   double err = 0, ref = 0, n = 1;
   for (auto e : c.shape) n *= static_cast<double>(e);
@@ -147,14 +151,18 @@ TEST(KeepInputC2r, EveryChoiceInvertsAndKeepsTheInput) {
       d.scale = factor;
       const auto cands = dfft::detail::keep_input_candidates(*dev, d);
       const auto grouped = std::count_if(cands.begin(), cands.end(), [](const auto& k) { return k.grouped; });
-      const auto moved = std::count_if(cands.begin(), cands.end(),
-                                       [](const auto& k) { return k.scale_first || k.scale_on_load; });
-      // On the CPU every row-major case has the grouped candidate; the permuted orders do not.
+      const auto moved = std::count_if(cands.begin(), cands.end(), [](const auto& k) {
+        return (k.scale_first || k.scale_on_load) && !k.copying;
+      });
+      const auto copying = std::count_if(cands.begin(), cands.end(), [](const auto& k) { return k.copying; });
+      // On the CPU every row-major case has the grouped candidate and the copying one (the
+      // slowest axis first); the permuted orders have neither.
       EXPECT_EQ(grouped, !on_cuda() && c.order == d.axes ? 1 : 0);
+      EXPECT_EQ(copying, grouped);
       // On a GPU, where the c2r normalises, each split also with the factor in the c2c's stores,
       // the c2c's loads and the c2r's loads.
       EXPECT_EQ(moved, on_cuda() && factor != 1 ? 3 * (r - 1) : 0);
-      EXPECT_EQ(static_cast<int>(cands.size()), r + grouped + moved);
+      EXPECT_EQ(static_cast<int>(cands.size()), r + grouped + moved + copying);
       for (int choice = 0; choice < static_cast<int>(cands.size()); ++choice) {
         SCOPED_TRACE("shape of " + std::to_string(r) + " axes, choice " + std::to_string(choice) +
                      ", factor " + std::to_string(factor));

@@ -142,7 +142,12 @@ class FftwLocal final : public LocalFft {
       : desc_(d), scratch_in_(si), scratch_out_(so), threads_(threads), pool_(pool) {
     const auto& in = d.in;
     for (int a = 0; a < in.box.dims(); ++a)
-      if (in.box.extent(a) == 0 || d.out.box.extent(a) == 0) return;  // nothing local to do
+      if (in.box.extent(a) == 0 || d.out.box.extent(a) == 0) {
+        // Nothing local to do, the copying execution included (the ranks agree on it).
+        copying_ = d.axes.size() == 1 && si == so &&
+                   (d.kind == FftDesc::Kind::forward || d.kind == FftDesc::Kind::backward);
+        return;
+      }
     auto is = d.in.strides(), os = d.out.strides();
     std::vector<bool> fft_axis(in.box.dims(), false);
     for (int a : d.axes) {
@@ -163,15 +168,55 @@ class FftwLocal final : public LocalFft {
     }
     align_in_ = Fftw<T>::alignment(si);
     align_out_ = Fftw<T>::alignment(so);
+    plan_copying();
   }
   ~FftwLocal() override {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    for (auto p : {plan_, tail_, unaligned_})
+    for (auto p : {plan_, tail_, unaligned_, copy_plan_, copy_tail_})
       if (p) Fftw<T>::destroy(p);
   }
   void execute(void* in, void* out) override { run(in, out, true); }
   void execute_unscaled(void* in, void* out) override { run(in, out, false); }
   bool scales() const override { return fused_scale_; }
+  bool copies() const override { return copying_; }
+  void execute_copying(const void* src, void* dst, double factor) override {
+    if (!copying_) fail_internal("execute_copying on an FFT that does not copy");
+    if (!plan_) return;  // nothing local
+    const std::int64_t n = dims_[0].n, row = dims_[0].is;  // complex elements between rows
+    const T f = static_cast<T>(factor);
+    const T* s = static_cast<const T*>(src);
+    T* d = static_cast<T*>(dst);
+    // Rows [0, n) of columns [v, v + count): copied (scaled) from src, or scaled where they lie.
+    auto load = [&](std::int64_t v, std::int64_t count) {
+      if (s == d && factor == 1) return;
+      for (std::int64_t r = 0; r < n; ++r) {
+        const T* from = s + 2 * (r * row + v);
+        T* to = d + 2 * (r * row + v);
+        if (factor == 1) std::memcpy(to, from, static_cast<std::size_t>(2 * count) * sizeof(T));
+        else
+          for (std::int64_t k = 0; k < 2 * count; ++k) to[k] = from[k] * f;
+      }
+    };
+    if (Fftw<T>::alignment(dst) != copy_align_) {
+      // A caller's array of another alignment: the whole copy first, then the unblocked FFT
+      // (run() plans it for any address).
+      load(0, row);
+      run(dst, dst, false);
+      return;
+    }
+    const std::int64_t full = row / copy_v_;
+    auto block = [&](std::int64_t k) {
+      const std::int64_t v = k * copy_v_, count = k == full ? copy_rest_ : copy_v_;
+      load(v, count);
+      Fftw<T>::exec(k == full ? copy_tail_ : copy_plan_, desc_.kind, d + 2 * v, d + 2 * v);
+    };
+    const std::int64_t blocks = full + (copy_rest_ > 0 ? 1 : 0);
+    if (copy_parallel_) {
+      pool_->run(static_cast<int>(blocks), [&](int k) { block(k); });
+      return;
+    }
+    for (std::int64_t k = 0; k < blocks; ++k) block(k);
+  }
 
  private:
   void run(void* in, void* out, bool scale) {
@@ -292,6 +337,44 @@ class FftwLocal final : public LocalFft {
     }
     return nullptr;
   }
+  // The copying execution (execute_copying) of an in-place c2c FFT of one axis whose batch,
+  // every faster axis, lies packed below it (the slab's x-FFT, FFTW-MPI's layout): the batch
+  // cut into blocks of columns of about kBlockBytes, each planned as FFTW's in-place FFT of
+  // `copy_v_` adjacent columns. Nothing where the FFT is of another shape.
+  void plan_copying() {
+    const bool c2c = desc_.kind == FftDesc::Kind::forward || desc_.kind == FftDesc::Kind::backward;
+    if (!c2c || dims_.size() != 1 || howmany_.empty() || scratch_in_ != scratch_out_ || block_override() == 0) return;
+    if (dims_[0].is != dims_[0].os) return;
+    std::int64_t span = 1;  // complex elements of the batch, fastest axis last in howmany_
+    for (auto h = howmany_.rbegin(); h != howmany_.rend(); ++h) {
+      if (h->is != h->os || h->is != span) return;
+      span *= h->n;
+    }
+    if (dims_[0].is != span || span < 2) return;
+    const std::int64_t elem = 2 * static_cast<std::int64_t>(sizeof(T)), step = 64 / elem;
+    const std::int64_t forced = block_override();
+    std::int64_t v = forced > 0 ? forced : kBlockBytes / (dims_[0].n * elem);
+    v = std::max(step, v - v % step);  // every block at the first one's alignment
+    if (v >= span) v = span;
+    copy_v_ = v;
+    copy_rest_ = span % v;
+    const std::int64_t blocks = span / v + (copy_rest_ > 0 ? 1 : 0);
+    copy_parallel_ = pool_ && pool_->size() > 1 && blocks >= pool_->size() && blocks <= (std::int64_t{1} << 30);
+    auto plan = [&](std::int64_t count) {
+      std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+      fftw_plan_threads(copy_parallel_ ? 1 : threads_);
+      const fftw_iodim64 dim{dims_[0].n, span, span}, batch{count, 1, 1};
+      auto p = Fftw<T>::dft(1, &dim, 1, &batch, scratch_in_, scratch_in_,
+                            desc_.kind == FftDesc::Kind::forward ? FFTW_FORWARD : FFTW_BACKWARD, planner_flags(desc_));
+      if (!p) planning_failed(desc_, "fftw_plan_guru64_dft", describe() + " in blocks of columns");
+      return p;
+    };
+    copy_plan_ = plan(v);
+    if (copy_rest_ > 0) copy_tail_ = plan(copy_rest_);
+    copy_align_ = Fftw<T>::alignment(scratch_in_);
+    copying_ = true;
+  }
+
   std::string describe() const {
     std::string s = "fft of rank " + std::to_string(dims_.size()) + " (n =";
     for (auto& d : dims_) (s += ' ') += std::to_string(d.n);
@@ -311,6 +394,12 @@ class FftwLocal final : public LocalFft {
   bool parallel_blocks_ = false;  // blocks run on pool_'s threads, each by a single-threaded plan
   typename Fftw<T>::plan plan_ = nullptr, tail_ = nullptr, unaligned_ = nullptr;
   int align_in_ = 0, align_out_ = 0;
+  // The copying execution (plan_copying): columns per block, the last block's columns, its
+  // plans, whether the blocks run on pool_'s threads, and the alignment the plans were made at.
+  bool copying_ = false, copy_parallel_ = false;
+  std::int64_t copy_v_ = 0, copy_rest_ = 0;
+  typename Fftw<T>::plan copy_plan_ = nullptr, copy_tail_ = nullptr;
+  int copy_align_ = 0;
 };
 
 fftw_r2r_kind fftw_kind(R2R k) {
