@@ -458,6 +458,43 @@ def plot_library(plt, records, out):
     return True
 
 
+def plot_fftw_auto(plt, records, out):
+    """dfft's automatic plan (as it is and with destroy_input) and its libfftw3_mpi over FFTW-MPI
+    in the same jobs (results_tables.fftw_auto_cells: the cells of the results pages' fftw-auto
+    table), each direction against the rank count, one panel per size; each point the ratio of
+    the medians over the runner's processes, its bar the lowest and highest ratio of one process."""
+    import results_tables
+    cells = results_tables.fftw_auto_cells(records)
+    sizes = sorted({k[1] for k in cells}, key=lambda s: [int(x) for x in s.split("x")])
+    if not sizes:
+        return False
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes), 3.8), squeeze=False, sharey=True)
+    for ax, size in zip(axes[0], sizes):
+        keys = sorted((k for k in cells if k[1] == size), key=lambda k: k[2])
+        for i, (side, label) in enumerate(results_tables.FFTW_AUTO_SIDES):
+            for d, dash in (("forward", "-"), ("inverse", "--")):
+                pts = [(k[2], results_tables.fftw_auto_ratio(cells[k], side, d)) for k in keys]
+                pts = [(x, r) for x, r in pts if r is not None]
+                if not pts:
+                    continue
+                x = [p[0] * (1 + 0.04 * (i - 1)) for p in pts]  # sides side by side at each rank count
+                y = [p[1][0] for p in pts]
+                err = [[p[1][0] - p[1][1] for p in pts], [p[1][2] - p[1][0] for p in pts]]
+                ax.errorbar(x, y, yerr=err, fmt=dash, marker="osD"[i], color="C%d" % i, capsize=2,
+                            label=f"{label} {'fwd' if d == 'forward' else 'inv'}")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.axhline(0.85, color="gray", linewidth=0.6, linestyle=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("MPI ranks (one per core)")
+        ax.set_title(size + " double r2c", fontsize=9)
+        ax.grid(linewidth=0.3)
+    axes[0][0].set_ylabel("time / FFTW-MPI's (below 1: dfft faster)")
+    axes[0][-1].legend(fontsize=6, ncol=1)
+    fig.tight_layout()
+    save(plt, fig, out, 110)
+    return True
+
+
 def plot_passes(plt, records, out):
     """Passes over device memory (memory_passes) of the single-device rows (cuFFT) and dfft's
     fastest rows, per size, precision and direction, with the two passes a 3-D r2c needs."""
@@ -598,6 +635,9 @@ def main():
     ap.add_argument("--library", action="store_true",
                     help="only library.png: dfft's libfftw3_mpi over FFTW-MPI per rank count "
                          "(peer records of the fftw-mpi-lib suites)")
+    ap.add_argument("--fftw-auto", action="store_true",
+                    help="only fftw-auto.png: dfft's automatic plan and its libfftw3_mpi over FFTW-MPI "
+                         "per rank count (records and peer records of the cpu-fftw-auto suites)")
     ap.add_argument("--passes", action="store_true",
                     help="only passes.png: one GPU's transforms in passes over device memory "
                          "(records of dfft bench --backend cuda --reference)")
@@ -623,10 +663,11 @@ def main():
               "threads": (plot_threads, load, "no records"),
               "library": (plot_library, load, "no dfft-fftw-mpi record with an FFTW-MPI record beside it"),
               "passes": (plot_passes, load, "no record with memory_passes"),
+              "fftw_auto": (plot_fftw_auto, load, "no cell with FFTW-MPI beside dfft"),
               "tune": (plot_tune, tune_records, "no dfft tune --json candidate records")}
     for kind, (plot, read, missing) in single.items():
         if getattr(args, kind):
-            path = os.path.join(args.out, kind + ".png")
+            path = os.path.join(args.out, kind.replace("_", "-") + ".png")
             if not plot(plt, read(args.files), path):
                 sys.exit("plot.py: " + missing + " in " + ", ".join(args.files))
             print("wrote", path)

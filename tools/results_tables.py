@@ -34,6 +34,9 @@ Kinds (options besides the record filters of results_pages.py):
              time on either side and their ratio, and the planning times; a dfft row on the GPU
              (backend cuda) is set against FFTW-MPI's fastest rank count of the same size
              (all=on does that for every row)
+  fftw-auto  dfft's automatic plan (as it is, and with destroy_input) and its libfftw3_mpi against
+             FFTW-MPI in the same jobs, per size and rank count, over the runner's processes: each
+             ratio with its spread over the processes; target=R counts the cells at or below R
   crossover  slab-2d1d against pencil per machine, rank count and size: the fastest of each
              decomposition (forward+inverse, over its methods and variants), the planes per rank
              of the slab (the first axis over the ranks), pencil / slab, and where the job timed
@@ -630,6 +633,81 @@ def kind_library(spec, records):
     return table(header, rows), rows, used(kept)
 
 
+# Sides of the fftw-auto table: dfft's automatic plan as it is, the same with the inverse allowed
+# to overwrite its input (destroy_input), and dfft's libfftw3_mpi; each against FFTW-MPI.
+FFTW_AUTO_SIDES = (("auto", "automatic"), ("destroy", "automatic, destroy_input"), ("dfft-fftw-mpi", "libfftw3_mpi"))
+
+
+def fftw_auto_cells(records):
+    """{(machine, size, ranks): {side: {direction: {process: time}}}} for the fftw-auto table and
+    figure: sides "fftw-mpi", "auto", "destroy", "dfft-fftw-mpi" (FFTW_AUTO_SIDES), one time per
+    runner process (run.repeat; the latest record of a process counts)."""
+    cells = {}
+    for r in records:
+        if r.get("direction") not in ("forward", "inverse") or r.get("decomposition") == "single-device":
+            continue
+        lib = r.get("library")
+        if lib is None:
+            side = "destroy" if r.get("destroy_input") else "auto"
+        elif lib in ("fftw-mpi", "dfft-fftw-mpi"):
+            side = lib
+        else:
+            continue
+        key = (text("machine", field(r, "machine")), text("size", field(r, "size")), int(field(r, "ranks")))
+        proc = r.get("run", {}).get("repeat") or 1
+        cells.setdefault(key, {}).setdefault(side, {}).setdefault(r["direction"], {})[proc] = r["time_ms"][STAT["name"]]
+    return cells
+
+
+def fftw_auto_ratio(cell, side, direction):
+    """(ratio of the medians over processes, lowest and highest ratio of one process's time to the
+    same process's FFTW-MPI time) of `side` in one cell, or None where either side is missing."""
+    ours = cell.get(side, {}).get(direction, {})
+    ref = cell.get("fftw-mpi", {}).get(direction, {})
+    if not ours or not ref:
+        return None
+    each = [ours[p] / ref[p] for p in ours if p in ref]
+    ratio = statistics.median(ours.values()) / statistics.median(ref.values())
+    return ratio, min(each or [ratio]), max(each or [ratio])
+
+
+def kind_fftw_auto(spec, records):
+    """dfft's automatic plan (tests of the cases file, split by destroy_input) and dfft's
+    libfftw3_mpi against FFTW-MPI timed in the same jobs, per machine, size and rank count; jobs
+    the runner repeated in several processes: each side's time is the median over the processes of
+    each process's median, the ratio that of those medians, and in brackets the lowest and highest
+    ratio of one process's time to the same process's FFTW-MPI time. target=R adds a row counting
+    the cells at or below R per column."""
+    target = float(spec.pop("target", "0"))
+    cells = fftw_auto_cells(select(records, spec))
+    machines = {k[0] for k in cells}
+    rows, kept = [], select(records, spec)
+    counts = {}
+    for key in sorted(cells, key=lambda k: (k[0], [int(x) for x in k[1].split("x")], k[2])):
+        cell = cells[key]
+        procs = len(set().union(*(set(d) for side in cell.values() for d in side.values())))
+        row = ([key[0]] if len(machines) > 1 else []) + [key[1], str(key[2]), str(procs)]
+        for d in ("forward", "inverse"):
+            ref = cell.get("fftw-mpi", {}).get(d, {})
+            row.append(ms(statistics.median(ref.values())) if ref else "-")
+        for side, _ in FFTW_AUTO_SIDES:
+            for d in ("forward", "inverse"):
+                r = fftw_auto_ratio(cell, side, d)
+                row.append("-" if r is None else "%.2f (%.2f-%.2f)" % r if procs > 1 else "%.2f" % r[0])
+                if r is not None:
+                    n, ok = counts.get((side, d), (0, 0))
+                    counts[(side, d)] = (n + 1, ok + (r[0] <= target))
+        rows.append(row)
+    if target:
+        rows.append(([""] if len(machines) > 1 else []) + ["at or below %.2f" % target, "", "", "", ""] +
+                    ["%d of %d" % (counts[(s, d)][1], counts[(s, d)][0]) if (s, d) in counts else "-"
+                     for s, _ in FFTW_AUTO_SIDES for d in ("forward", "inverse")])
+    header = (["machine"] if len(machines) > 1 else []) + [
+        "size", "ranks", "processes", "fwd FFTW-MPI " + unit(), "inv FFTW-MPI " + unit()]
+    header += ["%s %s / FFTW-MPI" % (label, d) for _, label in FFTW_AUTO_SIDES for d in ("fwd", "inv")]
+    return table(header, rows), rows, kept
+
+
 def kind_passes(spec, records):
     """One GPU by size and precision: the single-device row (cuFFT's 3-D plan), dfft's fastest
     configuration and a peer library's records (torch.fft) of the selected files, each direction's
@@ -660,6 +738,7 @@ def kind_passes(spec, records):
 
 
 KINDS = {"list": kind_list,
+         "fftw-auto": kind_fftw_auto,
          "passes": kind_passes,
          "library": kind_library,
          "automatic": kind_automatic,

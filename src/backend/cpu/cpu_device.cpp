@@ -249,6 +249,17 @@ class FftwLocal final : public LocalFft {
   }
 
   std::int64_t whole_batch() const { return howmany_.empty() ? 1 : howmany_[0].n; }
+  // Elements from the start of one run of the FFT's fastest axis in `l` (the input's or the
+  // output's layout) to its end: the axis' extent there times its stride.
+  std::int64_t fastest_run(const Layout& l, bool input) const {
+    std::int64_t run = 0, best = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t k = 0; k < desc_.axes.size(); ++k) {
+      const int a = desc_.axes[k];
+      const std::int64_t stride = std::abs(input ? dims_[k].is : dims_[k].os);
+      if (stride < best) best = stride, run = l.box.extent(a) * stride;
+    }
+    return run;
+  }
   std::int64_t in_elem() const { return desc_.kind == FftDesc::Kind::r2c ? sizeof(T) : 2 * sizeof(T); }
   std::int64_t out_elem() const { return desc_.kind == FftDesc::Kind::c2r ? sizeof(T) : 2 * sizeof(T); }
 
@@ -258,10 +269,13 @@ class FftwLocal final : public LocalFft {
   void choose_block() {
     block_ = whole_batch();
     if (dims_.size() < 2 || howmany_.empty() || block_ < 2) return;
-    // A batch interleaved inside the FFT's axes (FFTW-MPI's howmany vectors: the batch axis
-    // fastest) gains nothing from blocks: a block of a few members spans the whole array.
-    for (const auto& d : dims_)
-      if (std::abs(howmany_[0].is) < std::abs(d.is) || std::abs(howmany_[0].os) < std::abs(d.os)) return;
+    // A batch interleaved inside the runs of the FFT's fastest axis (FFTW-MPI's howmany vectors:
+    // the batch axis fastest) gains nothing from blocks: a block of a few members spans the
+    // whole array. A batch between the FFT's axes whose members own whole runs of the fastest
+    // axis (a slab's planes written in the transposed order, y before x) gains as a batch
+    // outside them does: a block's rows are contiguous runs, and its passes stay in cache.
+    if (std::abs(howmany_[0].is) < fastest_run(desc_.in, true) || std::abs(howmany_[0].os) < fastest_run(desc_.out, false))
+      return;
     std::int64_t member = in_elem() + out_elem();
     for (auto& d : dims_) member *= d.n;
     const std::int64_t forced = block_override();
