@@ -128,11 +128,15 @@ def time_fields(samples_ms):
 # ---- reading ----
 
 def normalise(rec):
-    """Older files in the current field names: `transposed` (fftw-mpi-bench) is `transposed_out`;
-    `time_ms.ci99`, Student's t interval of the mean (it could go below zero), is dropped."""
-    if "transposed" in rec:
-        if rec.pop("transposed"):
-            rec["transposed_out"] = True
+    """Older files in the current field names: an option a record held under another key (the
+    table's "former_key" column, e.g. fftw-mpi-bench's `transposed`) under its own, where it
+    differs from the default (as records write it); `time_ms.ci99`, Student's t interval of the
+    mean (it could go below zero), is dropped."""
+    for f in OPTION_FIELDS:
+        if f["former_key"] and f["former_key"] in rec:
+            value = rec.pop(f["former_key"])
+            if value != option_value(f, f["default"]):
+                rec[f["name"]] = value
     t = rec.get("time_ms")
     if isinstance(t, dict):
         t.pop("ci99", None)

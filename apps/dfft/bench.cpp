@@ -197,18 +197,16 @@ struct Sweep {
       r.labels = {{"decomposition", "single-device"}, {"variant", "-"}};
       // A serial transform has no exchange: every field that says how data are distributed or
       // exchanged, and every field the tuner chooses, holds its default, then what the transform
-      // runs: one slice, nothing pipelined or adapted.
-      for (const dfft::OptionField& f : dfft::option_fields())
+      // runs (the table's serial column: one array, one slice, nothing pipelined or adapted).
+      for (const dfft::OptionField& f : dfft::option_fields()) {
         if (f.distribution_only || f.from_choice) f.set(r.options, f.default_text());
-      r.options.overlap = 1;
-      r.options.in_flight = 0;
-      r.options.adapt = false;
+        if (!f.serial.empty()) f.set(r.options, std::string(f.serial));
+      }
       r.direction = fwd ? "forward" : "inverse";
       r.time_min = t.min * 1e3;
       r.time_median = t.median * 1e3;
       r.time_max = t.max * 1e3;
       r.fft = r.time_median;  // a serial transform is all FFT
-      r.options.batch = 1;     // the reference transforms one array of a batched configuration
       r.gflops = gflops(c.shape, c.opt.transform != dfft::Transform::c2c, r.time_median, 1);
       pass_ms[fwd ? 0 : 1] = t.pass * 1e3;
       if (t.pass > 0) r.memory_passes = r.time_median / pass_ms[fwd ? 0 : 1];

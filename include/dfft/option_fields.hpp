@@ -66,6 +66,12 @@ struct OptionField {
   /// A second cases-file key (docs/cases.md) that gives the field one value per configuration
   /// as its flag writes it; empty: none.
   std::string_view cases_alias;
+  /// The value a single-device transform runs with whatever the configuration says (dfft bench's
+  /// reference row: one array, one slice, nothing pipelined or adapted); empty: the configuration's.
+  std::string_view serial;
+  /// The key older bench records held the field under (tools/records.py reads them in the
+  /// current name); empty: none.
+  std::string_view former_key;
   std::string (*get)(const Options&) = nullptr;
   /// Throws InvalidArgument naming the field and the allowed values.
   void (*set)(Options&, const std::string&) = nullptr;

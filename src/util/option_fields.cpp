@@ -402,6 +402,14 @@ struct Builder : OptionField {
     cases_alias = key;
     return *this;
   }
+  Builder& serial_value(std::string_view text) {
+    serial = text;
+    return *this;
+  }
+  Builder& formerly(std::string_view key) {
+    former_key = key;
+    return *this;
+  }
 };
 
 // `resolved`: what the wisdom key holds instead of the value's text (OptionField::wisdom_key_resolved).
@@ -464,7 +472,7 @@ std::vector<OptionField> make_table() {
           .records(every).peer_value("null").c(c_scalar<&C::norm, &O::norm>),
       row<Field<&O::batch>>({"batch", "problem", "independent arrays transformed together", "--batch", true, "batch",
                              ""})
-          .c(c_scalar<&C::batch, &O::batch, c_one>),
+          .serial_value("1").c(c_scalar<&C::batch, &O::batch, c_one>),
       row<Field<&O::batches>>({"batches", "problem", "batch sizes whose batched plans the constructor makes as well",
                                "--batches", false, "",
                                "dfft_plan_prepare_batch makes a batched plan for any count"}),
@@ -496,7 +504,7 @@ std::vector<OptionField> make_table() {
       row<Field<&O::transposed_out>>({"transposed_out", "decomposition",
                                       "the spectrum in the last stage's memory order (FFTW-MPI's transposed output)",
                                       "--transposed-out", true, "transposed_out", ""})
-          .c(c_scalar<&C::transposed_out, &O::transposed_out>),
+          .formerly("transposed").c(c_scalar<&C::transposed_out, &O::transposed_out>),
       row<Field<&O::ranks_per_node>>({"ranks_per_node", "decomposition",
                                       "node layout: k ranks per node, or one count per node (empty: from MPI)",
                                       "--ranks-per-node", true, "",
@@ -539,7 +547,7 @@ std::vector<OptionField> make_table() {
           .resolved([](O& o, const PlanResolution& p) { o.chunks = p.chunks; }),
       row<Field<&O::in_flight>>({"in_flight", "exchange", "p2p-pipelined: ring steps with transfers outstanding",
                                  "--in-flight", true, "in_flight", ""})
-          .records(plan).distribution().c(c_scalar<&C::in_flight, &O::in_flight>)
+          .records(plan).distribution().serial_value("0").c(c_scalar<&C::in_flight, &O::in_flight>)
           .choice<&O::in_flight, &W::in_flight>()
           .acts_when([](const O& o) {
             return std::find(o.methods.begin(), o.methods.end(), Method::p2p_pipelined) != o.methods.end();
@@ -550,12 +558,13 @@ std::vector<OptionField> make_table() {
           .records(plan).distribution().c(c_scalar<&C::max_message_bytes, &O::max_message_bytes, c_positive>),
       row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
                                "--overlap", false, "overlap", ""})
-          .records(plan).heading("ovl").c(c_scalar<&C::overlap, &O::overlap>).choice<&O::overlap, &W::overlap>()
+          .records(plan).heading("ovl").serial_value("1").c(c_scalar<&C::overlap, &O::overlap>)
+          .choice<&O::overlap, &W::overlap>()
           .acts_when([](const O& o) { return o.overlap > 1; })
           .resolved([](O& o, const PlanResolution& p) { o.overlap = p.overlap_slices; }),
       row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
                              "--adapt", true, "adapt", ""})
-          .records(plan).c(c_scalar<&C::adapt, &O::adapt>),
+          .records(plan).serial_value("false").c(c_scalar<&C::adapt, &O::adapt>),
       row<Field<&O::tune>>({"tune", "tuning", "none, heuristic (model) or measure (time candidates)", "--tune", false,
                             "tune", ""})
           .how_found().c(c_scalar<&C::tune, &O::tune>),
@@ -667,6 +676,8 @@ std::string option_fields_json() {
                       {"distribution_only", f.distribution_only},
                       {"peer", f.peer},
                       {"cases_alias", f.cases_alias},
+                      {"serial", f.serial},
+                      {"former_key", f.former_key},
                       {"choice", f.from_choice != nullptr},
                       {"resolved", f.resolve != nullptr},
                       {"doc", f.doc}});

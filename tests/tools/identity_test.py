@@ -95,6 +95,19 @@ def main():
                       ("transform", "r2c"), ("backend", "cpu"), ("effort", None), ("norm", None),
                       ("staging", None)):
         check(peer.get(key, "absent") == want, "a peer record's %s is %r" % (key, want))
+    # A record of an older format holds an option under its former key (the table's former_key
+    # column): it is read in the current name, and left out where it held the default.
+    formers = [f for f in records.OPTION_FIELDS if f["former_key"]]
+    check(any(f["name"] == "transposed_out" and f["former_key"] == "transposed" for f in formers),
+          "transposed_out was transposed")
+    for f in formers:
+        value = other(f["name"], {})
+        old = records.normalise(dict(base("forward"), **{f["former_key"]: value}))
+        check(old.get(f["name"]) == value and f["former_key"] not in old,
+              "a record's %s is read as %s" % (f["former_key"], f["name"]))
+        kept = records.normalise(dict(base("forward"), **{f["former_key"]: records.option_value(f, f["default"])}))
+        check(f["name"] not in kept and f["former_key"] not in kept,
+              "a record's %s at the default is left out" % f["former_key"])
     return 1 if FAILED else 0
 
 

@@ -85,6 +85,22 @@ TEST(OptionFields, EveryRowSetsItsOwnFieldAndNoOther) {
   }
 }
 
+// The serial column (dfft bench's single-device row) holds values the field takes as they are
+// written, and names what that row has to reset: one array, one slice, nothing pipelined or
+// adapted.
+TEST(OptionFields, SerialValuesAreValuesOfTheirFields) {
+  std::vector<std::string> named;
+  for (const auto& f : dfft::option_fields()) {
+    if (f.serial.empty()) continue;
+    named.emplace_back(f.name);
+    dfft::Options o;
+    EXPECT_NO_THROW(f.set(o, std::string(f.serial))) << f.name;
+    EXPECT_EQ(f.get(o), std::string(f.serial)) << f.name;
+  }
+  EXPECT_EQ(std::set<std::string>(named.begin(), named.end()),
+            (std::set<std::string>{"adapt", "batch", "in_flight", "overlap"}));
+}
+
 TEST(OptionFields, GroupsAndKindsAreKnown) {
   const auto& groups = dfft::option_groups();
   std::size_t last = 0;
