@@ -86,26 +86,6 @@ std::vector<std::string> get_list(
   return out;
 }
 
-std::string grid_entry(const json& v, const std::string& where) {
-  if (v.is_number_integer()) return std::to_string(get_int(v, where, 1, 1 << 24));
-  std::string s = get_string(v, where);
-  if (s == "auto") return s;
-  std::size_t start = 0;
-  int parts = 0;
-  while (true) {
-    std::size_t end = s.find('x', start);
-    std::string t = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (t.empty() || t.size() > 8 || t.find_first_not_of("0123456789") != std::string::npos ||
-        std::stol(t) < 1)
-      fail(where,
-           "grid must be \"auto\", \"P\" or \"P1xP2\" with positive integers, found \"" + s + "\"");
-    if (++parts > kMaxDims) fail(where, "too many grid dimensions in \"" + s + "\"");
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return s;
-}
-
 void check_shape(const std::vector<std::int64_t>& shape, const std::string& where) {
   if (shape.size() < 2 || shape.size() > static_cast<std::size_t>(kMaxDims))
     fail(where, "a size needs 2 to 8 dimensions");
@@ -192,8 +172,6 @@ const std::map<std::string, Reader>& readers() {
            return get_choice(x, y, {"double", "float"});
          });
        }},
-      // A list of grids sweeps them, as --grid 2x2,4 does (the table's list would be one grid).
-      {"grid", [](auto& v, auto& w, auto& s) { s.options["grid"] = get_list(v, w, grid_entry); }},
       {"method1",
        [](auto& v, auto& w, auto& s) {
          s.methods1 =
@@ -345,7 +323,7 @@ const FlagUses& bench_uses() {
       {"max_message_bytes", FlagUse().least(1, "a byte count >= 1")},
       {"chunks", FlagUse().defaults_to("4").least(1, "an integer >= 1")},
       {"overlap", FlagUse().defaults_to("1").least(1, "an integer >= 1")},
-      {"threads", FlagUse().defaults_to("1").least(0, "an integer >= 0")},
+      {"threads", FlagUse().least(0, "an integer >= 0")},
       {"tune", FlagUse().noted("--decomp, --variant and --method are then refused: the tuner chooses them")},
       {"tune_budget_s", FlagUse().least(0, "a number of seconds >= 0")},
   };

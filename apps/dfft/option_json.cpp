@@ -39,9 +39,15 @@ json option_json(const dfft::OptionField& f, const std::string& text) {
   return a;
 }
 
+// A list whose text is not ','-separated (the process grid, "2x2") is written whole, as one string
+// or one number, as its flag takes it; a JSON list of such values is then a sweep (option_sweep).
+bool written_whole(const dfft::OptionField& f) { return f.is_list() && f.separator != ','; }
+
 std::string option_text(const dfft::OptionField& f, const json& v) {
   if (!f.is_list()) return item_text(f.type, v);
   if (v.is_string() && v.get<std::string>() == "auto" && f.empty_is_auto) return "auto";
+  if (written_whole(f) && v.is_string()) return v.get<std::string>();
+  if (written_whole(f) && v.is_number()) return item_text(f.element_type(), v);
   if (!v.is_array()) throw std::invalid_argument(std::string("expected a ") + std::string(f.type) + ", found " + v.type_name());
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : std::string(1, f.separator)) + item_text(f.element_type(), x);
@@ -50,7 +56,7 @@ std::string option_text(const dfft::OptionField& f, const json& v) {
 
 std::vector<std::string> option_sweep(const dfft::OptionField& f, const json& v, const FlagUse* use) {
   std::vector<std::string> out;
-  const bool several = v.is_array() && (!f.is_list() || (!v.empty() && v[0].is_array()));
+  const bool several = v.is_array() && (!f.is_list() || written_whole(f) || (!v.empty() && v[0].is_array()));
   if (several && v.empty()) throw std::invalid_argument("empty list");
   for (const auto& x : several ? v : json::array({v})) {
     std::string t = option_text(f, x);

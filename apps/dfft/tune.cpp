@@ -306,16 +306,18 @@ int run_typed(TuneArgs& a, const std::vector<std::int64_t>& shape, dfft::Options
   APP_MPI(MPI_Comm_rank(comm, &rank));
   APP_MPI(MPI_Comm_size(comm, &size));
   const bool heuristic = o.tune == dfft::Tune::heuristic;
+  const std::string threads_text = o.threads == 0 ? std::string("the rank's share of its cores (threads 0)")
+                                                  : std::to_string(o.threads) + (o.threads == 1 ? " thread" : " threads");
   if (rank == 0 && heuristic) {
-    std::printf("dfft tune: %s %s %s on %d rank%s x %d thread%s, backend %s, mode heuristic: the analytic "
+    std::printf("dfft tune: %s %s %s on %d rank%s x %s, backend %s, mode heuristic: the analytic "
                 "model's ranking, nothing timed or stored\n",
                 shape_text(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size, size == 1 ? "" : "s",
-                o.threads, o.threads == 1 ? "" : "s", a.backend.c_str());
+                threads_text.c_str(), a.backend.c_str());
   } else if (rank == 0) {
-    std::printf("dfft tune: %s %s %s on %d rank%s x %d thread%s, backend %s, mode %s, warmup %d, reps %d, "
+    std::printf("dfft tune: %s %s %s on %d rank%s x %s, backend %s, mode %s, warmup %d, reps %d, "
                 "cut %gx, finalists %d, up to %d more reps%s\n",
                 shape_text(shape).c_str(), a.precision.c_str(), a.transform.c_str(), size,
-                size == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s", a.backend.c_str(), a.mode.c_str(), a.settings.warmup, a.settings.reps,
+                size == 1 ? "" : "s", threads_text.c_str(), a.backend.c_str(), a.mode.c_str(), a.settings.warmup, a.settings.reps,
                 a.settings.cut_factor, a.settings.finalists, a.settings.final_reps,
                 a.budget > 0 ? (", budget " + std::to_string(a.budget) + " s").c_str() : "");
     std::printf("times in ms per forward+inverse pair: median over repetitions of the slowest rank's time\n");

@@ -135,8 +135,8 @@ typedef struct dfft_options {
                                  take the count */
   int in_place;               /* [problem] 0 */
   int fftw_wisdom;            /* [tuning] 1: FFTW wisdom kept on disk (DFFT_MEASURE) */
-  int threads;                /* [device] DFFT_CPU: threads per rank (1; 0: the rank's CPU
-                                 affinity) */
+  int threads;                /* [device] DFFT_CPU: threads per rank (0: the rank's share of
+                                 its affinity mask's cores; 1: one) */
   int64_t max_message_bytes;  /* [exchange] 2^31 - 4096 */
   int64_t memory_limit_bytes; /* [memory] 0: the available memory; else refuse plans needing
                                  more */

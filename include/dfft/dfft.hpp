@@ -156,6 +156,8 @@ class Plan {
   int overlap_slices() const;
   int chunks() const;
   int in_flight() const;
+  /// Threads per rank the local FFTs and copies use (Options::threads resolved; 1 on a GPU).
+  int threads() const;
   bool adapting() const;
   /// With Options::tune heuristic or measure: what the tuner did (candidates and times, wisdom
   /// hit, warnings; include dfft/tune.hpp to read it). Null for plans made without tuning.

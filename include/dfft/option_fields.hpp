@@ -25,6 +25,7 @@ struct PlanResolution {
   Codec codec = Codec::none;
   Staging staging = Staging::automatic;
   int chunks = 0, in_flight = 0, overlap_slices = 1;
+  int threads = 1;
 };
 
 /// One field of dfft::Options. Values travel as text: enums by their dfft names (to_string /

@@ -406,9 +406,11 @@ struct DeviceOptions {
   bool user_workspace = false;
   /// CPU backend: threads per rank (hybrid MPI + threads; docs/threads.md). FFTW's threaded
   /// plans run the local FFTs, a team of as many threads packs, unpacks and codes the blocks.
-  /// 1: one thread (no team). 0: the CPUs of this rank's affinity mask (shared among the node's
-  /// ranks when they are not bound). Every rank of a plan must pass the same value.
-  int threads = 1;
+  /// 1: one thread (no team). 0 (the default): the CPUs of this rank's affinity mask, shared
+  /// among the node's ranks when they are not bound (a rank bound to one core: 1; one rank alone
+  /// on a node: every core; Plan::threads() says what it came to). The CUDA backend takes 0 or 1.
+  /// Every rank of a plan must pass the same value.
+  int threads = 0;
 };
 /// Options group "memory": how much memory the plan may hold.
 struct MemoryOptions {

@@ -143,7 +143,7 @@ class Plan:
     The other keywords are the C++ Options fields of the same name (docs/python.md lists them;
     None keeps dfft's default): codec ('none', 'fp32', 'fp16', 'bf16') or tolerance (pick the
     cheapest codec within this relative error), overlap (FFT/exchange overlap slices), adapt,
-    threads (per rank; 0: the rank's CPUs), chunks, in_flight, onesided_sync ('fence',
+    threads (per rank; 0, the default: the rank's share of its cores), chunks, in_flight, onesided_sync ('fence',
     'flush'), max_message_bytes, staging ('auto', 'host', 'cuda-aware'), batch (the plan's own
     batch: local arrays get a leading axis of this size) and batches (batched plans made now),
     in_place (r2c on one buffer: see inplace_buffer), destroy_input (the inverse may overwrite

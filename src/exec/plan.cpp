@@ -211,6 +211,10 @@ int Plan<T>::in_flight() const {
   return impl_->in_flight();
 }
 template <class T>
+int Plan<T>::threads() const {
+  return impl_->dev().threads();
+}
+template <class T>
 bool Plan<T>::adapting() const {
   return impl_->adapting();
 }

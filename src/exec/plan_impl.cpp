@@ -48,13 +48,13 @@ PlanImpl::PlanImpl(MPI_Comm comm, const std::vector<std::int64_t>& shape, const 
       if (v < 0) fail(name, " must be 0 or 1, got '", std::getenv(name), "'");
     topo_ = make_topology(comm_, opt.ranks_per_node);
     // Every rank agreed on backend and threads above: a refusal here is the same on all of them.
-    if (opt.backend == Backend::cuda && opt.threads != 1)
-      unsupported("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 1, got ", opt.threads);
+    if (opt.backend == Backend::cuda && opt.threads > 1)
+      unsupported("threads is a CPU backend option (threads per rank); the CUDA backend takes threads = 0 or 1, got ", opt.threads);
     // Asked-for CUDA-aware MPI that is not there is refused whether or not this plan exchanges
     // anything (a 1-rank plan does not): the same options must not fail only at a larger scale.
     if (opt.backend == Backend::cuda && opt.staging == Staging::cuda_aware) use_cuda_aware(opt.staging);
     dev_ = opt.backend == Backend::cuda ? make_cuda_device(comm_, opt.device, opt.stream)
-                                        : make_cpu_device(resolve_threads(opt.threads, comm_));
+                                        : make_cpu_device(resolve_threads(opt.threads, comm_, &threads_why_));
     find_devices_per_node();
     // The automatic fields are settled before anything reads them; the device is made first,
     // since which GPUs the ranks use decides which methods can run.
@@ -832,6 +832,7 @@ std::string PlanImpl::describe() const {
   s << detail::describe(path_);
   s << "nodes: " << topo_.nodes() << (topo_.emulated ? " (emulated)" : "") << ", devices per node "
     << topo_.devices_per_node << "\n";
+  if (!threads_why_.empty()) s << threads_why_ << "\n";
   s << "per transform, all ranks: intra-node " << traffic_.intra_node_messages << " messages "
     << traffic_.intra_node_bytes << " bytes, inter-node " << traffic_.inter_node_messages << " messages "
     << traffic_.inter_node_bytes << " bytes\n";

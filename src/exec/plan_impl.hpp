@@ -167,6 +167,7 @@ class PlanImpl {
   Options opt_;
   detail::AutoChoice auto_;  // what the automatic choice did (describe())
   std::vector<std::string> warnings_;
+  std::string threads_why_;  // threads 0 on the CPU: how resolve_threads counted them
   bool is_double_;
   int rank_ = 0, size_ = 1;
   detail::Path path_;

@@ -17,6 +17,7 @@ Options resolved_options(const Plan<T>& p) {
   r.chunks = p.chunks();
   r.in_flight = p.in_flight();
   r.overlap_slices = p.overlap_slices();
+  r.threads = p.threads();
   Options o = p.options();
   for (const auto& f : option_fields())
     if (f.resolve) f.resolve(o, r);

@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "backend/cpu/work_pool.hpp"
 #include "dfft/io.hpp"
 #include "dfft/option_fields.hpp"
 #include "model/machine.hpp"
@@ -197,6 +198,9 @@ WisdomKey wisdom_key(MPI_Comm comm, const std::vector<std::int64_t>& shape, cons
   const std::map<std::string_view, std::function<std::string()>> resolve{
       {"device", [&] { return device_model(comm, opt.backend, opt.device); }},
       {"ranks_per_node", [&] { return node_layout_text(make_topology(comm, opt.ranks_per_node).node); }},
+      // threads 0 is as many threads as the launcher gave the rank cores: another binding,
+      // another problem.
+      {"threads", [&] { return std::to_string(opt.backend == Backend::cuda ? 1 : resolve_threads(opt.threads, comm)); }},
   };
   for (const auto& f : option_fields()) {
     if (!f.wisdom_key || f.wisdom_key_resolved.empty()) continue;

@@ -595,9 +595,12 @@ std::vector<OptionField> make_table() {
       row<Field<&O::user_workspace>>({"user_workspace", "device", "every execution brings the plan's work buffers",
                                       "--user-workspace", false, "user_workspace", ""})
           .c(c_scalar<&C::user_workspace, &O::user_workspace>),
-      row<Field<&O::threads>>({"threads", "device", "CPU: threads per rank (0: the rank's CPU affinity)", "--threads",
-                               true, "threads", ""})
-          .records(every).c(c_scalar<&C::threads, &O::threads>),
+      row<Field<&O::threads>>({"threads", "device",
+                               "CPU: threads per rank (0: the rank's share of the cores its affinity mask holds)",
+                               "--threads", true, "threads", ""},
+                              "the threads per rank it resolves to (0: the rank's share of its cores)")
+          .records(every).peer_value("1").c(c_scalar<&C::threads, &O::threads>)
+          .resolved([](O& o, const PlanResolution& p) { o.threads = p.threads; }),
       row<Field<&O::memory_limit_bytes>>({"memory_limit_bytes", "memory",
                                           "most bytes the plan may hold per rank (0: the memory available)",
                                           "--memory-limit-bytes", true, "memory_limit_bytes", ""})

@@ -3,6 +3,10 @@
 // serial reference's results on odd sizes, slab and pencil, r2c and c2c, with and without a
 // codec and beside the overlap executor's communication thread.
 #include <fftw3.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "dfft/option_fields.hpp"
 
 #include "support/sweep.hpp"
 
@@ -83,6 +87,37 @@ TEST(ThreadsFloat, AffinityThreadsMatchReference) {
   o.threads = 0;
   dfft::Plan<float> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
   EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), 1e-5);
+}
+
+// A plan without options takes the rank's share of its affinity mask (threads = 0 is the
+// default): a rank bound to one core runs one thread and says so; whatever the mask, never more
+// threads than it holds, and the transform stays right.
+TEST(ThreadsDefault, OneCoreMaskRunsOneThread) {
+  EXPECT_EQ(dfft::Options{}.threads, 0);
+  cpu_set_t saved, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  {
+    dfft::Plan<double> plan(MPI_COMM_WORLD, {17, 12, 10});
+    EXPECT_GE(plan.threads(), 1);
+    EXPECT_LE(plan.threads(), CPU_COUNT(&saved));
+    EXPECT_NE(plan.describe().find("threads 0: " + std::to_string(plan.threads()) + " per rank"), std::string::npos)
+        << plan.describe();
+    EXPECT_EQ(dfft::resolved_options(plan).threads, plan.threads());
+  }
+  int first = 0;
+  while (!CPU_ISSET(first, &saved)) ++first;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  {
+    dfft::Plan<double> plan(MPI_COMM_WORLD, {17, 12, 10});
+    EXPECT_EQ(plan.threads(), 1);
+    if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+      EXPECT_NE(plan.describe().find("the 1 core of the rank's affinity mask"), std::string::npos) << plan.describe();
+    }
+    EXPECT_LE(max_over_ranks(dfft::validate::reference_error(plan, MPI_COMM_WORLD)), 1e-12);
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
 }
 
 // Another library in the process setting FFTW's thread count before anyone initialised FFTW's

@@ -435,6 +435,17 @@ TEST(TuneMeasure, TheKeyHoldsTheNodeLayoutFound) {
   }
 }
 
+// The key holds the threads per rank a plan would run, not the option's text: threads 0 on ranks
+// the launcher bound to one core each and on a rank alone with every core are other problems.
+TEST(TuneMeasure, TheKeyHoldsTheThreadsResolved) {
+  dfft::Options o;
+  dfft::Plan<double> plan(MPI_COMM_WORLD, {17, 12, 10}, o);
+  EXPECT_EQ(dfft::detail::wisdom_key(MPI_COMM_WORLD, kShape, o, true).options.at("threads"),
+            std::to_string(plan.threads()));
+  o.threads = 3;
+  EXPECT_EQ(dfft::detail::wisdom_key(MPI_COMM_WORLD, kShape, o, true).options.at("threads"), "3");
+}
+
 TEST(TuneMeasure, MalformedWisdomIsRefusedAndLeftAsItWas) {
   const auto path = temp_wisdom("bad.json");
   const std::string text = "{\"dfft_wisdom\": 1, \"entries\": [ {\"key\": ";

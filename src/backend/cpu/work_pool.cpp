@@ -109,7 +109,7 @@ int parts_for(const WorkPool* pool, std::int64_t rows, std::int64_t bytes) {
   return static_cast<int>(std::min({std::int64_t{pool->size()}, rows, by_size}));
 }
 
-int resolve_threads(int threads, MPI_Comm comm) {
+int resolve_threads(int threads, MPI_Comm comm, std::string* why) {
   if (threads < 0) fail("threads must be at least 1, or 0 for the CPUs this rank may run on; got ", threads);
   if (threads > 0) return threads;
   cpu_set_t set;
@@ -125,8 +125,14 @@ int resolve_threads(int threads, MPI_Comm comm) {
   MPI_Comm_free(&node);
   DFFT_MPI(rc);
   // Unbound ranks each see the whole machine: share it instead of each taking all of it.
-  if (online > 0 && mine >= online) return std::max(1, mine / local);
-  return std::max(1, mine);
+  const bool shared = online > 0 && mine >= online;
+  const int n = std::max(1, shared ? mine / local : mine);
+  if (why)
+    *why = "threads 0: " + std::to_string(n) + " per rank, " +
+           (shared ? "the node's " + std::to_string(mine) + " cores shared by its " + std::to_string(local) +
+                         " rank" + (local > 1 ? "s" : "") + " (not bound)"
+                   : "the " + std::to_string(mine) + " core" + (mine > 1 ? "s" : "") + " of the rank's affinity mask");
+  return n;
 }
 
 }  // namespace dfft::detail

@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -63,6 +64,7 @@ constexpr std::int64_t kMinPartBytes = 8192;
 /// Options::threads resolved for this rank: n > 0 as given; 0: the CPUs in this process's
 /// affinity mask, shared among the ranks of `comm` on this node when the mask is the whole
 /// machine (ranks not bound by the launcher). Collective over `comm` when threads == 0.
-int resolve_threads(int threads, MPI_Comm comm);
+/// `why` (may be null): for threads = 0, where the count came from (describe()).
+int resolve_threads(int threads, MPI_Comm comm, std::string* why = nullptr);
 
 }  // namespace dfft::detail
