@@ -126,7 +126,8 @@ TEST(ThreadsDefault, OneCoreMaskRunsOneThread) {
 // (ctest threads_foreign): in a process where an earlier test used threads it cannot fail. The
 // size matters: a 17x12x10 plan happened to survive FFTW's cleanup, a 32x30x28 one does not.
 TEST(ThreadsForeign, PlansSurviveAnotherLibrarySettingFftwThreads) {
-  dfft::Options o;  // threads = 1: dfft itself needs no threaded FFTW
+  dfft::Options o;
+  o.threads = 1;  // dfft itself needs no threaded FFTW: the other library initialises them first
   o.effort = dfft::Effort::estimate;
   o.fftw_wisdom = false;
   dfft::Plan<double> plan(MPI_COMM_WORLD, {32, 30, 28}, o);
