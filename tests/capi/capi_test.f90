@@ -40,7 +40,7 @@ program capi_fortran_test
       opt%overlap /= 0 .or. opt%batch /= 1 .or. opt%max_message_bytes /= 2_c_int64_t**31 - 4096 .or. &
       c_associated(opt%wisdom_file) .or. opt%norm /= DFFT_NORM_BACKWARD .or. &
       opt%effort /= DFFT_MEASURE .or. opt%fftw_wisdom /= 1 .or. c_associated(opt%fftw_wisdom_dir) .or. &
-      opt%version /= DFFT_OPTIONS_VERSION .or. opt%memory_limit_bytes /= 0 .or. opt%threads /= 1 .or. &
+      opt%version /= DFFT_OPTIONS_VERSION .or. opt%memory_limit_bytes /= 0 .or. opt%threads /= 0 .or. &
       opt%user_workspace /= 0 .or. any(opt%padding /= 1.0_c_double) .or. opt%n_axes /= 0 .or. &
       opt%transposed_out /= 0 .or. any(opt%input_halo_lo /= 0) .or. any(opt%output_halo_hi /= 0) .or. &
       opt%size /= c_sizeof(opt)) then

@@ -346,7 +346,7 @@ TEST(OptionGroups, AGroupAssignmentResetsThatGroupOnly) {
   EXPECT_EQ(m.overlap, 0);
   EXPECT_EQ(m.decomposition, Decomposition::automatic);
   EXPECT_EQ(m.memory_limit_bytes, 0);
-  EXPECT_EQ(m.threads, 1);
+  EXPECT_EQ(m.threads, 0);
 }
 
 // A plan's resolved options (dfft::resolved_options) hold what it runs in each field the table
