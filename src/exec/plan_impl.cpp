@@ -290,9 +290,7 @@ double time_first_step(Device& dev, LocalFft& f, bool copy, const Layout& l, std
     dev.zero(a, static_cast<std::size_t>(l.alloc_count()) * elem);  // planners leave anything there
     dev.synchronize();
     const double t0 = MPI_Wtime();
-    if (copy && f.copies()) {
-      f.execute_copying(a, b, 1);
-    } else if (copy) {
+    if (copy) {
       dev.copy_box(a, l, b, l, l.box, elem);
       f.execute(b, b);
     } else {
