@@ -145,6 +145,9 @@ class Device {
   virtual std::int64_t shared_fft_work_bytes() const { return 0; }
   /// Whether make_fft can run `d` with the device's own kernel (FftDesc::Engine::own).
   virtual bool own_fft_applies(const FftDesc& /*d*/) const { return false; }
+  /// Whether make_fft(d, p, p), in place, makes an FFT that copies() (LocalFft::copies): known
+  /// before planning.
+  virtual bool fft_copies(const FftDesc& /*d*/) const { return false; }
   virtual std::unique_ptr<LocalFft> make_fft(const FftDesc& d, void* scratch_in,
                                              void* scratch_out) = 0;
   /// Copy the elements of `box` from src (layout sl) to dst (layout dl). Pack, unpack and the

@@ -257,7 +257,7 @@ void PlanImpl::build_steps() {
         std::int64_t fft_work = 0;
         for (const auto* f : {exec_[k].fwd_fft.get(), exec_[k].inv_fft.get()})
           if (f) fft_work += f->work_bytes();
-        memory_.add(names_[k] + " FFT work areas", 0, fft_work);
+        add_fft_work(names_[k] + " FFT work areas", fft_work);
       }
   });
   plan_in_place_ends();
@@ -345,7 +345,7 @@ void PlanImpl::plan_in_place_ends() {
         }
         (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) = copy;
       }
-      memory_.add(names_[k] + " in-place FFT work area", 0, f->work_bytes());
+      add_fft_work(names_[k] + " in-place FFT work area", f->work_bytes());
       (inverse ? exec_[k].inv_fft_in_place : exec_[k].fwd_fft_in_place) = std::move(f);
     }
   });
@@ -376,6 +376,13 @@ void PlanImpl::plan_in_place_ends() {
   }
 }
 
+void PlanImpl::add_fft_work(std::string what, std::int64_t bytes) {
+  // The FFTs' own work areas lie where the FFTs run: cuFFT's on the GPU, the CPU's block buffers
+  // in host memory.
+  const bool gpu = dev_->on_device();
+  memory_.add(std::move(what), gpu ? 0 : bytes, gpu ? bytes : 0);
+}
+
 bool PlanImpl::plans_end_in_place(bool inverse, bool first) const {
   const std::size_t n = path_.steps.size();
   if (n < 3 || dev_->on_device() || !runs(inverse)) return false;
@@ -399,6 +406,11 @@ bool PlanImpl::needs_out_of_place_fft(std::size_t k, bool inverse) const {
   // planning time for nothing. Where an execution still needs it, run() makes it then.
   if (n >= 3 && k == (inverse ? 0 : n - 1) && plans_end_in_place(inverse, false)) return false;
   if (n >= 3 && inverse && k == n - 1 && opt_.destroy_input && plans_end_in_place(true, true)) return false;
+  // A first step whose in-place FFT copies block by block runs that FFT whatever the caller
+  // passes (plan_in_place_ends times nothing against it).
+  if (n >= 3 && k == (inverse ? n - 1 : 0) && first_step_copy_choice() < 0 && plans_end_in_place(inverse, true) &&
+      dev_->fft_copies(fft_desc(path_.steps[k], inverse)))
+    return false;
   return true;
 }
 
@@ -425,7 +437,7 @@ void PlanImpl::plan_keep_input() {
   exec_[k].inv_keep = make_keep_input_c2r(*dev_, fft_desc(st, true), *exec_[k].inv_fft, a_.get(), b_.get(),
                                           norm_factor(opt_, shape_, true));
   if (exec_[k].inv_keep)
-    memory_.add(names_[k] + " input-keeping inverse FFT work areas", 0, exec_[k].inv_keep->work_bytes());
+    add_fft_work(names_[k] + " input-keeping inverse FFT work areas", exec_[k].inv_keep->work_bytes());
 }
 
 std::int64_t PlanImpl::workspace_bytes() const {
@@ -870,8 +882,24 @@ std::string PlanImpl::describe() const {
     }
   if (opt_.directions != Directions::both)
     s << "directions: " << to_string(opt_.directions) << " only (the other direction is not planned)\n";
+  // A first FFT that reorders (a transposed input whose exchange moves nothing, CPU) gathers the
+  // caller's array block by block into the workspace: it never writes it.
+  auto reorders = [&](std::size_t k, bool inverse) {
+    const StepExec& e = exec_[k];
+    const LocalFft* f = (inverse ? e.inv_fft : e.fwd_fft).get();
+    const FftStep& st = path_.steps[k].fft;
+    return f && f->copies() && st.in.order != st.out.order;
+  };
+  for (bool inverse : {false, true})
+    for (std::size_t j = 0; j < dir_[inverse ? 1 : 0].sched.size(); ++j)
+      if (const auto& x = dir_[inverse ? 1 : 0].sched[j]; x.fft && reorders(x.path_index, inverse))
+        s << (inverse ? "inverse: " : "forward: ") << names_[x.path_index]
+          << " reorders: it gathers blocks of columns from the order before and transforms each in cache\n";
   if (const Direction& d = dir_[1]; !d.sched.empty() && d.sched[0].fft && d.group_at[0] < 0 &&
-                                    path_.steps[d.sched[0].path_index].fft.r2c) {
+                                    !path_.steps[d.sched[0].path_index].fft.r2c && reorders(d.sched[0].path_index, true)) {
+    s << "inverse input: kept (the first FFT reads it block by block while reordering"
+      << (opt_.destroy_input ? "; destroy_input changes nothing" : "") << ")\n";
+  } else if (!d.sched.empty() && d.sched[0].fft && d.group_at[0] < 0 && path_.steps[d.sched[0].path_index].fft.r2c) {
     const bool padded = path_.steps[d.sched[0].path_index].fft.wide.box.dims() > 0;
     s << "inverse input: " << (!opt_.destroy_input ? "kept (the c2r reads a copy, or a split that keeps it)"
                                : padded ? "kept (destroy_input; a padded c2r reads a zero-padded copy anyway)"

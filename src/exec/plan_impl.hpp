@@ -138,6 +138,7 @@ class PlanImpl {
   void build_direction(bool inverse);
   /// Whether plan_in_place_ends plans the direction's first (or last) FFT in place.
   bool plans_end_in_place(bool inverse, bool first) const;
+  void add_fft_work(std::string what, std::int64_t bytes);
   /// Whether step k's out-of-place FFT of the direction is planned with the plan (false where
   /// only its in-place plan runs; run() makes it if an execution needs it after all).
   bool needs_out_of_place_fft(std::size_t k, bool inverse) const;

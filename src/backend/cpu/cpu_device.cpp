@@ -119,6 +119,12 @@ struct Fftw<float> {
   static void exec_r2r(plan p, void* i, void* o) { fftwf_execute_r2r(p, (float*)i, (float*)o); }
 };
 
+// d[i] = s[i] * f for i < n (s may be d): every normalisation of the CPU backend.
+template <class T>
+void scaled_copy(const T* s, T* d, std::int64_t n, T f) {
+  for (std::int64_t i = 0; i < n; ++i) d[i] = s[i] * f;
+}
+
 // Bytes (input and output together) of the batch members one execution of a blocked FFT
 // covers: about half a core's L2 cache, so that the second pass of a multi-dimensional FFT
 // (FFTW's rank >= 2 plans run the last axis over the whole batch, then the other axes) reads
@@ -135,19 +141,50 @@ std::int64_t block_override() {
   return std::max<std::int64_t>(0, std::atoll(v));
 }
 
+// Whether FFTW's plan of `d` runs block by block, copying (FftwLocal's copying execution): a
+// c2c FFT of one axis whose output has its inner batch, every axis faster than the FFT's, packed
+// below it (the slab's x-FFT, in FFTW-MPI's layout and in its transposed one, whose y planes are
+// the outer batch). Each block of columns is gathered from the input, which may lie in another
+// order (runs of the fastest inner axis must be contiguous there), into a packed buffer that
+// stays in cache, transformed there and stored. A rank with nothing local says yes, so that the
+// ranks agree. Known before anything is planned: the planner leaves out plans such a step never
+// runs.
+bool copying_shape(const FftDesc& d) {
+  const bool c2c = d.kind == FftDesc::Kind::forward || d.kind == FftDesc::Kind::backward;
+  if (!c2c || d.axes.size() != 1 || block_override() == 0 || !(d.in.box == d.out.box)) return false;
+  for (int a = 0; a < d.in.box.dims(); ++a)
+    if (d.in.box.extent(a) == 0) return true;
+  const auto is = d.in.strides(), os = d.out.strides();
+  const int axis = d.axes[0];
+  std::int64_t span = 1;  // complex elements of the inner batch
+  bool inner = true;
+  for (auto a = d.out.order.rbegin(); a != d.out.order.rend(); ++a) {
+    if (*a == axis) {
+      if (os[*a] != span) return false;
+      inner = false;
+    } else if (inner) {
+      if (os[*a] != span || (span == 1 && is[*a] != 1)) return false;
+      span *= d.in.box.extent(*a);
+    }
+  }
+  return span >= 2;
+}
+
 template <class T>
 class FftwLocal final : public LocalFft {
  public:
-  FftwLocal(const FftDesc& d, void* si, void* so, int threads, WorkPool* pool = nullptr)
-      : desc_(d), scratch_in_(si), scratch_out_(so), threads_(threads), pool_(pool) {
+  // `dev` allocates the copying execution's block buffers (live Buffers, counted by
+  // Plan::memory()); without one, no copying execution.
+  FftwLocal(const FftDesc& d, void* si, void* so, int threads, WorkPool* pool = nullptr, Device* dev = nullptr)
+      : desc_(d), scratch_in_(si), scratch_out_(so), threads_(threads), pool_(pool), dev_(dev) {
     const auto& in = d.in;
     for (int a = 0; a < in.box.dims(); ++a)
       if (in.box.extent(a) == 0 || d.out.box.extent(a) == 0) {
         // Nothing local to do, the copying execution included (the ranks agree on it).
-        copying_ = d.axes.size() == 1 && si == so &&
-                   (d.kind == FftDesc::Kind::forward || d.kind == FftDesc::Kind::backward);
+        copying_ = dev && copying_shape(d);
         return;
       }
+    local_ = true;
     auto is = d.in.strides(), os = d.out.strides();
     std::vector<bool> fft_axis(in.box.dims(), false);
     for (int a : d.axes) {
@@ -160,67 +197,95 @@ class FftwLocal final : public LocalFft {
     for (int a : d.out.order)
       if (!fft_axis[a]) howmany_.push_back({in.box.extent(a), is[a], os[a]}), batch_axes_.push_back(a);
     choose_block();
+    align_in_ = Fftw<T>::alignment(si);
+    align_out_ = Fftw<T>::alignment(so);
+    plan_copying();
+    // An FFT that copies runs block by block however it is executed: FFTW's plan of the whole
+    // batch would be planned (under measure, timed) for nothing.
+    if (copying_) return;
     plan_ = make(planner_flags(d), si, so);
     if (!plan_) planning_failed(d, "fftw_plan_guru64", describe());
     if (rest_ > 0) {
       tail_ = make(planner_flags(d), si, so, rest_);
       if (!tail_) planning_failed(d, "fftw_plan_guru64", describe());
     }
-    align_in_ = Fftw<T>::alignment(si);
-    align_out_ = Fftw<T>::alignment(so);
-    plan_copying();
   }
   ~FftwLocal() override {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     for (auto p : {plan_, tail_, unaligned_, copy_plan_, copy_tail_})
       if (p) Fftw<T>::destroy(p);
   }
-  void execute(void* in, void* out) override { run(in, out, true); }
-  void execute_unscaled(void* in, void* out) override { run(in, out, false); }
+  void execute(void* in, void* out) override { copying_ ? execute_copying(in, out, 1) : run(in, out, true); }
+  void execute_unscaled(void* in, void* out) override { copying_ ? execute_copying(in, out, 1) : run(in, out, false); }
   bool scales() const override { return fused_scale_; }
   bool copies() const override { return copying_; }
+  std::int64_t work_bytes() const override {
+    return copy_bufs_.empty() ? 0 : static_cast<std::int64_t>(copy_bufs_.size()) * dims_[0].n * copy_v_ * 2 * sizeof(T);
+  }
   void execute_copying(const void* src, void* dst, double factor) override {
     if (!copying_) fail_internal("execute_copying on an FFT that does not copy");
-    if (!plan_) return;  // nothing local
-    const std::int64_t n = dims_[0].n, row = dims_[0].is;  // complex elements between rows
+    if (!local_) return;
+    const std::int64_t n = dims_[0].n, row = dims_[0].os;  // complex elements between rows
     const T f = static_cast<T>(factor);
     const T* s = static_cast<const T*>(src);
     T* d = static_cast<T*>(dst);
-    // Rows [0, n) of columns [v, v + count): copied (scaled) from src, or scaled where they lie.
-    auto load = [&](std::int64_t v, std::int64_t count) {
-      if (s == d && factor == 1) return;
-      for (std::int64_t r = 0; r < n; ++r) {
-        const T* from = s + 2 * (r * row + v);
-        T* to = d + 2 * (r * row + v);
-        if (factor == 1) std::memcpy(to, from, static_cast<std::size_t>(2 * count) * sizeof(T));
-        else
-          for (std::int64_t k = 0; k < 2 * count; ++k) to[k] = from[k] * f;
+    if (s == d && !copy_in_place_) fail_internal("a copying FFT between two orders executed in place");
+    auto move = [&](const T* from, T* to, std::int64_t count) {
+      if (factor == 1) std::memcpy(to, from, static_cast<std::size_t>(2 * count) * sizeof(T));
+      else scaled_copy(from, to, 2 * count, f);
+    };
+    const std::int64_t per_plane = row / copy_v_ + (copy_rest_ > 0 ? 1 : 0), blocks = outer_planes() * per_plane;
+    // Block k: rows [0, n) of columns [v, v + count) of an outer plane, gathered (and scaled)
+    // into `buf` as n rows of copy_v_ columns, transformed there and stored. In src, columns are
+    // gathered a run of the fastest inner axis at a time where the inner batch lies in another
+    // order.
+    auto block = [&](std::int64_t k, T* buf) {
+      const std::int64_t p = k / per_plane, c = k % per_plane;
+      const bool tail = copy_rest_ > 0 && c == per_plane - 1;
+      const std::int64_t v = c * copy_v_, count = tail ? copy_rest_ : copy_v_;
+      const std::int64_t at_out = plane_offset(p, false), at_in = plane_offset(p, true);
+      // A block of a whole plane lies packed in dst as in the buffer: it is gathered and
+      // transformed there (src != dst), or transformed where it lies, where the plane has the
+      // buffer's alignment (the plans' SIMD).
+      const bool direct = copy_direct_ && Fftw<T>::alignment(d + 2 * at_out) == copy_align_;
+      if (direct) buf = d + 2 * at_out;
+      if (direct && s == d && factor == 1) {
+        Fftw<T>::exec(copy_plan_, desc_.kind, buf, buf);
+        return;
       }
+      for (std::int64_t r = 0; r < n; ++r) {
+        T* to = buf + 2 * r * copy_v_;
+        const T* from = s + 2 * (at_in + r * dims_[0].is);
+        if (copy_inner_.empty()) {
+          move(from + 2 * v, to, count);
+          continue;
+        }
+        for (std::int64_t x = v; x < v + count;) {
+          const std::int64_t run = std::min(copy_inner_[0].n - x % copy_inner_[0].n, v + count - x);
+          std::int64_t off = 0, rest = x;
+          for (const auto& h : copy_inner_) off += (rest % h.n) * h.is, rest /= h.n;
+          move(from + 2 * off, to + 2 * (x - v), run);
+          x += run;
+        }
+      }
+      Fftw<T>::exec(tail ? copy_tail_ : copy_plan_, desc_.kind, buf, buf);
+      if (direct) return;
+      for (std::int64_t r = 0; r < n; ++r)
+        std::memcpy(d + 2 * (at_out + r * row + v), buf + 2 * r * copy_v_, static_cast<std::size_t>(2 * count) * sizeof(T));
     };
-    if (Fftw<T>::alignment(dst) != copy_align_) {
-      // A caller's array of another alignment: the whole copy first, then the unblocked FFT
-      // (run() plans it for any address).
-      load(0, row);
-      run(dst, dst, false);
+    if (copy_parts_ > 1) {
+      // Part t takes blocks t, t + parts, ... with buffer t.
+      pool_->run(copy_parts_, [&](int t) {
+        for (std::int64_t k = t; k < blocks; k += copy_parts_) block(k, static_cast<T*>(copy_bufs_[t].get()));
+      });
       return;
     }
-    const std::int64_t full = row / copy_v_;
-    auto block = [&](std::int64_t k) {
-      const std::int64_t v = k * copy_v_, count = k == full ? copy_rest_ : copy_v_;
-      load(v, count);
-      Fftw<T>::exec(k == full ? copy_tail_ : copy_plan_, desc_.kind, d + 2 * v, d + 2 * v);
-    };
-    const std::int64_t blocks = full + (copy_rest_ > 0 ? 1 : 0);
-    if (copy_parallel_) {
-      pool_->run(static_cast<int>(blocks), [&](int k) { block(k); });
-      return;
-    }
-    for (std::int64_t k = 0; k < blocks; ++k) block(k);
+    for (std::int64_t k = 0; k < blocks; ++k) block(k, static_cast<T*>(copy_bufs_[0].get()));
   }
 
  private:
   void run(void* in, void* out, bool scale) {
-    if (!plan_) return;
+    if (!local_) return;
     if (Fftw<T>::alignment(in) != align_in_ || Fftw<T>::alignment(out) != align_out_) {
       // A user array with other alignment: a SIMD-free plan that works at any address. Planned
       // with ESTIMATE, which reads no array: the scratch buffers may hold this step's data.
@@ -321,7 +386,7 @@ class FftwLocal final : public LocalFft {
       std::int64_t off = 0;
       for (int a = 0; a < dims; ++a) off += idx[a] * st[a];
       T* p = static_cast<T*>(out) + off * reals;
-      for (std::int64_t k = 0; k < run; ++k) p[k] *= f;
+      scaled_copy(p, p, run, f);
       int k = dims - 2;
       for (; k >= 0; --k) {
         const int a = l.order[static_cast<std::size_t>(k)];
@@ -351,41 +416,58 @@ class FftwLocal final : public LocalFft {
     }
     return nullptr;
   }
-  // The copying execution (execute_copying) of an in-place c2c FFT of one axis whose batch,
-  // every faster axis, lies packed below it (the slab's x-FFT, FFTW-MPI's layout): the batch
-  // cut into blocks of columns of about kBlockBytes, each planned as FFTW's in-place FFT of
-  // `copy_v_` adjacent columns. Nothing where the FFT is of another shape.
+  // The copying execution (execute_copying) of an FFT of copying_shape(): each plane of the
+  // outer batch cut into blocks of columns of about kBlockBytes, each transformed in a packed
+  // buffer of its own (one per thread of the team) by FFTW's in-place FFT of `copy_v_` adjacent
+  // columns. The buffer keeps the block's rows apart by one row of the block, never by the
+  // array's row: rows a power of two of kilobytes apart fall into the same cache sets. A plan
+  // made in place (one scratch array) copies only where the input and the output lie in one
+  // order.
   void plan_copying() {
-    const bool c2c = desc_.kind == FftDesc::Kind::forward || desc_.kind == FftDesc::Kind::backward;
-    if (!c2c || dims_.size() != 1 || howmany_.empty() || scratch_in_ != scratch_out_ || block_override() == 0) return;
-    if (dims_[0].is != dims_[0].os) return;
-    std::int64_t span = 1;  // complex elements of the batch, fastest axis last in howmany_
-    for (auto h = howmany_.rbegin(); h != howmany_.rend(); ++h) {
-      if (h->is != h->os || h->is != span) return;
-      span *= h->n;
-    }
-    if (dims_[0].is != span || span < 2) return;
+    if (!dev_ || !copying_shape(desc_)) return;
+    copy_in_place_ = true;
+    for (const auto& x : dims_) copy_in_place_ = copy_in_place_ && x.is == x.os;
+    for (const auto& h : howmany_) copy_in_place_ = copy_in_place_ && h.is == h.os;
+    if (scratch_in_ == scratch_out_ && !copy_in_place_) return;
+    std::int64_t span = 1;  // complex elements of the inner batch: the members below the rows
+    bool same = true;
+    for (const auto& h : howmany_)
+      if (h.os < dims_[0].os) {
+        span *= h.n;
+        same = same && h.is == h.os;
+        copy_inner_.insert(copy_inner_.begin(), h);  // fastest first
+      } else {
+        outer_.push_back(h);
+      }
+    if (same) copy_inner_.clear();  // the input's rows hold the block's columns contiguously
     const std::int64_t elem = 2 * static_cast<std::int64_t>(sizeof(T)), step = 64 / elem;
     const std::int64_t forced = block_override();
     std::int64_t v = forced > 0 ? forced : kBlockBytes / (dims_[0].n * elem);
-    v = std::max(step, v - v % step);  // every block at the first one's alignment
+    v = std::max(step, v - v % step);  // every row of the buffer at the first one's alignment
     if (v >= span) v = span;
     copy_v_ = v;
     copy_rest_ = span % v;
-    const std::int64_t blocks = span / v + (copy_rest_ > 0 ? 1 : 0);
-    copy_parallel_ = pool_ && pool_->size() > 1 && blocks >= pool_->size() && blocks <= (std::int64_t{1} << 30);
+    const std::int64_t blocks = outer_planes() * (span / v + (copy_rest_ > 0 ? 1 : 0));
+    const bool parallel = pool_ && pool_->size() > 1 && blocks >= pool_->size();
+    copy_parts_ = parallel ? pool_->size() : 1;
+    const std::size_t bytes = static_cast<std::size_t>(dims_[0].n * v * elem);
+    for (int t = 0; t < copy_parts_; ++t) copy_bufs_.emplace_back(*dev_, bytes);
+    copy_align_ = Fftw<T>::alignment(copy_bufs_[0].get());
+    // A block of a whole plane is packed in the output as in the buffer: the buffer only serves
+    // planes of another alignment there.
+    copy_direct_ = v == span;
     auto plan = [&](std::int64_t count) {
       std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-      fftw_plan_threads(copy_parallel_ ? 1 : threads_);
-      const fftw_iodim64 dim{dims_[0].n, span, span}, batch{count, 1, 1};
-      auto p = Fftw<T>::dft(1, &dim, 1, &batch, scratch_in_, scratch_in_,
-                            desc_.kind == FftDesc::Kind::forward ? FFTW_FORWARD : FFTW_BACKWARD, planner_flags(desc_));
+      fftw_plan_threads(parallel ? 1 : threads_);
+      const fftw_iodim64 dim{dims_[0].n, v, v}, batch{count, 1, 1};
+      T* b = static_cast<T*>(copy_bufs_[0].get());
+      auto p = Fftw<T>::dft(1, &dim, 1, &batch, b, b, desc_.kind == FftDesc::Kind::forward ? FFTW_FORWARD : FFTW_BACKWARD,
+                            planner_flags(desc_));
       if (!p) planning_failed(desc_, "fftw_plan_guru64_dft", describe() + " in blocks of columns");
       return p;
     };
     copy_plan_ = plan(v);
     if (copy_rest_ > 0) copy_tail_ = plan(copy_rest_);
-    copy_align_ = Fftw<T>::alignment(scratch_in_);
     copying_ = true;
   }
 
@@ -408,12 +490,34 @@ class FftwLocal final : public LocalFft {
   bool parallel_blocks_ = false;  // blocks run on pool_'s threads, each by a single-threaded plan
   typename Fftw<T>::plan plan_ = nullptr, tail_ = nullptr, unaligned_ = nullptr;
   int align_in_ = 0, align_out_ = 0;
-  // The copying execution (plan_copying): columns per block, the last block's columns, its
-  // plans, whether the blocks run on pool_'s threads, and the alignment the plans were made at.
-  bool copying_ = false, copy_parallel_ = false;
+  // The copying execution (plan_copying): columns per block, the last block's columns, the
+  // block geometry, its buffers and plans.
+  bool copying_ = false;
+  bool local_ = false;  // this rank holds part of the FFT's data
   std::int64_t copy_v_ = 0, copy_rest_ = 0;
+  std::vector<fftw_iodim64> outer_;  // the outer batch (slowest first): planes of the copying FFT
+  std::vector<fftw_iodim64> copy_inner_;  // the inner batch, fastest first, if the input's order differs
+  bool copy_in_place_ = false;            // the input and the output lie in one order
+  Device* dev_;
+  std::vector<Buffer> copy_bufs_;  // one packed block buffer per part
+  int copy_parts_ = 1, copy_align_ = 0;
+  bool copy_direct_ = false;  // a block is a whole plane, transformed in the output
+  std::int64_t outer_planes() const {
+    std::int64_t p = 1;
+    for (const auto& h : outer_) p *= h.n;
+    return p;
+  }
+  // Complex elements from the array's start to outer plane p (p counted slowest axis first), in
+  // the input or the output.
+  std::int64_t plane_offset(std::int64_t p, bool input) const {
+    std::int64_t off = 0;
+    for (auto h = outer_.rbegin(); h != outer_.rend(); ++h) {
+      off += (p % h->n) * (input ? h->is : h->os);
+      p /= h->n;
+    }
+    return off;
+  }
   typename Fftw<T>::plan copy_plan_ = nullptr, copy_tail_ = nullptr;
-  int copy_align_ = 0;
 };
 
 fftw_r2r_kind fftw_kind(R2R k) {
@@ -592,6 +696,9 @@ class CpuDevice final : public Device {
     return plain(d, si, so);
   }
   bool own_fft_applies(const FftDesc& d) const override { return cpu_split(d).has_value(); }
+  bool fft_copies(const FftDesc& d) const override {
+    return !has_r2r_axis(d) && copying_shape(d);  // make_fft's FftwLocal (cpu_split needs three axes)
+  }
   void copy_box(const void* src, const Layout& sl, void* dst, const Layout& dl, const Box& box,
                 std::size_t elem) override {
     host_copy_box(src, sl, dst, dl, box, elem, pool_.get());
@@ -611,33 +718,16 @@ class CpuDevice final : public Device {
   void zero(void* data, std::size_t bytes) override { std::memset(data, 0, bytes); }
   // A multiply on the way costs a copy loop nothing it would not spend on memory anyway.
   bool scale_copy(const void* src, void* dst, std::int64_t n, double f, bool is_double) override {
-    if (is_double) {
-      const auto* s = static_cast<const double*>(src);
-      auto* d = static_cast<double*>(dst);
-      for (std::int64_t i = 0; i < n; ++i) d[i] = s[i] * f;
-    } else {
-      const auto* s = static_cast<const float*>(src);
-      auto* d = static_cast<float*>(dst);
-      const float ff = static_cast<float>(f);
-      for (std::int64_t i = 0; i < n; ++i) d[i] = s[i] * ff;
-    }
+    if (is_double) scaled_copy(static_cast<const double*>(src), static_cast<double*>(dst), n, f);
+    else scaled_copy(static_cast<const float*>(src), static_cast<float*>(dst), n, static_cast<float>(f));
     return true;
   }
-  void scale(void* data, std::int64_t n, double f, bool is_double) override {
-    if (is_double) {
-      auto* p = static_cast<double*>(data);
-      for (std::int64_t i = 0; i < n; ++i) p[i] *= f;
-    } else {
-      auto* p = static_cast<float*>(data);
-      const float ff = static_cast<float>(f);
-      for (std::int64_t i = 0; i < n; ++i) p[i] *= ff;
-    }
-  }
+  void scale(void* data, std::int64_t n, double f, bool is_double) override { scale_copy(data, data, n, f, is_double); }
 
  private:
   std::unique_ptr<LocalFft> plain(const FftDesc& d, void* si, void* so) {
-    if (d.is_double) return std::make_unique<FftwLocal<double>>(d, si, so, threads_, pool_.get());
-    return std::make_unique<FftwLocal<float>>(d, si, so, threads_, pool_.get());
+    if (d.is_double) return std::make_unique<FftwLocal<double>>(d, si, so, threads_, pool_.get(), this);
+    return std::make_unique<FftwLocal<float>>(d, si, so, threads_, pool_.get(), this);
   }
   // Null where FFTW cannot plan one of the passes: the step then runs as one plan.
   std::unique_ptr<LocalFft> make_split(const CpuSplit& s, void* si, void* so) {
