@@ -128,21 +128,27 @@ void scaled_copy(const T* s, T* d, std::int64_t n, T f) {
 }
 
 // Bytes (input and output together) of the batch members one execution of a blocked FFT
-// covers: half a core's L2 cache as the system reports it (1 MiB where it does not), so that the
-// second pass of a multi-dimensional FFT (FFTW's rank >= 2 plans run the last axis over the
-// whole batch, then the other axes) reads what the first wrote from cache instead of memory, and
-// a normalisation that follows reads it from there as well. A copying FFT's blocks of columns
-// are of this size too: on a core with 512 KiB of L2, blocks of 1 MiB made the gathering x-FFT of
-// 128^3 c2c 1.17x slower than blocks of 256 KiB (13.0 against 11.1 ms).
-std::int64_t block_bytes() {
+// covers: about half a core's L2 cache, so that the second pass of a multi-dimensional FFT
+// (FFTW's rank >= 2 plans run the last axis over the whole batch, then the other axes) reads
+// what the first wrote from cache instead of memory, and a normalisation that follows reads it
+// from there as well. The copying FFT's blocks that go through a buffer take half the core's L2
+// as the system reports it instead (gather_block_bytes()).
+constexpr std::int64_t kBlockBytes = std::int64_t{1} << 20;
+
+// The block of a copying FFT that gathers through a buffer: half the core's L2 cache as the
+// system reports it (kBlockBytes where it does not). On a core with 512 KiB of L2, 128^3 c2c on
+// one rank, the gathering x-FFT took 13.0 ms with blocks of 1 MiB and 11.1 ms with 256 KiB; the
+// blocks copied into the output were better at 1 MiB there (256^3 r2c on 2 ranks: the inverse's
+// FFT phase 56-59 ms against 58-60).
+std::int64_t gather_block_bytes() {
   static const std::int64_t bytes = [] {
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return l2 > 0 ? static_cast<std::int64_t>(l2) / 2 : std::int64_t{1} << 20;
+    return l2 > 0 ? static_cast<std::int64_t>(l2) / 2 : kBlockBytes;
   }();
   return bytes;
 }
 
-// DFFT_FFT_BLOCK (docs/environment.md): unset: blocked by block_bytes(); 0: one FFTW call over the
+// DFFT_FFT_BLOCK (docs/environment.md): unset: blocked by kBlockBytes; 0: one FFTW call over the
 // whole batch; N > 0: N batch members per call. For measurements: not part of the plan's
 // parameters that the ranks compare.
 std::int64_t block_override() {
@@ -222,7 +228,7 @@ class FftwLocal final : public LocalFft {
   }
   ~FftwLocal() override {
     std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    for (auto p : {plan_, tail_, unaligned_, copy_plan_, copy_tail_})
+    for (auto p : {plan_, tail_, unaligned_, copy_plan_, copy_tail_, copy_unaligned_})
       if (p) Fftw<T>::destroy(p);
   }
   void execute(void* in, void* out) override { copying_ ? execute_copying(in, out, 1) : run(in, out, true); }
@@ -246,51 +252,66 @@ class FftwLocal final : public LocalFft {
     };
     const std::int64_t per_plane = row / copy_v_ + (copy_rest_ > 0 ? 1 : 0), blocks = outer_planes() * per_plane;
     // Block k: rows [0, n) of columns [v, v + count) of an outer plane, gathered (and scaled)
-    // into `buf` as n rows of copy_v_ columns, transformed there and stored. In src, columns are
-    // gathered a run of the fastest inner axis at a time where the inner batch lies in another
-    // order.
-    auto block = [&](std::int64_t k, T* buf) {
+    // into its place in dst (copy_direct_) or into `buf` as n rows of copy_v_ columns, then
+    // transformed there (and stored from `buf`). In src, columns are gathered a run of the
+    // fastest inner axis at a time where the inner batch lies in another order.
+    auto block = [&](std::int64_t k, T* buf, bool transform) {
       const std::int64_t p = k / per_plane, c = k % per_plane;
       const bool tail = copy_rest_ > 0 && c == per_plane - 1;
       const std::int64_t v = c * copy_v_, count = tail ? copy_rest_ : copy_v_;
       const std::int64_t at_out = plane_offset(p, false), at_in = plane_offset(p, true);
-      // A block of a whole plane lies packed in dst as in the buffer: it is gathered and
-      // transformed there (src != dst), or transformed where it lies, where the plane has the
-      // buffer's alignment (the plans' SIMD).
-      const bool direct = copy_direct_ && Fftw<T>::alignment(d + 2 * at_out) == copy_align_;
-      if (direct) buf = d + 2 * at_out;
-      if (direct && s == d && factor == 1) {
-        Fftw<T>::exec(copy_plan_, desc_.kind, buf, buf);
-        return;
-      }
-      for (std::int64_t r = 0; r < n; ++r) {
-        T* to = buf + 2 * r * copy_v_;
-        const T* from = s + 2 * (at_in + r * dims_[0].is);
-        if (copy_inner_.empty()) {
-          move(from + 2 * v, to, count);
-          continue;
+      T* work = copy_direct_ ? d + 2 * (at_out + v) : buf;  // its rows copy_ld_ apart
+      if (!(copy_direct_ && s == d && factor == 1))
+        for (std::int64_t r = 0; r < n; ++r) {
+          T* to = work + 2 * r * copy_ld_;
+          const T* from = s + 2 * (at_in + r * dims_[0].is);
+          if (copy_inner_.empty()) {
+            move(from + 2 * v, to, count);
+            continue;
+          }
+          for (std::int64_t x = v; x < v + count;) {
+            const std::int64_t run = std::min(copy_inner_[0].n - x % copy_inner_[0].n, v + count - x);
+            std::int64_t off = 0, rest = x;
+            for (const auto& h : copy_inner_) off += (rest % h.n) * h.is, rest /= h.n;
+            move(from + 2 * off, to + 2 * (x - v), run);
+            x += run;
+          }
         }
-        for (std::int64_t x = v; x < v + count;) {
-          const std::int64_t run = std::min(copy_inner_[0].n - x % copy_inner_[0].n, v + count - x);
-          std::int64_t off = 0, rest = x;
-          for (const auto& h : copy_inner_) off += (rest % h.n) * h.is, rest /= h.n;
-          move(from + 2 * off, to + 2 * (x - v), run);
-          x += run;
-        }
-      }
-      Fftw<T>::exec(tail ? copy_tail_ : copy_plan_, desc_.kind, buf, buf);
-      if (direct) return;
+      if (!transform) return;
+      Fftw<T>::exec(tail ? copy_tail_ : copy_plan_, desc_.kind, work, work);
+      if (copy_direct_) return;
       for (std::int64_t r = 0; r < n; ++r)
         std::memcpy(d + 2 * (at_out + r * row + v), buf + 2 * r * copy_v_, static_cast<std::size_t>(2 * count) * sizeof(T));
     };
+    auto buffer = [&](int t) { return copy_bufs_.empty() ? nullptr : static_cast<T*>(copy_bufs_[t].get()); };
+    if (copy_direct_ && Fftw<T>::alignment(d) != copy_align_) {
+      // A caller's array of another alignment than the plans were made at: the whole gather
+      // first, then one FFT that works at any address, in place on the output's layout (planned
+      // with ESTIMATE, which reads no array).
+      for (std::int64_t k = 0; k < blocks; ++k) block(k, nullptr, false);
+      if (!copy_unaligned_) {
+        std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+        fftw_plan_threads(threads_);
+        auto dims = dims_, h = howmany_;
+        for (auto* x : {&dims, &h})
+          for (auto& io : *x) io.is = io.os;
+        copy_unaligned_ = Fftw<T>::dft(1, dims.data(), static_cast<int>(h.size()), h.data(), scratch_out_, scratch_out_,
+                                       desc_.kind == FftDesc::Kind::forward ? FFTW_FORWARD : FFTW_BACKWARD,
+                                       FFTW_ESTIMATE | FFTW_UNALIGNED);
+        if (!copy_unaligned_)
+          fail_library(LibraryError::Library::fftw, "fftw_plan_guru64_dft", -1, "FFTW could not plan unaligned ", describe());
+      }
+      Fftw<T>::exec(copy_unaligned_, desc_.kind, d, d);
+      return;
+    }
     if (copy_parts_ > 1) {
       // Part t takes blocks t, t + parts, ... with buffer t.
       pool_->run(copy_parts_, [&](int t) {
-        for (std::int64_t k = t; k < blocks; k += copy_parts_) block(k, static_cast<T*>(copy_bufs_[t].get()));
+        for (std::int64_t k = t; k < blocks; k += copy_parts_) block(k, buffer(t), true);
       });
       return;
     }
-    for (std::int64_t k = 0; k < blocks; ++k) block(k, static_cast<T*>(copy_bufs_[0].get()));
+    for (std::int64_t k = 0; k < blocks; ++k) block(k, buffer(0), true);
   }
 
  private:
@@ -355,7 +376,7 @@ class FftwLocal final : public LocalFft {
     for (auto& d : dims_) member *= d.n;
     const std::int64_t forced = block_override();
     if (forced == 0) return;
-    std::int64_t b = forced > 0 ? forced : std::max<std::int64_t>(1, block_bytes() / member);
+    std::int64_t b = forced > 0 ? forced : std::max<std::int64_t>(1, kBlockBytes / member);
     if (b >= block_) return;
     in_step_ = howmany_[0].is * in_elem();
     out_step_ = howmany_[0].os * out_elem();
@@ -427,12 +448,14 @@ class FftwLocal final : public LocalFft {
     return nullptr;
   }
   // The copying execution (execute_copying) of an FFT of copying_shape(): each plane of the
-  // outer batch cut into blocks of columns of about block_bytes(), each transformed in a packed
-  // buffer of its own (one per thread of the team) by FFTW's in-place FFT of `copy_v_` adjacent
-  // columns. The buffer keeps the block's rows apart by one row of the block, never by the
-  // array's row: rows a power of two of kilobytes apart fall into the same cache sets. A plan
-  // made in place (one scratch array) copies only where the input and the output lie in one
-  // order.
+  // outer batch cut into blocks of columns of about kBlockBytes (gather_block_bytes() through a
+  // buffer), each transformed by FFTW's
+  // in-place FFT of `copy_v_` adjacent columns. Where the input holds a block's columns in rows
+  // as the output does and every outer plane starts at the output's alignment, the block is
+  // copied into its place in the output and transformed there (copy_direct_); else it is
+  // gathered into a packed buffer of its own (one per thread of the team), whose rows are one
+  // block wide, transformed there and stored. A plan made in place (one scratch array) copies
+  // only where the input and the output lie in one order.
   void plan_copying() {
     if (!dev_ || !copying_shape(desc_)) return;
     copy_in_place_ = true;
@@ -451,8 +474,11 @@ class FftwLocal final : public LocalFft {
       }
     if (same) copy_inner_.clear();  // the input's rows hold the block's columns contiguously
     const std::int64_t elem = 2 * static_cast<std::int64_t>(sizeof(T)), step = 64 / elem;
+    copy_direct_ = same;
+    for (const auto& h : outer_)
+      if (h.n > 1 && h.os * elem % 64 != 0) copy_direct_ = false;
     const std::int64_t forced = block_override();
-    std::int64_t v = forced > 0 ? forced : block_bytes() / (dims_[0].n * elem);
+    std::int64_t v = forced > 0 ? forced : (copy_direct_ ? kBlockBytes : gather_block_bytes()) / (dims_[0].n * elem);
     v = std::max(step, v - v % step);  // every row of the buffer at the first one's alignment
     if (v >= span) v = span;
     copy_v_ = v;
@@ -461,16 +487,15 @@ class FftwLocal final : public LocalFft {
     const bool parallel = pool_ && pool_->size() > 1 && blocks >= pool_->size();
     copy_parts_ = parallel ? pool_->size() : 1;
     const std::size_t bytes = static_cast<std::size_t>(dims_[0].n * v * elem);
-    for (int t = 0; t < copy_parts_; ++t) copy_bufs_.emplace_back(*dev_, bytes);
-    copy_align_ = Fftw<T>::alignment(copy_bufs_[0].get());
-    // A block of a whole plane is packed in the output as in the buffer: the buffer only serves
-    // planes of another alignment there.
-    copy_direct_ = v == span;
+    if (!copy_direct_)
+      for (int t = 0; t < copy_parts_; ++t) copy_bufs_.emplace_back(*dev_, bytes);
+    T* b = copy_direct_ ? static_cast<T*>(scratch_out_) : static_cast<T*>(copy_bufs_[0].get());
+    copy_align_ = Fftw<T>::alignment(b);
+    copy_ld_ = copy_direct_ ? span : v;
     auto plan = [&](std::int64_t count) {
       std::lock_guard<std::mutex> lock(fftw_planner_mutex());
       fftw_plan_threads(parallel ? 1 : threads_);
-      const fftw_iodim64 dim{dims_[0].n, v, v}, batch{count, 1, 1};
-      T* b = static_cast<T*>(copy_bufs_[0].get());
+      const fftw_iodim64 dim{dims_[0].n, copy_ld_, copy_ld_}, batch{count, 1, 1};
       auto p = Fftw<T>::dft(1, &dim, 1, &batch, b, b, desc_.kind == FftDesc::Kind::forward ? FFTW_FORWARD : FFTW_BACKWARD,
                             planner_flags(desc_));
       if (!p) planning_failed(desc_, "fftw_plan_guru64_dft", describe() + " in blocks of columns");
@@ -511,7 +536,9 @@ class FftwLocal final : public LocalFft {
   Device* dev_;
   std::vector<Buffer> copy_bufs_;  // one packed block buffer per part
   int copy_parts_ = 1, copy_align_ = 0;
-  bool copy_direct_ = false;  // a block is a whole plane, transformed in the output
+  bool copy_direct_ = false;    // blocks are copied into the output and transformed there
+  std::int64_t copy_ld_ = 0;    // complex elements between a block's rows where it is transformed
+  typename Fftw<T>::plan copy_unaligned_ = nullptr;
   std::int64_t outer_planes() const {
     std::int64_t p = 1;
     for (const auto& h : outer_) p *= h.n;
