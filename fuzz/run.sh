@@ -30,7 +30,7 @@ mpi_lib=$(mpicxx --showme:link 2>/dev/null || pkg-config --libs ompi-cxx)
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -I"$root/include" -I"$root/src" -I"$root/apps/dfft" $mpi_inc)
 common=("$root/src/util/check.cpp" "$root/src/util/names.cpp" "$root/src/util/option_fields.cpp"
-        "$root/fuzz/link_stubs.cpp")
+        "$root/src/util/option_json.cpp" "$root/fuzz/link_stubs.cpp")
 declare -A srcs=(
   [npy]="$root/src/io/npy_header.cpp"
   [cases]="$root/apps/dfft/cases_parse.cpp $root/apps/dfft/option_json.cpp"

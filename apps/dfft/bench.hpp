@@ -17,7 +17,9 @@ namespace dfftapp {
 /// Raw option values as parsed (names still strings; lists may be comma-separated).
 struct BenchArgs {
   std::vector<std::vector<std::string>> sizes;  // one entry per --size occurrence
-  std::vector<std::string> methods1, methods2;  // the method of each exchange (Options::methods split)
+  /// A list option's items given on their own (OptionField::item_flags: --method1, --method2), by
+  /// key, each value one configuration.
+  OptionValues item_sweeps;
   std::vector<std::string> precisions;
   std::string json;
   int warmup = 2, reps = 10;

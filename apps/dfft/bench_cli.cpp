@@ -89,15 +89,7 @@ void add_options(CLI::App* c, BenchArgs& a) {
               "Also time the whole transform on one device (row 'single-device')");
   c->add_flag("--verbose", a.verbose, "Print each plan's path (plan.describe())");
   add_suite_options(c, a);
-  add_plan_option_flags(c, a.option_sweeps, bench_uses());
-  // The method of each exchange: Options::methods split in two, so that each sweeps on its own.
-  const std::string group(dfft::option_field("methods").group);
-  std::vector<std::string> methods = option_names("methods");
-  auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")
-                 ->delimiter(',')->check(CLI::IsMember(methods))->group(group);
-  auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange (pencil)")
-                 ->delimiter(',')->check(CLI::IsMember(methods))->group(group);
-  c->get_option("--method")->excludes(m1)->excludes(m2);
+  add_plan_option_flags(c, a.option_sweeps, bench_uses(), {}, &a.item_sweeps);
 }
 
 // Test-case files, result files and what runs instead of a sweep (docs/cases.md,
@@ -124,8 +116,7 @@ std::vector<std::string> given_options(const CLI::App& c, const BenchArgs& a) {
     if (yes) given.push_back(name);
   };
   add("--size", !a.sizes.empty());
-  add("--method1", !a.methods1.empty());
-  add("--method2", !a.methods2.empty());
+  for (const auto& [key, values] : a.item_sweeps) add(("--" + key).c_str(), !values.empty());
   add("--precision", !a.precisions.empty());
   add("--warmup", c.count("--warmup") > 0);
   add("--reps", c.count("--reps") > 0);
@@ -148,27 +139,19 @@ std::vector<E> names_to(const std::vector<std::string>& v, E (*parse)(const std:
 
 // Per-exchange method lists for one decomposition: one list per configuration.
 std::vector<std::vector<dfft::Method>> method_sets(const BenchArgs& a, dfft::Decomposition d) {
-  std::vector<std::vector<dfft::Method>> sets;
-  auto add = [&](std::vector<dfft::Method> s) {
-    if (std::find(sets.begin(), sets.end(), s) == sets.end()) sets.push_back(std::move(s));
-  };
+  const auto& field = dfft::option_field("methods");
   const std::vector<std::string> methods = a.sweep("methods");
-  if (a.methods1.empty() && a.methods2.empty()) {
-    for (const auto& text : methods) {  // "auto": chosen by the plan; "a,b": one per exchange
-      dfft::Options o;
-      dfft::set_option(o, "methods", text);
-      add(o.methods);
-    }
-    return sets;
-  }
-  auto l1 = names_to(a.methods1.empty() ? methods : a.methods1, dfft::parse_method);
-  auto l2 = names_to(a.methods2.empty() ? methods : a.methods2, dfft::parse_method);
-  for (auto m1 : l1) {
-    if (d != dfft::Decomposition::pencil) {
-      add({m1});  // a slab has a single exchange
-      continue;
-    }
-    for (auto m2 : l2) add({m1, m2});
+  // "auto": chosen by the plan; "a,b": one per exchange. Given item by item, a slab takes the
+  // first (its one exchange), a pencil both.
+  const std::vector<std::string> texts =
+      items_given(field, a.item_sweeps)
+          ? item_lists(field, a.item_sweeps, methods, d == dfft::Decomposition::pencil ? 2 : 1)
+          : methods;
+  std::vector<std::vector<dfft::Method>> sets;
+  for (const auto& text : texts) {
+    dfft::Options o;
+    dfft::set_option(o, "methods", text);
+    if (std::find(sets.begin(), sets.end(), o.methods) == sets.end()) sets.push_back(o.methods);
   }
   return sets;
 }
@@ -182,7 +165,7 @@ void finish_args(BenchArgs& a) {
     std::vector<std::string> given;
     if (!v["decomposition"].empty()) given.push_back("--decomp");
     if (!v["variant"].empty()) given.push_back("--variant");
-    if (!v["methods"].empty() || !a.methods1.empty() || !a.methods2.empty()) given.push_back("--method");
+    if (!v["methods"].empty() || items_given(dfft::option_field("methods"), a.item_sweeps)) given.push_back("--method");
     refuse_with_tuning(given, "--tune " + tune);
   }
   a.default_sweep = a.sizes.empty();
@@ -203,8 +186,7 @@ void finish_args(BenchArgs& a) {
     v["decomposition"] = {"slab-2d1d"};
     v["variant"] = {"default"};
     v["methods"] = {"a2a-sync"};
-    a.methods1.clear();
-    a.methods2.clear();
+    a.item_sweeps.clear();
   }
 }
 

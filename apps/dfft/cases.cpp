@@ -5,6 +5,7 @@
 #include "cases.hpp"
 #include "dfft/option_fields.hpp"
 #include "mpi_check.hpp"
+#include "option_json.hpp"
 
 namespace dfftapp {
 
@@ -19,11 +20,15 @@ void apply(const CaseSettings& s, BenchArgs& a) {
   if (s.validate) a.validate = *s.validate ? 1 : -1;
   if (s.reference) a.reference = *s.reference ? 1 : -1;
   if (s.precisions) a.precisions = *s.precisions;
-  // A test's methods by exchange or by "method" replace the global ones whole.
-  if (s.by_alias.count("methods") || s.methods1 || s.methods2) {
-    a.option_sweeps["methods"] = {};
-    a.methods1 = s.methods1.value_or(std::vector<std::string>{});
-    a.methods2 = s.methods2.value_or(std::vector<std::string>{});
+  // A list option a test gives, whole or item by item, replaces the global one's values whole.
+  for (const auto& f : dfft::option_fields()) {
+    const std::string name(f.name);
+    if (!s.options.count(name) && !items_given(f, s.items)) continue;
+    a.option_sweeps[name] = {};
+    for (const auto& flag : item_flags(f)) {
+      const auto v = s.items.find(flag_key(flag));
+      a.item_sweeps[flag_key(flag)] = v == s.items.end() ? std::vector<std::string>{} : v->second;
+    }
   }
   for (const auto& [name, values] : s.options) a.option_sweeps[name] = values;
   if (s.sizes) {
@@ -42,8 +47,7 @@ BenchArgs sweep_defaults(const BenchArgs& cli) {
   const BenchArgs fresh;
   BenchArgs a = cli;
   a.sizes = fresh.sizes;
-  a.methods1 = fresh.methods1;
-  a.methods2 = fresh.methods2;
+  a.item_sweeps = fresh.item_sweeps;
   a.precisions = fresh.precisions;
   a.warmup = fresh.warmup;
   a.reps = fresh.reps;
@@ -59,11 +63,16 @@ void apply_cli(const BenchArgs& cli, BenchArgs& a) {
   auto given = [&](const char* n) {
     return std::find(cli.given.begin(), cli.given.end(), n) != cli.given.end();
   };
-  for (const char* sweep :
-       {"--size", "--decomp", "--variant", "--grid", "--method", "--method1", "--method2"})
-    if (given(sweep))
-      throw UsageError(std::string(sweep) +
-                       " cannot be combined with --cases (the file defines the sweep)");
+  // The sizes and the distribution a file sweeps are the file's alone.
+  std::vector<std::string> sweeps{"--size"};
+  for (const char* name : {"decomposition", "variant", "grid", "methods"}) {
+    const auto& f = dfft::option_field(name);
+    sweeps.emplace_back(f.flag);
+    for (const auto& flag : item_flags(f)) sweeps.push_back(flag);
+  }
+  for (const auto& sweep : sweeps)
+    if (given(sweep.c_str()))
+      throw UsageError(sweep + " cannot be combined with --cases (the file defines the sweep)");
   if (given("--warmup")) a.warmup = cli.warmup;
   if (given("--reps")) a.reps = cli.reps;
   if (given("--validate")) a.validate = cli.validate;

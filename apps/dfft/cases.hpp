@@ -31,8 +31,9 @@ struct CaseSettings {
   std::optional<int> warmup, reps;
   std::optional<bool> validate, reference;
   std::optional<std::vector<std::string>> precisions;
-  /// "method1", "method2": one method per value (bench's --method1, --method2).
-  std::optional<std::vector<std::string>> methods1, methods2;
+  /// A list option's items given on their own (OptionField::item_flags: "method1", "method2"),
+  /// by key: the values to sweep, as text.
+  std::map<std::string, std::vector<std::string>> items;
   std::optional<std::vector<std::vector<std::int64_t>>> sizes;
   std::optional<std::vector<int>> ranks;
   /// The plan options, by their field name (dfft/option_fields.hpp): the values to sweep, as

@@ -51,18 +51,6 @@ std::string get_string(const json& v, const std::string& where) {
   return v.get<std::string>();
 }
 
-// A name checked by the library's own parser, so the allowed list is the library's.
-template <class E>
-std::string get_name(const json& v, const std::string& where, E (*parse)(const std::string&)) {
-  std::string s = get_string(v, where);
-  try {
-    (void)parse(s);
-  } catch (const std::exception& e) {
-    fail(where, e.what());
-  }
-  return s;
-}
-
 std::string get_choice(const json& v, const std::string& where,
                        const std::vector<std::string>& allowed) {
   std::string s = get_string(v, where);
@@ -172,16 +160,6 @@ const std::map<std::string, Reader>& readers() {
            return get_choice(x, y, {"double", "float"});
          });
        }},
-      {"method1",
-       [](auto& v, auto& w, auto& s) {
-         s.methods1 =
-             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_methods); });
-       }},
-      {"method2",
-       [](auto& v, auto& w, auto& s) {
-         s.methods2 =
-             get_list(v, w, [](auto& x, auto& y) { return get_name(x, y, dfft::parse_methods); });
-       }},
       {"sizes", [](auto& v, auto& w, auto& s) { s.sizes = get_sizes(v, w); }},
       {"ranks", [](auto& v, auto& w, auto& s) { s.ranks = get_ranks(v, w); }},
   };
@@ -195,12 +173,9 @@ const dfft::OptionField* alias_field(const std::string& key) {
   return nullptr;
 }
 
-// A plan option by its second key: one value per configuration, each as its flag writes it.
-void read_alias(const dfft::OptionField& f, const json& v, const std::string& where, CaseSettings& s) {
-  const std::string name(f.name);
-  if (s.options.count(name))
-    fail(where, "\"" + name + "\" excludes \"" + std::string(f.cases_alias) + "\"");
-  s.options[name] = get_list(v, where, [&](const json& x, const std::string& y) {
+// One string or a list of them, each a value of field `f` as its flag writes it.
+std::vector<std::string> field_texts(const dfft::OptionField& f, const json& v, const std::string& where) {
+  return get_list(v, where, [&](const json& x, const std::string& y) {
     const std::string text = get_string(x, y);
     dfft::Options scratch;
     try {
@@ -210,7 +185,21 @@ void read_alias(const dfft::OptionField& f, const json& v, const std::string& wh
     }
     return text;
   });
+}
+
+// A plan option by its second key: one value per configuration, each as its flag writes it.
+void read_alias(const dfft::OptionField& f, const json& v, const std::string& where, CaseSettings& s) {
+  const std::string name(f.name);
+  if (s.options.count(name))
+    fail(where, "\"" + name + "\" excludes \"" + std::string(f.cases_alias) + "\"");
+  s.options[name] = field_texts(f, v, where);
   s.by_alias.insert(name);
+}
+
+// One item of a list option on its own (OptionField::item_flags): one value per configuration.
+void read_item(const dfft::OptionField& f, const json& v, const std::string& key, const std::string& where,
+               CaseSettings& s) {
+  s.items[key] = field_texts(f, v, where);
 }
 
 std::string known_keys(bool test) {
@@ -218,6 +207,7 @@ std::string known_keys(bool test) {
   for (const auto& [key, reader] : readers()) k += ", " + key;
   for (const auto& f : dfft::option_fields()) {
     if (!f.cases_alias.empty()) k += ", " + std::string(f.cases_alias);
+    for (const auto& flag : item_flags(f)) k += ", " + flag_key(flag);
     if (!readers().count(std::string(f.name))) k += ", " + std::string(f.name);
   }
   return k;
@@ -257,12 +247,19 @@ CaseSettings read_settings(const json& obj, const std::string& where, bool test,
       r->second(it.value(), w, s);
     else if (const auto* f = alias_field(it.key()))
       read_alias(*f, it.value(), w, s);
+    else if (const auto* g = item_field(it.key()))
+      read_item(*g, it.value(), it.key(), w, s);
     else if (!read_option(it.value(), it.key(), w, s))
       fail(w, "unknown key; allowed: " + known_keys(test));
   }
-  // The per-exchange methods are bench's own keys, beside the methods field's two.
-  if (s.options.count("methods") && (s.methods1 || s.methods2))
-    fail(where, "\"methods\" (or \"method\") excludes \"method1\" and \"method2\"");
+  // A list option is given whole or item by item.
+  for (const auto& f : dfft::option_fields()) {
+    if (!s.options.count(std::string(f.name)) || !items_given(f, s.items)) continue;
+    std::string keys;
+    for (const auto& flag : item_flags(f)) keys += std::string(keys.empty() ? "" : " and ") + "\"" + flag_key(flag) + "\"";
+    fail(where, "\"" + std::string(f.name) + "\"" + (f.cases_alias.empty() ? "" : " (or \"" + std::string(f.cases_alias) + "\")") +
+                    " excludes " + keys);
+  }
   return s;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cli_common.hpp"
+#include "option_json.hpp"
 
 #include <sys/stat.h>
 
@@ -215,7 +216,7 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
 }  // namespace
 
 void add_plan_option_flags(CLI::App* c, OptionValues& values, const FlagUses& uses,
-                           const std::vector<std::string>& fields) {
+                           const std::vector<std::string>& fields, OptionValues* items) {
   static const FlagUse plain;
   for (const auto& f : dfft::option_fields()) {
     const std::string flag(f.flag), name(f.name), group(f.group);
@@ -237,14 +238,23 @@ void add_plan_option_flags(CLI::App* c, OptionValues& values, const FlagUses& us
     if (f.type == "bool") {
       o = c->add_flag(flag + "{true}," + "--no-" + flag.substr(2) + "{false}", v, help);
     } else {
-      const bool items = !f.is_list() || use.split_items;
+      const bool split = !f.is_list() || use.split_items;
       // A grid's items are whole grids ("2x2"), not the integers of one.
-      const std::string type = std::string(items && f.separator == ',' ? f.element_type() : f.type);
+      const std::string type = std::string(split && f.separator == ',' ? f.element_type() : f.type);
       o = c->add_option(flag, v, help)->type_name(allowed.empty() ? type : "{" + joined(allowed, "|") + "}");
-      if (items) o->delimiter(',');
+      if (split) o->delimiter(',');
     }
-    o->group(group)->check(CLI::Validator(
-        [&f, use](std::string& text) -> std::string { return use.refusal(f, text); }, ""));
+    const CLI::Validator check([&f, use](std::string& text) -> std::string { return use.refusal(f, text); }, "");
+    o->group(group)->check(check);
+    const auto each = item_flags(f);
+    for (std::size_t i = 0; items && i < each.size(); ++i) {
+      CLI::Option* io = c->add_option(each[i], (*items)[flag_key(each[i])],
+                                      "item " + std::to_string(i + 1) + " of " + flag + " alone")
+                            ->type_name(allowed.empty() ? std::string(f.element_type()) : "{" + joined(allowed, "|") + "}")
+                            ->group(group)->check(check);
+      if (use.split_items) io->delimiter(',');
+      o->excludes(io);
+    }
   }
   // The options of another concern (sizes, repetitions, files) keep one section of their own.
   for (CLI::Option* o : c->get_options())

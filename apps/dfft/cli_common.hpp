@@ -131,9 +131,11 @@ using FlagUses = std::map<std::string, FlagUse>;
 /// with the table's help and its values checked by the library (dfft::set_option) as `uses` adjusts
 /// them; the values are collected in `values` under the field name, as text. A list-valued field
 /// (--axes 0,1) takes one value per occurrence, the others several, comma-separated or repeated.
-/// With `fields` non-empty only those fields' flags are added.
+/// With `fields` non-empty only those fields' flags are added. With `items`, a list field's item
+/// flags too (OptionField::item_flags: --method1, --method2), each collected under its key and
+/// excluding the field's own flag.
 void add_plan_option_flags(CLI::App* c, OptionValues& values, const FlagUses& uses = {},
-                           const std::vector<std::string>& fields = {});
+                           const std::vector<std::string>& fields = {}, OptionValues* items = nullptr);
 
 /// The text of field `name` for a subcommand: the last value given, else the FlagUse default,
 /// else the table's default.

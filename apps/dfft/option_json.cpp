@@ -11,48 +11,8 @@
 
 namespace dfftapp {
 
-namespace {
-
 using json = nlohmann::json;
-
-json item_json(std::string_view type, const std::string& s) {
-  if (type == "int" || type == "int64") return std::stoll(s);
-  if (type == "pointer") return std::stoull(s);
-  if (type == "number") return std::stod(s);
-  if (type == "bool") return s == "true";
-  return s;
-}
-
-std::string item_text(std::string_view type, const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number()) return v.dump();
-  throw std::invalid_argument("expected a " + std::string(type) + ", found " + v.type_name());
-}
-
-}  // namespace
-
-json option_json(const dfft::OptionField& f, const std::string& text) {
-  if (!f.is_list()) return item_json(f.type, text);
-  json a = json::array();
-  for (const auto& item : dfft::option_items(f, text)) a.push_back(item_json(f.element_type(), item));
-  return a;
-}
-
-// A list whose text is not ','-separated (the process grid, "2x2") is written whole, as one string
-// or one number, as its flag takes it; a JSON list of such values is then a sweep (option_sweep).
-bool written_whole(const dfft::OptionField& f) { return f.is_list() && f.separator != ','; }
-
-std::string option_text(const dfft::OptionField& f, const json& v) {
-  if (!f.is_list()) return item_text(f.type, v);
-  if (v.is_string() && v.get<std::string>() == "auto" && f.empty_is_auto) return "auto";
-  if (written_whole(f) && v.is_string()) return v.get<std::string>();
-  if (written_whole(f) && v.is_number()) return item_text(f.element_type(), v);
-  if (!v.is_array()) throw std::invalid_argument(std::string("expected a ") + std::string(f.type) + ", found " + v.type_name());
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : std::string(1, f.separator)) + item_text(f.element_type(), x);
-  return s;
-}
+using dfft::detail::written_whole;
 
 std::vector<std::string> option_sweep(const dfft::OptionField& f, const json& v, const FlagUse* use) {
   std::vector<std::string> out;
@@ -97,6 +57,46 @@ std::string FlagUse::refusal(const dfft::OptionField& f, const std::string& text
     return what;
   }
   return "";
+}
+
+std::vector<std::string> item_flags(const dfft::OptionField& f) {
+  std::vector<std::string> out;
+  std::stringstream flags{std::string(f.item_flags)};
+  for (std::string x; std::getline(flags, x, '|');) out.push_back(x);
+  return out;
+}
+
+std::string flag_key(const std::string& flag) { return flag.substr(flag.find_first_not_of('-')); }
+
+const dfft::OptionField* item_field(const std::string& key) {
+  for (const auto& f : dfft::option_fields())
+    for (const auto& flag : item_flags(f))
+      if (flag_key(flag) == key) return &f;
+  return nullptr;
+}
+
+bool items_given(const dfft::OptionField& f, const ItemValues& items) {
+  for (const auto& flag : item_flags(f))
+    if (const auto v = items.find(flag_key(flag)); v != items.end() && !v->second.empty()) return true;
+  return false;
+}
+
+std::vector<std::string> item_lists(const dfft::OptionField& f, const ItemValues& items,
+                                    const std::vector<std::string>& rest, std::size_t count) {
+  const auto flags = item_flags(f);
+  std::vector<std::string> lists{""};
+  for (std::size_t i = 0; i < std::min(count, flags.size()); ++i) {
+    const auto given = items.find(flag_key(flags[i]));
+    const auto& values = given != items.end() && !given->second.empty() ? given->second : rest;
+    std::vector<std::string> longer;
+    for (const auto& head : lists)
+      for (const auto& v : values) {
+        std::string t = head.empty() ? v : head + std::string(1, f.separator) + v;
+        if (std::find(longer.begin(), longer.end(), t) == longer.end()) longer.push_back(std::move(t));
+      }
+    lists = std::move(longer);
+  }
+  return lists;
 }
 
 std::vector<std::string> option_names(const std::string& field) {

@@ -22,7 +22,7 @@ namespace {
 
 struct TransformArgs {
   std::string in, out;
-  std::vector<std::string> methods1, methods2;
+  OptionValues items;  // a list option's items given on their own (--method1, --method2), by key
   bool inverse = false, verbose = false, quiet = false, in_place = false;
   std::int64_t last_n = -1;
   OptionValues options;  // the plan options, by field name, as the table's flags gave them
@@ -77,12 +77,7 @@ void add_options(CLI::App* c, TransformArgs& a) {
   c->add_flag("--in-place", a.in_place,
               "Rewrite the existing regular file OUT itself (keeps its inode, owner and links; a "
               "failure leaves it partly written) instead of replacing it by a new file");
-  add_plan_option_flags(c, a.options, transform_uses());
-  const std::string group(dfft::option_field("methods").group);
-  CLI::Option* m = c->get_option("--method");
-  auto* m1 = c->add_option("--method1", a.methods1, "Method of the first exchange")->delimiter(',')->group(group);
-  auto* m2 = c->add_option("--method2", a.methods2, "Method of the second exchange")->delimiter(',')->group(group);
-  m->excludes(m1)->excludes(m2);
+  add_plan_option_flags(c, a.options, transform_uses(), {}, &a.items);
 }
 
 // Options as the library wants them; unknown names throw dfft::Error listing the allowed ones.
@@ -90,12 +85,16 @@ dfft::Options plan_options(const TransformArgs& a) {
   dfft::Options o = options_with_defaults(transform_uses());
   set_plan_options(o, a.options, {"transform"});
   o.transform = a.transform == "c2r" ? dfft::Transform::r2c : dfft::parse_transform(a.transform);
-  if (!a.methods1.empty() || !a.methods2.empty()) {
-    std::vector<std::string> names = a.methods1.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods1;
-    for (const auto& x : a.methods2.empty() ? std::vector<std::string>{"a2a-sync"} : a.methods2)
-      names.push_back(x);
-    o.methods.clear();
-    for (const auto& n : names) o.methods.push_back(dfft::parse_method(n));
+  // A list given item by item needs every item (the plan cannot choose one and take the other).
+  for (const auto& f : dfft::option_fields()) {
+    if (!items_given(f, a.items)) continue;
+    const auto flags = item_flags(f);
+    std::string all;
+    for (const auto& flag : flags) all += (all.empty() ? "" : ", ") + flag;
+    for (const auto& flag : flags)
+      if (a.items.count(flag_key(flag)) == 0 || a.items.at(flag_key(flag)).size() != 1)
+        throw UsageError(flag + ": give one value to each of " + all + " (or " + std::string(f.flag) + " for all)");
+    dfft::set_option(o, f.name, item_lists(f, a.items, {}, flags.size()).front());
   }
   return o;
 }
@@ -262,7 +261,7 @@ void check_arguments(const TransformArgs& a, MPI_Comm comm) {
     std::vector<std::string> given;
     if (option_value(a.options, transform_uses(), "decomposition") != "auto") given.push_back("--decomp");
     if (option_value(a.options, transform_uses(), "variant") != "auto") given.push_back("--variant");
-    if (option_given(a.options, "methods") || !a.methods1.empty() || !a.methods2.empty()) given.push_back("--method");
+    if (option_given(a.options, "methods") || items_given(dfft::option_field("methods"), a.items)) given.push_back("--method");
     refuse_with_tuning(given, "--tune " + dfft::to_string(o.tune));
   }
 }

@@ -67,6 +67,10 @@ struct OptionField {
   /// A second cases-file key (docs/cases.md) that gives the field one value per configuration
   /// as its flag writes it; empty: none.
   std::string_view cases_alias;
+  /// A list's flags that each give one item on its own, in item order, '|'-separated (the method
+  /// of the first and of the second exchange: each sweeps apart from the other); the cases file
+  /// takes each as a key without its dashes. Empty: none.
+  std::string_view item_flags;
   /// The value a single-device transform runs with whatever the configuration says (dfft bench's
   /// reference row: one array, one slice, nothing pipelined or adapted); empty: the configuration's.
   std::string_view serial;
@@ -82,6 +86,8 @@ struct OptionField {
   void (*from_c)(const OptionField& f, Options& o, const dfft_options& c, int ndims) = nullptr;
   /// The tuner chooses it: sets it to the choice of wisdom entry `e`. Null: not a choice.
   void (*from_choice)(Options& o, const WisdomEntry& e) = nullptr;
+  /// The other way: sets the choice of `e` to the field's value in `o` (null where from_choice is).
+  void (*to_choice)(WisdomEntry& e, const Options& o) = nullptr;
   /// A choice that acts only with some values of the other fields: whether it acts in `o`
   /// (chunks: a chunked method; overlap: more than one slice). The tuner's labels (tune_label)
   /// write such a choice as name=value where it acts and differs from its default. Null: the

@@ -2,11 +2,14 @@
 // Wisdom files: parsing (untrusted input: every field checked, a bad entry is skipped, never
 // trusted), and writing.
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "dfft/option_fields.hpp"
 #include "dfft/tune.hpp"
 #include "model/calibration_json.hpp"
 #include "tune/json_util.hpp"
+#include "util/option_json.hpp"
 
 namespace dfft {
 
@@ -18,21 +21,7 @@ constexpr int kFormat = 1;
 constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxRanks = 1 << 24;
 constexpr std::size_t kMaxEntries = 100000;
-
-template <class E>
-E name_to(const std::string& s, E (*parse)(const std::string&), const char* what) {
-  try {
-    return parse(s);
-  } catch (const Error&) {
-    json::bad(std::string("unknown ") + what + " '" + s + "'");
-  }
-}
-
-std::vector<int> ints(const nlohmann::json& obj, const char* name, std::int64_t lo) {
-  std::vector<int> out;
-  for (auto v : json::integers(obj, name, 8, lo, kMaxRanks)) out.push_back(static_cast<int>(v));
-  return out;
-}
+constexpr std::size_t kMaxChoiceItems = 8;
 
 // The longest option text a key may hold: a node layout lists up to one node per rank.
 constexpr std::size_t kMaxOptionText = std::size_t{1} << 20;
@@ -79,38 +68,53 @@ WisdomKey key_from(const nlohmann::json& v) {
   return k;
 }
 
+// The choice holds the fields the option table marks as the tuner's, each in its typed JSON form.
 nlohmann::json entry_json(const WisdomEntry& e) {
-  std::vector<std::string> methods;
-  for (auto m : e.methods) methods.push_back(to_string(m));
-  nlohmann::json j{{"key", key_json(e.key)},
-          {"choice",
-           {{"decomposition", to_string(e.decomposition)},
-            {"variant", to_string(e.variant)},
-            {"grid", e.grid},
-            {"methods", methods},
-            {"chunks", e.chunks},
-            {"overlap", e.overlap},
-            {"in_flight", e.in_flight}}},
-          {"seconds", e.seconds},
-          {"timestamp", e.timestamp}};
+  Options o;
+  nlohmann::json choice = nlohmann::json::object();
+  for (const auto& f : option_fields()) {
+    if (!f.from_choice) continue;
+    f.from_choice(o, e);
+    choice[std::string(f.name)] = detail::option_json(f, f.get(o));
+  }
+  nlohmann::json j{{"key", key_json(e.key)}, {"choice", choice}, {"seconds", e.seconds}, {"timestamp", e.timestamp}};
   if (e.partial()) j["partial"] = {{"tried", e.tried}, {"of", e.of}};
   return j;
+}
+
+// A choice field absent from the file takes the entry's default (older files lack the fields
+// added since). A stored choice is a plan that ran: no automatic value (auto, an empty list, a
+// count below 1), each value one the table reads.
+void choice_from(const nlohmann::json& c, WisdomEntry& e) {
+  if (!c.is_object()) json::bad("field 'choice' must be an object");
+  Options o;
+  for (const auto& f : option_fields()) {
+    if (!f.from_choice) continue;
+    const std::string name(f.name);
+    f.from_choice(o, e);
+    if (c.contains(name)) {
+      const auto& v = c[name];
+      if (v.is_array() && v.size() > kMaxChoiceItems) json::bad("field '" + name + "' lists more than 8 items");
+      try {
+        set_option(o, f.name, detail::option_text(f, v));
+      } catch (const std::invalid_argument& x) {
+        json::bad("field '" + name + "' of a choice: " + x.what());
+      } catch (const Error& x) {
+        json::bad(std::string("choice: ") + x.what());
+      }
+    }
+    const std::string text = f.get(o);
+    const bool automatic = text == "auto" || text.empty() ||
+                           ((f.type == "int" || f.type == "int64") && std::stoll(text) < 1);
+    if (automatic) json::bad("field '" + name + "' of a choice is '" + text + "', not a plan that ran");
+    f.to_choice(e, o);
+  }
 }
 
 WisdomEntry entry_from(const nlohmann::json& v) {
   WisdomEntry e;
   e.key = key_from(json::member(v, "key"));
-  const auto& c = json::member(v, "choice");
-  e.decomposition = name_to(json::string(c, "decomposition", 16), parse_decomposition, "decomposition");
-  e.variant = name_to(json::string(c, "variant", 16), parse_variant, "variant");
-  e.grid = ints(c, "grid", 1);
-  if (e.grid.empty()) json::bad("field 'grid' of a choice must not be empty");
-  for (const auto& m : json::strings(c, "methods", 8)) e.methods.push_back(name_to(m, parse_method, "method"));
-  if (e.methods.empty()) json::bad("field 'methods' must not be empty");
-  e.chunks = static_cast<int>(json::integer(c, "chunks", 1, 1 << 20));
-  // Written since overlap and p2p-pipelined exist; older files lack them (the plain defaults).
-  if (c.contains("overlap")) e.overlap = static_cast<int>(json::integer(c, "overlap", 1, 1 << 20));
-  if (c.contains("in_flight")) e.in_flight = static_cast<int>(json::integer(c, "in_flight", 1, 1 << 20));
+  choice_from(json::member(v, "choice"), e);
   e.seconds = json::number(v, "seconds", 0, 1e9);
   e.timestamp = json::string(v, "timestamp", 64);
   // Absent: a complete tuning (every file written before budgeted runs were marked).

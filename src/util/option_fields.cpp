@@ -350,6 +350,10 @@ template <auto OM, auto EM>
 void choice_of(Options& o, const WisdomEntry& e) {
   o.*OM = e.*EM;
 }
+template <auto OM, auto EM>
+void choice_to(WisdomEntry& e, const Options& o) {
+  e.*EM = o.*OM;
+}
 
 struct Row {
   std::string_view name, group, doc, flag;
@@ -376,6 +380,7 @@ struct Builder : OptionField {
   template <auto OM, auto EM>
   Builder& choice() {
     from_choice = &choice_of<OM, EM>;
+    to_choice = &choice_to<OM, EM>;
     return *this;
   }
   Builder& acts_when(bool (*when)(const Options&)) {
@@ -400,6 +405,10 @@ struct Builder : OptionField {
   }
   Builder& alias(std::string_view key) {
     cases_alias = key;
+    return *this;
+  }
+  Builder& items(std::string_view flags) {
+    item_flags = flags;
     return *this;
   }
   Builder& serial_value(std::string_view text) {
@@ -445,7 +454,7 @@ std::vector<OptionField> make_table() {
   // records(): which bench records have it whatever its value; c(): how the C members read into
   // it; choice(): the wisdom entry's member of a field the tuner chooses; resolved(): what the
   // plan resolved it to; acts_when(): when a choice acts; distribution(), how_found(), heading(),
-  // peer_value(), alias().
+  // peer_value(), alias(), items().
   return {
       row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
                                  "--transform", true, "transform", ""})
@@ -516,7 +525,7 @@ std::vector<OptionField> make_table() {
       row<Field<&O::methods, ',', true>>({"methods", "exchange",
                                           "redistribution method, one for all exchanges or one per exchange (auto: chosen)",
                                           "--method", false, "n_methods, methods", ""})
-          .records(every).distribution().alias("method")
+          .records(every).distribution().alias("method").items("--method1|--method2")
           .c(c_counted<&C::n_methods, &C::methods, &O::methods, DFFT_MAX_EXCHANGES>).choice<&O::methods, &W::methods>()
           .resolved([](O& o, const PlanResolution& p) {
             const std::size_t n = p.exchanges;
@@ -679,6 +688,7 @@ std::string option_fields_json() {
                       {"distribution_only", f.distribution_only},
                       {"peer", f.peer},
                       {"cases_alias", f.cases_alias},
+                      {"item_flags", f.item_flags},
                       {"serial", f.serial},
                       {"former_key", f.former_key},
                       {"choice", f.from_choice != nullptr},

@@ -105,6 +105,38 @@ TEST(OptionFlags, EveryFlagSetsItsField) {
   EXPECT_GT(walked, 3 * 20);
 }
 
+// A list's item flags (--method1, --method2) give it item by item: transform runs the list they
+// make, wants every item, and refuses them beside the list's own flag; bench sweeps them.
+TEST(OptionFlags, ItemFlagsMakeTheList) {
+  int walked = 0;
+  const Subcommand& transform = subcommands()[1];
+  const Subcommand& bench = subcommands()[0];
+  for (const auto& f : dfft::option_fields()) {
+    const auto flags = split(std::string(f.item_flags), '|');
+    if (f.item_flags.empty()) continue;
+    SCOPED_TRACE(std::string(f.name));
+    const auto names = split(std::string(f.allowed), '|');
+    ASSERT_GE(names.size(), flags.size() + 1);
+    std::vector<std::string> args;
+    std::string want;
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+      args.push_back(flags[i]);
+      args.push_back(names[names.size() - 1 - i]);  // each item another value
+      want += (i ? std::string(1, f.separator) : "") + args.back();
+    }
+    EXPECT_EQ(dfft::get_option(options_of(transform, args), f.name), want);
+    EXPECT_NO_THROW(options_of(bench, args));
+    std::vector<std::string> one(args.begin(), args.begin() + 2);
+    EXPECT_ANY_THROW(options_of(transform, one)) << "one item of " << flags.size();
+    args.push_back(std::string(f.flag));
+    args.push_back(names.front());
+    EXPECT_ANY_THROW(options_of(transform, args)) << "beside " << f.flag;
+    EXPECT_ANY_THROW(options_of(bench, args)) << "beside " << f.flag;
+    ++walked;
+  }
+  EXPECT_GT(walked, 0);
+}
+
 // The fields a subcommand gives another meaning are ones with a flag (a stale entry above fails).
 TEST(OptionFlags, OwnSpellingsAreTableFlags) {
   for (const auto& sub : subcommands())

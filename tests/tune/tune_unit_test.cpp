@@ -437,6 +437,12 @@ TEST(Wisdom, TheChoiceIsTheTablesChoiceFields) {
       EXPECT_EQ(f.get(got), text);
     }
   }
+  // Read back, every choice is the entry's.
+  const auto back = dfft::parse_wisdom(dfft::to_json(w));
+  ASSERT_EQ(back.entries.size(), 1u);
+  const dfft::Options written = dfft::detail::with_choice(base, e);
+  const dfft::Options read = dfft::detail::with_choice(base, back.entries[0]);
+  for (const auto& f : dfft::option_fields()) EXPECT_EQ(f.get(read), f.get(written)) << f.name;
 }
 
 TEST(Wisdom, MalformedDocumentsThrowWisdomErrors) {
@@ -472,6 +478,12 @@ TEST(Wisdom, MalformedEntriesAreSkippedNotTrusted) {
       with("\"p2p-type\"", "\"carrier-pigeon\""),
       with("\"grid\": [2, 2]", "\"grid\": []"),
       with("\"chunks\": 4", "\"chunks\": 0"),
+      with("\"chunks\": 4", "\"chunks\": \"four\""),
+      with("\"chunks\": 4", "\"chunks\": [4]"),
+      with("\"pencil\"", "\"auto\""),
+      with("\"grid\": [2, 2]", "\"grid\": [1, 1, 1, 1, 1, 1, 1, 1, 4]"),
+      with("\"grid\": [2, 2]", "\"grid\": {\"x\": 2}"),
+      with("\"choice\"", "\"choice\": 1, \"was\""),
       with("\"seconds\": 0.0123", "\"seconds\": \"fast\""),
       with("\"choice\"", "\"choix\""),
       with("\"in_place\":\"false\"", "\"in_place\":\"maybe\""),

@@ -113,6 +113,12 @@ TEST(OptionFields, GroupsAndKindsAreKnown) {
     last = at;
     EXPECT_FALSE(f.doc.empty());
     EXPECT_TRUE(f.flag.empty() || f.flag.substr(0, 2) == "--");
+    // Item flags belong to a list with a flag of its own, which they exclude.
+    if (!f.item_flags.empty()) {
+      EXPECT_TRUE(f.is_list());
+      EXPECT_FALSE(f.flag.empty());
+      EXPECT_EQ(f.item_flags.substr(0, 2), "--");
+    }
   }
 }
 
@@ -239,7 +245,9 @@ std::string markdown_table() {
       if (!f.allowed.empty()) type += ": " + std::regex_replace(std::string(f.allowed), std::regex("\\|"), ", ");
       const std::string def = f.default_text();
       s += "| `" + std::string(f.name) + "` | " + type + " | " + (def.empty() ? "(empty)" : "`" + def + "`") +
-           " | " + (f.flag.empty() ? "-" : "`" + std::string(f.flag) + "`") + " | " +
+           " | " + (f.flag.empty() ? "-" : "`" + std::string(f.flag) + "`") +
+           (f.item_flags.empty() ? "" : "; items alone: `" + std::regex_replace(std::string(f.item_flags), std::regex("\\|"), "`, `") + "`") +
+           " | " +
            (f.wisdom_key ? f.wisdom_key_resolved.empty() ? "yes" : "yes: " + std::string(f.wisdom_key_resolved) : "-") +
            " | " +
            (f.c_field.empty() ? "- (" + std::string(f.c_absent) + ")" : "`" + std::string(f.c_field) + "`") +
