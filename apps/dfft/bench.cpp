@@ -135,12 +135,7 @@ Outcome agree(Outcome mine, std::string& msg, MPI_Comm comm) {
 
 std::string label(const Config& c, const BenchArgs& a, int ranks) {
   Record r = base_record(c, a, ranks);
-  return record_option(r, "decomposition") + " " + record_option(r, "variant") + " " +
-         methods_text(method_names(r)) + " " + r.precision + " " + record_option(r, "transform") + " " +
-         shape_text(r.size) + " grid " + record_option(r, "grid") +
-         (c.opt.codec == dfft::Codec::none ? "" : " codec " + record_option(r, "codec")) +
-         (c.opt.overlap > 1 ? " overlap " + std::to_string(c.opt.overlap) : "") +
-         (c.opt.transposed_out ? " transposed-out" : "") + (c.opt.in_place ? " in-place" : "");
+  return r.precision + " " + record_option(r, "transform") + " " + shape_text(r.size) + " " + configuration_text(r);
 }
 
 struct Sweep {

@@ -48,9 +48,8 @@ over ranks per repetition, and the median over repetitions is shown. GFlop/s use
 convention: 5 N log2 N (c2c) or 2.5 N log2 N (r2c/c2r), N = product of the sizes, over the
 median time.
 
-Columns: decomp/variant/methods, prec, tr (plan kind), size, P (ranks), grid, codec (wire
-format), ovl (FFT/exchange overlap slices; * = chosen by --adapt), dir (fwd/inv), med/min/max ms
-(over repetitions), fft/pack/comm/unpack (phase medians, ms), GF/s, error (--validate: fwd row
+Columns: the plan options COLUMNS (as the plan resolved them: docs/options.md),
+prec, size, P (ranks), dir (fwd/inv), med/min/max ms (over repetitions), fft/pack/comm/unpack (phase medians, ms), GF/s, error (--validate: fwd row
 vs a serial FFTW transform, inv row the round trip), rt/lap (round-trip / Laplacian error),
 check (pass/fail: 1e-10 double, 1e-4 float, plus twice a codec's expected error of
 docs/compression.md). A row with max/median > 2 (some repetitions stalled) or median/min > 2
@@ -268,7 +267,17 @@ Command make_bench_command(CLI::App& parent) {
       "bench", "Time distributed transforms over a sweep of configurations; print a table, "
                "optionally validate and write JSON lines");
   add_options(c, *args);
-  c->footer(kBenchFooter);
+  // The option columns as the table names them: heading (field) where the two differ.
+  std::vector<const dfft::OptionField*> shown;
+  for (const auto& f : dfft::option_fields())
+    if (f.column > 0) shown.push_back(&f);
+  std::sort(shown.begin(), shown.end(), [](auto* x, auto* y) { return x->column < y->column; });
+  std::string names;
+  for (const auto* f : shown)
+    names += (names.empty() ? "" : ", ") + std::string(f->label) + (f->label == f->name ? "" : " (" + std::string(f->name) + ")");
+  std::string footer = kBenchFooter;
+  footer.replace(footer.find("COLUMNS"), 7, names);
+  c->footer(footer);
   auto run = [args, c](MPI_Comm comm) {
     args->given = given_options(*c, *args);
     if (args->accuracy) {

@@ -19,19 +19,6 @@ std::string noise_note(const Record& r) {
   return b;
 }
 
-namespace {
-
-// What tells configurations of one problem apart.
-std::string configuration_text(const Record& r) {
-  std::string s = record_option(r, "decomposition") + " " + record_option(r, "variant") + " " +
-                  methods_text(method_names(r)) + " grid " + grid_text(r.options.grid);
-  if (r.options.codec != dfft::Codec::none) s += " codec " + record_option(r, "codec");
-  if (r.options.overlap > 1) s += " overlap " + std::to_string(r.options.overlap);
-  return s;
-}
-
-}  // namespace
-
 void Fastest::add(const std::vector<Record>& recs) {
   if (recs.size() != 2 || recs[0].validation == "fail") return;
   const auto key = std::make_tuple(problem_text(recs[0]), recs[0].precision, record_option(recs[0], "transform"));

@@ -27,9 +27,6 @@ std::string num(const char* fmt, double v) {
 
 nlohmann::json or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
-// An option field's heading, as the option table holds it.
-std::string heading(std::string_view field) { return std::string(dfft::option_field(field).label); }
-
 struct Column {
   std::string name;
   bool left;         // text columns are left-aligned, numbers right-aligned
@@ -37,19 +34,22 @@ struct Column {
   std::function<std::string(const Record&)> cell;
 };
 
-const std::vector<Column>& columns() {
-  static const std::vector<Column> c{
-      {heading("decomposition"), true, 0, [](const Record& r) { return record_option(r, "decomposition"); }},
-      {heading("variant"), true, 0, [](const Record& r) { return record_option(r, "variant"); }},
-      {heading("methods"), true, 0, [](const Record& r) { return methods_text(method_names(r)); }},
+// The option table's columns (OptionField::column) in their order, then the problem's and the
+// measurements'.
+std::vector<Column> make_columns() {
+  std::vector<const dfft::OptionField*> shown;
+  for (const auto& f : dfft::option_fields())
+    if (f.column > 0) shown.push_back(&f);
+  std::sort(shown.begin(), shown.end(), [](auto* a, auto* b) { return a->column < b->column; });
+  std::vector<Column> c;
+  for (const auto* f : shown) {
+    const bool number = f->type == "int" || f->type == "int64" || f->type == "number";
+    c.push_back({std::string(f->label), !number, number ? 3u : 0u, [f](const Record& r) { return option_cell(r, *f); }});
+  }
+  const std::vector<Column> rest{
       {"prec", true, 0, [](const Record& r) { return r.precision; }},
-      {heading("transform"), true, 0, [](const Record& r) { return record_option(r, "transform"); }},
       {"size", true, 0, [](const Record& r) { return problem_text(r); }},
       {"P", false, 3, [](const Record& r) { return std::to_string(r.ranks); }},
-      {heading("grid"), true, 0, [](const Record& r) { return grid_text(r.options.grid); }},
-      {heading("codec"), true, 0, [](const Record& r) { return record_option(r, "codec"); }},
-      {heading("overlap"), false, 3,
-       [](const Record& r) { return std::to_string(r.options.overlap) + (r.options.adapt ? "*" : ""); }},
       {"dir", true, 0, [](const Record& r) { return r.direction == "forward" ? std::string("fwd") : std::string("inv"); }},
       {"med ms", false, 7, [](const Record& r) { return num("%.3f", r.time_median); }},
       {"min ms", false, 7, [](const Record& r) { return num("%.3f", r.time_min); }},
@@ -64,6 +64,12 @@ const std::vector<Column>& columns() {
        [](const Record& r) { return num("%.0e", r.roundtrip_error) + "/" + num("%.0e", r.laplacian_error); }},
       {"check", true, 0, [](const Record& r) { return r.validation.empty() ? std::string("-") : r.validation; }},
   };
+  c.insert(c.end(), rest.begin(), rest.end());
+  return c;
+}
+
+const std::vector<Column>& columns() {
+  static const std::vector<Column> c = make_columns();
   return c;
 }
 
@@ -89,20 +95,6 @@ std::string problem_text(const Record& r) {
   return r.options.batch > 1 ? s + " batch " + std::to_string(r.options.batch) : s;
 }
 
-std::string grid_text(const std::vector<int>& g) {
-  if (g.empty()) return "-";
-  std::vector<std::string> p;
-  for (auto v : g) p.push_back(std::to_string(v));
-  return join(p, "x");
-}
-
-std::string methods_text(const std::vector<std::string>& m) {
-  if (m.empty()) return "-";
-  for (const auto& x : m)
-    if (x != m.front()) return join(m, ",");
-  return m.front();  // the same method for every exchange
-}
-
 std::string utc_timestamp() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -123,10 +115,35 @@ std::string record_option(const Record& r, std::string_view name) {
   return it != r.labels.end() ? it->second : dfft::get_option(r.options, name);
 }
 
-std::vector<std::string> method_names(const Record& r) {
-  std::vector<std::string> v;
-  for (auto m : r.options.methods) v.push_back(dfft::to_string(m));
-  return v;
+std::string option_cell(const Record& r, const dfft::OptionField& f) {
+  const std::string text = record_option(r, f.name);
+  if (f.type == "bool") return text == "true" ? "yes" : "no";
+  if (!f.is_list()) return text;
+  const auto items = dfft::option_items(f, text);
+  if (items.empty()) return "-";
+  if (f.separator == ',' && std::all_of(items.begin(), items.end(), [&](const auto& x) { return x == items[0]; }))
+    return items[0];
+  return text;
+}
+
+std::string configuration_text(const Record& r) {
+  std::vector<const dfft::OptionField*> named;
+  for (const auto& f : dfft::option_fields())
+    if (!f.in_name.empty()) named.push_back(&f);
+  // Column order first, then the fields without a column in the table's order.
+  std::stable_sort(named.begin(), named.end(), [](auto* a, auto* b) {
+    return (a->column > 0 ? a->column : 1 << 20) < (b->column > 0 ? b->column : 1 << 20);
+  });
+  std::string s;
+  const auto add = [&](const std::string& words) { s += (s.empty() ? "" : " ") + words; };
+  for (const auto* f : named) {
+    const std::string cell = option_cell(r, *f), name(f->name);
+    if (f->in_name == "bare") add(cell);
+    else if (f->in_name == "named") add(name + " " + cell);
+    else if (f->in_name == "changed" && record_option(r, f->name) != f->default_text()) add(name + " " + cell);
+    else if (f->in_name == "flag" && record_option(r, f->name) == "true") add(std::string(f->flag.substr(2)));
+  }
+  return s;
 }
 
 bool always_written(const dfft::OptionField& f, bool peer) {

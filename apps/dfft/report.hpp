@@ -62,8 +62,13 @@ struct Record {
 
 /// Field `name` of the record's options as text (dfft::get_option), or its label where it has one.
 std::string record_option(const Record& r, std::string_view name);
-/// The record's methods by name, one per exchange (none: chosen when the plan is made).
-std::vector<std::string> method_names(const Record& r);
+/// Field `f` of the record as a cell of bench's table shows it: its text (record_option); a list
+/// with no items "-", a ','-separated list whose items are all equal its one item; a flag
+/// "yes" or "no".
+std::string option_cell(const Record& r, const dfft::OptionField& f);
+/// What tells the record's configuration apart from the others of its problem: the option
+/// fields the table writes in it (OptionField::in_name), in their column order.
+std::string configuration_text(const Record& r);
 
 /// Whether every record writes option field `f`, whatever its value (with `peer`: a peer
 /// library's record). The other fields are written only where they differ from the default.
@@ -108,8 +113,6 @@ std::string join(const std::vector<std::string>& v, const std::string& sep);
 std::string shape_text(const std::vector<std::int64_t>& s);
 /// The record's array shape, with "batch N" after it when it transforms N arrays together.
 std::string problem_text(const Record& r);
-std::string grid_text(const std::vector<int>& g);
-std::string methods_text(const std::vector<std::string>& m);
 std::string utc_timestamp();
 std::string host_name();
 

@@ -55,6 +55,12 @@ struct OptionField {
   std::string_view record;
   /// Heading of the field's column in dfft bench's table (apps/dfft/report.cpp).
   std::string_view label;
+  /// Position of that column among the option columns, 1 first; 0: the table has none.
+  int column = 0;
+  /// How the text that names a configuration (bench's progress lines and its fastest per
+  /// problem) writes the field: "bare" (the value), "named" (name and value), "changed" (name and
+  /// value where not the default), "flag" (the flag's words where true); empty: not at all.
+  std::string_view in_name;
   /// Part of a configuration's identity in the results pages (tools/results_tables.py): false
   /// where it says how the plan was found or where its files lie, not what it computes or how.
   bool configuration = true;

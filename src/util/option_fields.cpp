@@ -373,6 +373,15 @@ struct Builder : OptionField {
     label = text;
     return *this;
   }
+  Builder& shown(int position, std::string_view how = {}) {
+    column = position;
+    in_name = how;
+    return *this;
+  }
+  Builder& named(std::string_view how) {
+    in_name = how;
+    return *this;
+  }
   Builder& c(CRead read) {
     from_c = read;
     return *this;
@@ -458,7 +467,7 @@ std::vector<OptionField> make_table() {
   return {
       row<Field<&O::transform>>({"transform", "problem", "r2c (inverse c2r), c2c, or r2r (a DCT/DST on every axis)",
                                  "--transform", true, "transform", ""})
-          .records(every).heading("tr").c(c_scalar<&C::transform, &O::transform>),
+          .records(every).heading("tr").shown(4).c(c_scalar<&C::transform, &O::transform>),
       row<Field<&O::r2r>>({"r2r", "problem", "per axis, the real kind (DCT/DST, r2hc, hc2r, dht) the forward transform applies (none: periodic)",
                            "--r2r", true, "r2r", ""})
           .c(c_per_axis<&C::r2r, &O::r2r, DFFT_R2R_NONE>),
@@ -487,7 +496,7 @@ std::vector<OptionField> make_table() {
                                "dfft_plan_prepare_batch makes a batched plan for any count"}),
       row<Field<&O::in_place>>({"in_place", "problem", "r2c on one buffer (FFTW's padded real layout)", "--in-place",
                                 true, "in_place", ""})
-          .c(c_scalar<&C::in_place, &O::in_place>),
+          .named("flag").c(c_scalar<&C::in_place, &O::in_place>),
       row<Field<&O::destroy_input>>({"destroy_input", "problem",
                                      "the inverse may overwrite its input spectrum (FFTW's c2r default)",
                                      "--destroy-input", true, "destroy_input", ""})
@@ -498,22 +507,22 @@ std::vector<OptionField> make_table() {
                                   "the C interface's plans run both directions"}),
       row<Field<&O::decomposition>>({"decomposition", "decomposition", "slab-2d1d, slab-1d2d, pencil or auto",
                                      "--decomp", false, "decomposition", ""})
-          .records(every).heading("decomp").peer_value("-").distribution()
+          .records(every).heading("decomp").shown(1, "bare").peer_value("-").distribution()
           .c(c_scalar<&C::decomposition, &O::decomposition>).choice<&O::decomposition, &W::decomposition>(),
       row<Field<&O::grid, 'x', true>>({"grid", "decomposition", "process grid P1xP2 (pencil) or P (slab); auto: chosen",
                                        "--grid", true, "grid_dims, grid", ""})
-          .records(every).distribution()
+          .records(every).shown(5, "named").distribution()
           .c(c_counted<&C::grid_dims, &C::grid, &O::grid, DFFT_MAX_DIMS - 1>).choice<&O::grid, &W::grid>()
           .resolved([](O& o, const PlanResolution& p) { o.grid = p.grid; }),
       row<Field<&O::variant>>({"variant", "decomposition", "default, realigned or auto", "--variant", false,
                                "variant", ""})
-          .records(every).peer_value("-").distribution()
+          .records(every).shown(2, "bare").peer_value("-").distribution()
           .c(c_scalar<&C::variant, &O::variant>).choice<&O::variant, &W::variant>(),
       // The output's memory order: on one rank another value is another local transform.
       row<Field<&O::transposed_out>>({"transposed_out", "decomposition",
                                       "the spectrum in the last stage's memory order (FFTW-MPI's transposed output)",
                                       "--transposed-out", true, "transposed_out", ""})
-          .formerly("transposed").c(c_scalar<&C::transposed_out, &O::transposed_out>),
+          .formerly("transposed").named("flag").c(c_scalar<&C::transposed_out, &O::transposed_out>),
       row<Field<&O::ranks_per_node>>({"ranks_per_node", "decomposition",
                                       "node layout: k ranks per node, or one count per node (empty: from MPI)",
                                       "--ranks-per-node", true, "",
@@ -525,7 +534,7 @@ std::vector<OptionField> make_table() {
       row<Field<&O::methods, ',', true>>({"methods", "exchange",
                                           "redistribution method, one for all exchanges or one per exchange (auto: chosen)",
                                           "--method", false, "n_methods, methods", ""})
-          .records(every).distribution().alias("method").items("--method1|--method2")
+          .records(every).shown(3, "bare").distribution().alias("method").items("--method1|--method2")
           .c(c_counted<&C::n_methods, &C::methods, &O::methods, DFFT_MAX_EXCHANGES>).choice<&O::methods, &W::methods>()
           .resolved([](O& o, const PlanResolution& p) {
             const std::size_t n = p.exchanges;
@@ -533,7 +542,7 @@ std::vector<OptionField> make_table() {
           }),
       row<Field<&O::codec>>({"codec", "exchange", "wire format of the exchanges (compressed communication)",
                              "--codec", true, "codec", ""})
-          .records(plan).distribution().c(c_scalar<&C::codec, &O::codec>)
+          .records(plan).shown(6, "changed").distribution().c(c_scalar<&C::codec, &O::codec>)
           .resolved([](O& o, const PlanResolution& p) { o.codec = p.codec; }),
       row<Field<&O::tolerance>>({"tolerance", "exchange",
                                  "> 0: the cheapest codec whose expected relative error stays below this",
@@ -567,13 +576,13 @@ std::vector<OptionField> make_table() {
           .records(plan).distribution().c(c_scalar<&C::max_message_bytes, &O::max_message_bytes, c_positive>),
       row<Field<&O::overlap>>({"overlap", "overlap", "FFT/exchange overlap slices (1: none; 0: automatic)",
                                "--overlap", false, "overlap", ""})
-          .records(plan).heading("ovl").serial_value("1").c(c_scalar<&C::overlap, &O::overlap>)
+          .records(plan).heading("ovl").shown(7, "changed").serial_value("1").c(c_scalar<&C::overlap, &O::overlap>)
           .choice<&O::overlap, &W::overlap>()
           .acts_when([](const O& o) { return o.overlap > 1; })
           .resolved([](O& o, const PlanResolution& p) { o.overlap = p.overlap_slices; }),
       row<Field<&O::adapt>>({"adapt", "overlap", "online tuning of overlap slices, chunks and steps in flight",
                              "--adapt", true, "adapt", ""})
-          .records(plan).serial_value("false").c(c_scalar<&C::adapt, &O::adapt>),
+          .records(plan).shown(8, "flag").serial_value("false").c(c_scalar<&C::adapt, &O::adapt>),
       row<Field<&O::tune>>({"tune", "tuning", "none, heuristic (model) or measure (time candidates)", "--tune", false,
                             "tune", ""})
           .how_found().c(c_scalar<&C::tune, &O::tune>),
@@ -689,6 +698,8 @@ std::string option_fields_json() {
                       {"peer", f.peer},
                       {"cases_alias", f.cases_alias},
                       {"item_flags", f.item_flags},
+                      {"column", f.column},
+                      {"in_name", f.in_name},
                       {"serial", f.serial},
                       {"former_key", f.former_key},
                       {"choice", f.from_choice != nullptr},
