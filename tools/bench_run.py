@@ -200,7 +200,8 @@ def job_ranks(profile, suite, wanted):
     return keep, refused
 
 
-SIZE_RE = re.compile(r"\b(\d+(?:x\d+)+) grid\b")
+# A configuration of `dfft bench --list`: precision, transform, size, then what tells it apart.
+SIZE_RE = re.compile(r"\b(?:double|float) \S+ (\d+(?:x\d+)+)\b")
 
 
 def suite_sizes(dfft, suite, env):

@@ -44,14 +44,17 @@ def config_text(r):
 
 def bench_flags(text):
     """The dfft bench flags that run the configuration `text` (config_text) again."""
+    flag = {name: records.OPTIONS[name]["flag"] for name in ("decomposition", "grid", "variant", "methods")}
     p = text.split()
-    flags = ["--decomp", p[0]]
+    flags = [flag["decomposition"], p[0]]
     if p[0] == "pencil" and len(p) == 4:
-        flags += ["--grid", p[1]]
+        flags += [flag["grid"], p[1]]
         p = p[:1] + p[2:]
     methods = p[2].split("+")
-    flags += ["--variant", p[1]]
-    flags += ["--method", methods[0]] if len(methods) == 1 else ["--method1", methods[0], "--method2", methods[1]]
+    flags += [flag["variant"], p[1]]
+    # bench sweeps the items of --method: one method per exchange goes by the item flags
+    items = records.OPTIONS["methods"]["item_flags"].split("|")
+    flags += [flag["methods"], methods[0]] if len(methods) == 1 else [x for f, m in zip(items, methods) for x in (f, m)]
     return " ".join(flags)
 
 

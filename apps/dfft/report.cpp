@@ -140,7 +140,8 @@ std::string configuration_text(const Record& r) {
     const std::string cell = option_cell(r, *f), name(f->name);
     if (f->in_name == "bare") add(cell);
     else if (f->in_name == "named") add(name + " " + cell);
-    else if (f->in_name == "changed" && record_option(r, f->name) != f->default_text()) add(name + " " + cell);
+    else if (f->in_name == "changed" && record_option(r, f->name) != (f->serial.empty() ? f->default_text() : std::string(f->serial)))
+      add(name + " " + cell);
     else if (f->in_name == "flag" && record_option(r, f->name) == "true") add(std::string(f->flag.substr(2)));
   }
   return s;

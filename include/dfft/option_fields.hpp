@@ -59,7 +59,7 @@ struct OptionField {
   int column = 0;
   /// How the text that names a configuration (bench's progress lines and its fastest per
   /// problem) writes the field: "bare" (the value), "named" (name and value), "changed" (name and
-  /// value where not the default), "flag" (the flag's words where true); empty: not at all.
+  /// value where not what a single-device transform runs with, `serial`, else not the default), "flag" (the flag's words where true); empty: not at all.
   std::string_view in_name;
   /// Part of a configuration's identity in the results pages (tools/results_tables.py): false
   /// where it says how the plan was found or where its files lie, not what it computes or how.
