@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "dfft/option_fields.hpp"
 #include "dfft/dfft.hpp"
 #include "dfft/validate.hpp"
 #include "mpi_check.hpp"
@@ -169,13 +170,15 @@ void table(const AccCase& a) {
 }  // namespace
 
 void refuse_outside_accuracy(const CLI::App& bench) {
-  static const std::vector<std::string> applies{"--accuracy", "--size", "--decomp", "--method", "--backend"};
+  std::vector<std::string> applies{"--accuracy", "--size"};
+  for (const char* field : {"decomposition", "methods", "backend"}) applies.emplace_back(dfft::option_field(field).flag);
   for (const CLI::Option* o : bench.get_options()) {
     if (o->count() == 0 || std::find(applies.begin(), applies.end(), o->get_name()) != applies.end()) continue;
     std::string names;  // every spelling: the flag given may be the negative one (--no-validate)
     for (const auto& n : o->get_lnames()) names += (names.empty() ? "--" : "/--") + n;
-    throw UsageError(names + " does not apply to --accuracy (it takes --size, --decomp, --method and "
-                     "--backend)");
+    std::string takes;
+    for (std::size_t i = 1; i < applies.size(); ++i) takes += (i > 1 ? ", " : "") + applies[i];
+    throw UsageError(names + " does not apply to --accuracy (it takes " + takes + ")");
   }
 }
 

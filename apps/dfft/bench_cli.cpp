@@ -161,11 +161,8 @@ void finish_args(BenchArgs& a) {
   auto& v = a.option_sweeps;
   const std::string tune = a.option("tune");
   if (tune != "none") {
-    std::vector<std::string> given;
-    if (!v["decomposition"].empty()) given.push_back("--decomp");
-    if (!v["variant"].empty()) given.push_back("--variant");
-    if (!v["methods"].empty() || items_given(dfft::option_field("methods"), a.item_sweeps)) given.push_back("--method");
-    refuse_with_tuning(given, "--tune " + tune);
+    refuse_with_tuning([&](const std::string& n) { return !v[n].empty() || items_given(dfft::option_field(n), a.item_sweeps); },
+                       "--tune " + tune);
   }
   a.default_sweep = a.sizes.empty();
   if (a.default_sweep) {

@@ -98,8 +98,9 @@ std::vector<int> parse_grid(const std::string& s) {
   if (s == "auto") return {};
   std::vector<int> g;
   for (const auto& t : split(s, 'x')) {
-    const auto v = positive(t, "--grid", s);
-    if (v > 1 << 30) throw UsageError("--grid " + s + ": '" + t + "' is too large");
+    const std::string flag(dfft::option_field("grid").flag);
+    const auto v = positive(t, flag, s);
+    if (v > 1 << 30) throw UsageError(flag + " " + s + ": '" + t + "' is too large");
     g.push_back(static_cast<int>(v));
   }
   if (g.empty()) throw UsageError("--grid: empty (write P1xP2, P or auto)");
@@ -279,10 +280,13 @@ dfft::Options options_with_defaults(const FlagUses& uses) {
   return o;
 }
 
-void refuse_with_tuning(const std::vector<std::string>& given, const std::string& tuning) {
-  if (!given.empty())
-    throw UsageError(given.front() + " and " + tuning + " exclude each other: the tuner chooses the "
-                     "decomposition, variant and methods (give " + given.front() + " without tuning, or drop it)");
+void refuse_with_tuning(const std::function<bool(const std::string&)>& given, const std::string& tuning) {
+  for (const char* name : {"decomposition", "variant", "methods"}) {
+    if (!given(name)) continue;
+    const std::string flag(dfft::option_field(name).flag);
+    throw UsageError(flag + " and " + tuning + " exclude each other: the tuner chooses the "
+                     "decomposition, variant and methods (give " + flag + " without tuning, or drop it)");
+  }
 }
 
 void set_plan_options(dfft::Options& o, const OptionValues& values, const std::vector<std::string>& skip) {

@@ -145,9 +145,10 @@ bool option_given(const OptionValues& values, const std::string& name);
 /// Options with the subcommand's defaults of `uses` (FlagUse::default_text) set.
 dfft::Options options_with_defaults(const FlagUses& uses);
 
-/// Refuses the options in `given` (flags such as "--decomp", "--method") that the tuning named
-/// by `tuning` ("--tune measure") would override, naming both (UsageError).
-void refuse_with_tuning(const std::vector<std::string>& given, const std::string& tuning);
+/// Refuses a choice the tuner makes (decomposition, variant, methods) that `given` says the
+/// command line set (given(field name)), beside the tuning named by `tuning` ("--tune measure"),
+/// naming both flags (UsageError).
+void refuse_with_tuning(const std::function<bool(const std::string&)>& given, const std::string& tuning);
 
 /// Sets the fields of `values` in `o` (fields named in `skip` excepted); a field given several
 /// values is refused (UsageError) where the subcommand runs one plan, except a list with ','

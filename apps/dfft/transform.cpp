@@ -258,11 +258,9 @@ void check_arguments(const TransformArgs& a, MPI_Comm comm) {
   if (o.tune == dfft::Tune::measure)
     if (const std::string w = wisdom_target(o.wisdom_file, comm); !w.empty()) check_wisdom_target(w, comm);
   if (o.tune != dfft::Tune::none) {
-    std::vector<std::string> given;
-    if (option_value(a.options, transform_uses(), "decomposition") != "auto") given.push_back("--decomp");
-    if (option_value(a.options, transform_uses(), "variant") != "auto") given.push_back("--variant");
-    if (option_given(a.options, "methods") || items_given(dfft::option_field("methods"), a.items)) given.push_back("--method");
-    refuse_with_tuning(given, "--tune " + dfft::to_string(o.tune));
+    refuse_with_tuning([&](const std::string& n) {
+      return option_value(a.options, transform_uses(), n) != "auto" || items_given(dfft::option_field(n), a.items);
+    }, "--tune " + dfft::to_string(o.tune));
   }
 }
 

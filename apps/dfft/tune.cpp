@@ -122,7 +122,7 @@ void add_options(CLI::App* c, TuneArgs& a) {
               "Progress lines on stderr (default: unless stderr is a file or /dev/null)");
   add_plan_option_flags(c, a.options, tune_uses());
   c->add_flag("--no-wisdom", a.no_wisdom, "Do not read or write a wisdom file")
-      ->excludes(c->get_option("--wisdom"))
+      ->excludes(c->get_option(std::string(dfft::option_field("wisdom_file").flag)))
       ->group(std::string(dfft::option_field("wisdom_file").group));
 }
 
@@ -395,10 +395,7 @@ int run_tune(TuneArgs& a, MPI_Comm comm) {
     APP_MPI(MPI_Bcast(&absent, 1, MPI_INT, 0, comm));
     if (absent) throw InputError(o.wisdom_file + ": no such file (--mode heuristic reads the calibration from it)");
   }
-  std::vector<std::string> chosen_by_tuner;
-  for (const auto& [name, flag] : {std::pair{"decomposition", "--decomp"}, {"variant", "--variant"}, {"methods", "--method"}})
-    if (auto v = a.options.find(name); v != a.options.end() && !v->second.empty()) chosen_by_tuner.push_back(flag);
-  refuse_with_tuning(chosen_by_tuner, "--mode " + a.mode);
+  refuse_with_tuning([&](const std::string& n) { return option_given(a.options, n); }, "--mode " + a.mode);
   a.settings.reuse_wisdom = a.reuse;
   // Every output is checked before any candidate is timed.
   if (!a.json.empty()) check_output_target("", a.json, false, comm);
