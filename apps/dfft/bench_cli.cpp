@@ -9,6 +9,7 @@
 #include "bench.hpp"
 #include "command.hpp"
 #include "option_json.hpp"
+#include "report.hpp"
 #include "dfft/option_fields.hpp"
 #include "dfft/types.hpp"
 
@@ -265,12 +266,8 @@ Command make_bench_command(CLI::App& parent) {
                "optionally validate and write JSON lines");
   add_options(c, *args);
   // The option columns as the table names them: heading (field) where the two differ.
-  std::vector<const dfft::OptionField*> shown;
-  for (const auto& f : dfft::option_fields())
-    if (f.column > 0) shown.push_back(&f);
-  std::sort(shown.begin(), shown.end(), [](auto* x, auto* y) { return x->column < y->column; });
   std::string names;
-  for (const auto* f : shown)
+  for (const auto* f : option_columns())
     names += (names.empty() ? "" : ", ") + std::string(f->label) + (f->label == f->name ? "" : " (" + std::string(f->name) + ")");
   std::string footer = kBenchFooter;
   footer.replace(footer.find("COLUMNS"), 7, names);

@@ -196,12 +196,6 @@ void read_alias(const dfft::OptionField& f, const json& v, const std::string& wh
   s.by_alias.insert(name);
 }
 
-// One item of a list option on its own (OptionField::item_flags): one value per configuration.
-void read_item(const dfft::OptionField& f, const json& v, const std::string& key, const std::string& where,
-               CaseSettings& s) {
-  s.items[key] = field_texts(f, v, where);
-}
-
 std::string known_keys(bool test) {
   std::string k = test ? "name, comment" : "comment";
   for (const auto& [key, reader] : readers()) k += ", " + key;
@@ -248,7 +242,7 @@ CaseSettings read_settings(const json& obj, const std::string& where, bool test,
     else if (const auto* f = alias_field(it.key()))
       read_alias(*f, it.value(), w, s);
     else if (const auto* g = item_field(it.key()))
-      read_item(*g, it.value(), it.key(), w, s);
+      s.items[it.key()] = field_texts(*g, it.value(), w);  // one item of a list on its own
     else if (!read_option(it.value(), it.key(), w, s))
       fail(w, "unknown key; allowed: " + known_keys(test));
   }

@@ -37,12 +37,8 @@ struct Column {
 // The option table's columns (OptionField::column) in their order, then the problem's and the
 // measurements'.
 std::vector<Column> make_columns() {
-  std::vector<const dfft::OptionField*> shown;
-  for (const auto& f : dfft::option_fields())
-    if (f.column > 0) shown.push_back(&f);
-  std::sort(shown.begin(), shown.end(), [](auto* a, auto* b) { return a->column < b->column; });
   std::vector<Column> c;
-  for (const auto* f : shown) {
+  for (const auto* f : option_columns()) {
     const bool number = f->type == "int" || f->type == "int64" || f->type == "number";
     c.push_back({std::string(f->label), !number, number ? 3u : 0u, [f](const Record& r) { return option_cell(r, *f); }});
   }
@@ -124,6 +120,14 @@ std::string option_cell(const Record& r, const dfft::OptionField& f) {
   if (f.separator == ',' && std::all_of(items.begin(), items.end(), [&](const auto& x) { return x == items[0]; }))
     return items[0];
   return text;
+}
+
+std::vector<const dfft::OptionField*> option_columns() {
+  std::vector<const dfft::OptionField*> shown;
+  for (const auto& f : dfft::option_fields())
+    if (f.column > 0) shown.push_back(&f);
+  std::sort(shown.begin(), shown.end(), [](auto* a, auto* b) { return a->column < b->column; });
+  return shown;
 }
 
 std::string configuration_text(const Record& r) {

@@ -66,6 +66,8 @@ std::string record_option(const Record& r, std::string_view name);
 /// with no items "-", a ','-separated list whose items are all equal its one item; a flag
 /// "yes" or "no".
 std::string option_cell(const Record& r, const dfft::OptionField& f);
+/// The option fields with a column in bench's table (OptionField::column), in column order.
+std::vector<const dfft::OptionField*> option_columns();
 /// What tells the record's configuration apart from the others of its problem: the option
 /// fields the table writes in it (OptionField::in_name), in their column order.
 std::string configuration_text(const Record& r);

@@ -12,6 +12,7 @@
 #include "cli_common.hpp"
 #include "command.hpp"
 #include "option_json.hpp"
+#include "report.hpp"
 #include "dfft/dfft.hpp"
 #include "dfft/io.hpp"
 #include "output_target.hpp"
@@ -89,11 +90,10 @@ dfft::Options plan_options(const TransformArgs& a) {
   for (const auto& f : dfft::option_fields()) {
     if (!items_given(f, a.items)) continue;
     const auto flags = item_flags(f);
-    std::string all;
-    for (const auto& flag : flags) all += (all.empty() ? "" : ", ") + flag;
     for (const auto& flag : flags)
       if (a.items.count(flag_key(flag)) == 0 || a.items.at(flag_key(flag)).size() != 1)
-        throw UsageError(flag + ": give one value to each of " + all + " (or " + std::string(f.flag) + " for all)");
+        throw UsageError(flag + ": give one value to each of " + join(flags, ", ") + " (or " + std::string(f.flag) +
+                         " for all)");
     dfft::set_option(o, f.name, item_lists(f, a.items, {}, flags.size()).front());
   }
   return o;
