@@ -325,7 +325,8 @@ class FftwLocal final : public LocalFft {
  private:
   void run(void* in, void* out, bool scale) {
     if (!local_) return;
-    if (Fftw<T>::alignment(in) != align_in_ || Fftw<T>::alignment(out) != align_out_) {
+    // Blocks copied into the output are transformed there: the input's alignment does not matter.
+    if ((!copy_block_ && Fftw<T>::alignment(in) != align_in_) || Fftw<T>::alignment(out) != align_out_) {
       // A user array with other alignment: a SIMD-free plan that works at any address. Planned
       // with ESTIMATE, which reads no array: the scratch buffers may hold this step's data.
       if (!unaligned_) unaligned_ = make(FFTW_ESTIMATE | FFTW_UNALIGNED, scratch_in_, scratch_out_, whole_batch());
