@@ -15,15 +15,21 @@ namespace directions {  // names of its own in a unity build
 using dfft::Decomposition;
 using dfft::Directions;
 
-template <class T, class In>
-void one_direction_plans(Decomposition dec, const Shape& shape, bool transposed) {
-  using C = std::complex<T>;
-  constexpr bool c2c = std::is_same_v<In, C>;
+// Unnormalised r2c (real input) or c2c (complex input) on the backend under test.
+dfft::Options unnormalised(Decomposition dec, bool c2c, bool transposed) {
   dfft::Options o = backend_options();
   o.decomposition = dec;
   o.transform = c2c ? dfft::Transform::c2c : dfft::Transform::r2c;
   o.norm = dfft::Norm::none;
   o.transposed_out = transposed;
+  return o;
+}
+
+template <class T, class In>
+void one_direction_plans(Decomposition dec, const Shape& shape, bool transposed) {
+  using C = std::complex<T>;
+  constexpr bool c2c = std::is_same_v<In, C>;
+  dfft::Options o = unnormalised(dec, c2c, transposed);
   o.directions = Directions::forward;
   auto fwd = make_plan<T>(shape, o);
   o.directions = Directions::inverse;
@@ -73,12 +79,7 @@ template <class T, class In>
 void misaligned_arrays(Decomposition dec, const Shape& shape, bool transposed) {
   using C = std::complex<T>;
   constexpr bool c2c = std::is_same_v<In, C>;
-  dfft::Options o = backend_options();
-  o.decomposition = dec;
-  o.transform = c2c ? dfft::Transform::c2c : dfft::Transform::r2c;
-  o.norm = dfft::Norm::none;
-  o.transposed_out = transposed;
-  auto p = make_plan<T>(shape, o);
+  auto p = make_plan<T>(shape, unnormalised(dec, c2c, transposed));
   if (!p) return;
   const auto x = make_local<In>(p->input_layout(), shape, 5, In(0));
   Shape spectral = shape;
