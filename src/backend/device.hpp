@@ -79,6 +79,10 @@ class LocalFft {
   /// Whether execute_copying() transforms a copy in one pass (FFTW's in-place c2c of the
   /// slowest axis, whose batch is cut into cache-sized blocks).
   virtual bool copies() const { return false; }
+  /// Whether execute() out of place transforms cache-sized blocks into a buffer and streams them
+  /// to the output (CPU, outputs far larger than the cache): it reads the input once and writes
+  /// the output once without reading it, which a copy followed by an in-place FFT cannot beat.
+  virtual bool streams() const { return false; }
   /// The FFT of `src` into `dst` (one layout; `dst` may be `src`), multiplied by `factor`: each
   /// block of the batch is copied (and scaled) and then transformed while it is still in cache,
   /// so that the input is read once and the normalisation costs no pass of its own. Only where

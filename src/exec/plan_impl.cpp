@@ -315,7 +315,8 @@ void PlanImpl::plan_in_place_ends() {
   // So a direction that ends with exchange -> c2c FFT lets the exchange write the output array
   // and the FFT transform it there. A direction that starts with a c2c FFT reads the caller's
   // array, which it must not change: there a copy into the work buffer and the in-place FFT are
-  // timed against the out-of-place FFT (Effort::measure), and the faster is kept.
+  // timed against the out-of-place FFT (Effort::measure), and the faster is kept, unless the
+  // out-of-place FFT streams its output (LocalFft::streams: nothing moves the data less).
   // GPUs keep out-of-place stages: in place is measured on host memory only.
   const std::size_t n = path_.steps.size();
   if (n < 3 || dev_->on_device()) return;
@@ -336,6 +337,9 @@ void PlanImpl::plan_in_place_ends() {
         // Copying block by block reads the caller's array once and transforms each block in
         // cache: nothing an out-of-place FFT could do in fewer passes.
         (inverse ? exec_[k].inv_copy_first : exec_[k].fwd_copy_first) = true;
+      } else if (const LocalFft* oop = (inverse ? exec_[k].inv_fft : exec_[k].fwd_fft).get();
+                 first && forced < 0 && oop && oop->streams()) {
+        // The out-of-place FFT streams its output: one read and one write, nothing to time.
       } else if (first && forced != 0 && !(forced < 0 && d.effort == Effort::estimate)) {
         bool copy = true;
         if (forced < 0) {

@@ -297,6 +297,7 @@ class FftwLocal final : public LocalFft {
   void execute_unscaled(void* in, void* out) override { copying_ ? execute_copying(in, out, 1) : run(in, out, false); }
   bool scales() const override { return fused_scale_; }
   bool copies() const override { return copying_; }
+  bool streams() const override { return stage_; }
   std::int64_t work_bytes() const override {
     return (copy_bufs_.empty() ? 0 : static_cast<std::int64_t>(copy_bufs_.size()) * dims_[0].n * copy_v_ * 2 * sizeof(T)) +
            static_cast<std::int64_t>(stage_bufs_.size()) * block_ * out_step_;
