@@ -460,20 +460,12 @@ class FftwLocal final : public LocalFft {
   }
 
   std::int64_t whole_batch() const { return howmany_.empty() ? 1 : howmany_[0].n; }
-  // Whether the input and the output lie alike and every member of the slowest batch axis fills
-  // its step densely (no padding or halo cells between members that a copy would write).
+  // Whether the input and the output lie alike and the output's blocks of members are dense
+  // (dense_out: nothing of the caller's between members that a copy would write).
   bool dense_alike() const {
-    std::vector<fftw_iodim64> inner(dims_);
-    inner.insert(inner.end(), howmany_.begin() + 1, howmany_.end());
     for (const auto& x : dims_) if (x.is != x.os) return false;
     for (const auto& h : howmany_) if (h.is != h.os) return false;
-    std::sort(inner.begin(), inner.end(), [](const auto& a, const auto& b) { return a.os < b.os; });
-    std::int64_t dense = 1;
-    for (const auto& x : inner) {
-      if (x.os != dense) return false;
-      dense *= x.n;
-    }
-    return howmany_[0].os == dense;
+    return dense_out();
   }
   // Elements from the start of one run of the FFT's fastest axis in `l` (the input's or the
   // output's layout) to its end: the axis' extent there times its stride.
