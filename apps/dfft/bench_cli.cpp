@@ -252,6 +252,12 @@ std::vector<Config> expand(const BenchArgs& a) {
                 for (const auto& combo : combos) {
                   Config with = c;
                   for (const auto& [name, value] : combo) dfft::set_option(with.opt, name, value);
+                  // A configuration the plan completes itself is the plan without options: its
+                  // pipelines are the plan's choice too, unless given.
+                  if (d == dfft::Decomposition::automatic || v == dfft::Variant::automatic || ms.empty())
+                    for (const char* name : {"chunks", "overlap"})
+                      if (const auto it = a.option_sweeps.find(name); it == a.option_sweeps.end() || it->second.empty())
+                        dfft::set_option(with.opt, name, "0");
                   out.push_back(std::move(with));
                 }
               }

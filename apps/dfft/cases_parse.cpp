@@ -312,8 +312,10 @@ const FlagUses& bench_uses() {
       {"grid", FlagUse().items()},
       {"methods", FlagUse().items().noted("Each value one configuration; not given: every method of the backend")},
       {"max_message_bytes", FlagUse().least(1, "a byte count >= 1")},
-      {"chunks", FlagUse().defaults_to("4").least(1, "an integer >= 1")},
-      {"overlap", FlagUse().defaults_to("1").least(1, "an integer >= 1")},
+      {"chunks", FlagUse().defaults_to("4").least(0, "an integer >= 0 (0: automatic)")
+                     .noted("Not given: 4, or automatic where the decomposition, variant or methods are")},
+      {"overlap", FlagUse().defaults_to("1").least(0, "an integer >= 0 (0: automatic)")
+                      .noted("Not given: 1, or automatic where the decomposition, variant or methods are")},
       {"threads", FlagUse().least(0, "an integer >= 0")},
       {"tune", FlagUse().noted("--decomp, --variant and --method are then refused: the tuner chooses them")},
       {"tune_budget_s", FlagUse().least(0, "a number of seconds >= 0")},

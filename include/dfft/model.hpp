@@ -59,6 +59,12 @@ struct Calibration {
     Link link;
   };
   std::vector<MethodLink> method_links;
+  /// Facts of the run, not of the calibration (set by the plan, not stored): the cores a rank may
+  /// use (its affinity mask, or its share of an unbound node) and whether ranks share a GPU.
+  /// They decide whether pipelines hide time: an overlapped FFT needs a core (or, on a GPU, the
+  /// copy engines of a GPU of its own) beside the one that runs the communication.
+  int cores = 1;
+  bool shared_gpu = false;
 
   /// Placeholder constants for machines without a calibration (docs/models.md lists them).
   static Calibration defaults(int ranks);
@@ -98,7 +104,11 @@ Calibration calibrate(MPI_Comm comm, Backend backend, const CalibrateSettings& s
 
 struct Phases {
   double fft = 0, pack = 0, comm = 0, unpack = 0;
-  double total() const { return fft + pack + comm + unpack; }
+  /// Seconds the pipelines hide: chunks of an exchange packed while others move
+  /// (Options::chunks), slices of an FFT transformed while others are exchanged
+  /// (Options::overlap). The phases are busy times; the stage takes their sum less this.
+  double hidden = 0;
+  double total() const { return fft + pack + comm + unpack - hidden; }
 };
 
 struct StagePrediction {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "dfft/model.hpp"
+#include "exec/overlap.hpp"
 #include "plan/path.hpp"
 #include "transport/methods.hpp"
 #include "transport/topology.hpp"
@@ -73,6 +74,68 @@ double fft_seconds(const FftStep& f, const Calibration& c, int prec, bool reals)
   return t;
 }
 
+// Two engines side by side, one computing or packing (a seconds), one moving data (b seconds),
+// the work cut in k pieces: the pipeline takes the longer engine's time plus the piece of the
+// shorter one that nothing hides (the first pack or FFT slice, the last transfer).
+double pipelined(double a, double b, int k) { return std::max(a, b) + std::min(a, b) / std::max(k, 1); }
+
+// Built-in costs of FFT/exchange overlap (docs/models.md lists them; not measured per machine).
+// Per slice: the hand-off to the communication thread and its wait (CPU), a stream wait and an
+// event pair (GPU). At 512^3 on 2 GPUs 4 slices lost to the plain plan, at 1024^3 they won.
+constexpr double kSliceSecondsCpu = 2e-5, kSliceSecondsGpu = 5e-5;
+// A GPU's FFT slices share its memory with the exchange's copies: a slab's 2-D FFT took 1.22x its
+// time beside them (3.91 -> 4.76 ms, 2 x H200, 1024^3 float, docs/results/overlap.md). Slices
+// along a pencil's common axis are strided, and their cuFFT plans were 2-3x slower.
+constexpr double kGpuOverlapFft = 1.22, kGpuOverlapStridedFft = 2.5;
+
+// How much longer a sliced FFT takes beside the exchange than alone, or 0 where nothing can run
+// beside it (`why` then says why). A CPU rank's communication thread needs a core: one the FFT
+// does not use, else it takes one of the FFT's threads' cores; with one core per rank it
+// shares the FFT's (overlapped plans were 0.95-1.58x the plain ones so, 2 ranks of one core
+// each and 4 on a 32-core host; with a second core per rank 0.85-0.96x).
+double overlap_fft_factor(const Calibration& c, const Options& opt, bool strided, std::string* why) {
+  if (opt.backend == Backend::cuda) {
+    if (c.shared_gpu) {
+      if (why) *why = "ranks share a GPU, whose processes take turns";
+      return 0;
+    }
+    return strided ? kGpuOverlapStridedFft : kGpuOverlapFft;
+  }
+  const int cores = std::max(c.cores, 1);
+  const int threads = opt.threads > 0 ? opt.threads : cores;
+  if (cores > threads) return 1;
+  if (threads >= 2) return threads / (threads - 1.0);
+  if (why) *why = "one core per rank, which the communication thread would take from the FFT";
+  return 0;
+}
+
+// FFT/exchange overlap in K slices (docs/overlap.md) for one rank's stages of path p: each group
+// the executor forms hides the shorter of its sliced FFTs and its exchange but one slice; the
+// exchange pays each slice's hand-off and messages.
+void add_overlap(std::vector<StagePrediction>& st, const Path& p, const Options& opt, const Calibration& c) {
+  const int k = opt.overlap;
+  if (k <= 1) return;
+  const auto sched = oriented_steps(p, false);
+  const bool gpu = opt.backend == Backend::cuda;
+  const Link msg = c.pingpong.bandwidth > 0 ? c.pingpong : Calibration::defaults(c.ranks).pingpong;
+  for (const GroupPlan& g : plan_groups(sched, MPI_COMM_NULL)) {
+    auto& x = st[sched[g.x()].path_index];
+    x.t.comm += k * (gpu ? kSliceSecondsGpu : kSliceSecondsCpu) + (k - 1) * x.peers * msg.latency;
+    const double factor = overlap_fft_factor(c, opt, g.mode == GroupPlan::Mode::common, nullptr);
+    if (factor == 0) continue;
+    double sliced = 0;
+    auto slice = [&](std::size_t i) {
+      auto& f = st[sched[i].path_index].t;
+      f.fft *= factor;
+      sliced += f.fft;
+    };
+    if (g.has_pre && g.mode != GroupPlan::Mode::post) slice(g.first);
+    if (g.has_post && g.mode != GroupPlan::Mode::pre) slice(g.last());
+    const double xt = x.t.total();
+    x.t.hidden += sliced + xt - pipelined(sliced, xt, k);
+  }
+}
+
 // Seconds of the messages counted in t, each on the link of its class.
 double message_seconds(const NodeTraffic& t, const Link& intra, const Link& inter) {
   return static_cast<double>(t.intra_node_messages) * intra.latency +
@@ -102,11 +165,13 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
       s.src[0].strides() == s.dst[0].strides())
     return st;
   const double pr = std::max(c.pack_rate, 1.0);
-  double pack = 0, unpack = 0;
+  const bool gpu = opt.backend == Backend::cuda;
+  double pack = 0, unpack = 0, own = 0;
   const auto elem = static_cast<double>(s.elem);
   for (int k = 0; k < b.size(); ++k) {
     if (k == e.me) {
-      unpack += static_cast<double>(b.send[k].count()) * elem / pr;  // the block this rank keeps
+      own = static_cast<double>(b.send[k].count()) * elem / pr;  // the block this rank keeps
+      unpack += own;
       continue;
     }
     if (b.send_bytes[k] > 0) {
@@ -120,7 +185,6 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
   // leader, scatters), each on its class's link; what the rank receives is what it sends in
   // the inverse exchange.
   // per-peer sends the flat exchange's messages, each class on its own transport's link.
-  const bool gpu = opt.backend == Backend::cuda;
   const Method mi = m == Method::per_peer ? per_peer_intra_method(gpu) : m;
   const Method mx = m == Method::per_peer ? per_peer_inter_method(gpu) : m;
   const Link intra = c.link(mi, b.size(), false), inter = c.link(mx, b.size(), true);
@@ -130,6 +194,29 @@ StagePrediction exchange_stage(const ExchangeStep& e, Method m, const Options& o
                        message_seconds(sent_traffic(m, back), intra, inter));
   st.t.pack = pack;
   st.t.unpack = unpack;
+  if (m == Method::cuda_ipc) {
+    // Copy engines move each peer block from the source straight into the peer's destination,
+    // and the rank's own block is copied on a side stream meanwhile: neither is packed, and
+    // the exchange ran at 98% of the NVLink copy rate (docs/results/gpu-multi.md).
+    // Every execution first allgathers the targets and ends in an allreduce that acts as the
+    // barrier (src/backend/cuda/ipc.cpp): two latencies per exchange, whatever the peers.
+    st.t.pack = 0;
+    st.t.unpack = own;
+    st.t.comm += 2 * intra.latency;
+    st.t.hidden = std::min(own, st.t.comm);
+  }
+  if (method_info(m).chunks && opt.chunks > 1) {
+    // Every block goes in `chunks` messages. On a GPU chunk c+1 is packed while chunk c moves and
+    // chunk c-1 is unpacked, on three streams (docs/pipelined.md; NCCL's exchange phase went from
+    // 226-244 to 299-300 GB/s with 4 chunks). On the CPU one thread packs and drives MPI, whose
+    // shared-memory copies run on the ranks' own cores: nothing is hidden (16 ranks, 256^3:
+    // 1 to 32 chunks within the runs' spread, suite chunks-cpu16).
+    st.t.comm += (opt.chunks - 1) * st.peers * intra.latency;
+    if (gpu) {
+      const double work = st.t.pack + st.t.unpack;
+      st.t.hidden = work + st.t.comm - pipelined(work, st.t.comm, opt.chunks);
+    }
+  }
   if (method_info(m).buffers == MethodBuffers::in_place) {
     // MPI packs derived datatypes inside the communication call: same bytes, counted as comm.
     st.t.comm += st.t.pack + st.t.unpack;
@@ -224,6 +311,7 @@ Calibration Calibration::builtin(Backend backend, int ranks, bool shared_gpu, bo
   // (FFTW's flop count) on one GPU; peer copies near NVLink's 390 GB/s, NCCL a little below.
   // The host-staged MPI methods cross PCIe twice and the host's MPI (about 7 GB/s).
   c.device = shared_gpu ? "built-in: gpus shared by ranks" : "built-in: nvlink gpus";
+  c.shared_gpu = shared_gpu;
   c.fft_contiguous[1] = 1.2e13, c.fft_middle[1] = 9e12, c.fft_strided[1] = 6e12;
   c.fft_contiguous[0] = 6e12, c.fft_middle[0] = 4.5e12, c.fft_strided[0] = 3e12;
   c.pack_rate = 1.5e12;
@@ -296,6 +384,8 @@ Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape,
     f.ipc_in_node = true;
     f.ipc = f.nodes() == 1;
     f.nccl = true;
+    f.cores = c.cores;
+    f.shared_gpu = c.shared_gpu;
     return predict(c, shape, choose_automatic(f, shape, opt, is_double, c).chosen, ranks, is_double, node);
   }
   Prediction pred;
@@ -305,7 +395,9 @@ Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape,
   for (int r = 0; r < ranks; ++r)
     if (ranks <= kAllRanksUpTo || r < kAllRanksUpTo / 2 || r >= ranks - kAllRanksUpTo / 2) which.push_back(r);
   for (int r : which) {
-    auto stages = rank_stages(make_path(shape, opt, pred.grid, r), r, opt, c, is_double, topo);
+    const Path path = make_path(shape, opt, pred.grid, r);
+    auto stages = rank_stages(path, r, opt, c, is_double, topo);
+    add_overlap(stages, path, opt, c);
     if (pred.stages.empty()) {
       pred.stages = stages;
       continue;
@@ -323,6 +415,7 @@ Prediction predict(const Calibration& c, const std::vector<std::int64_t>& shape,
     pred.total.pack += s.t.pack;
     pred.total.comm += s.t.comm;
     pred.total.unpack += s.t.unpack;
+    pred.total.hidden += s.t.hidden;
   }
   return pred;
 }
@@ -374,3 +467,11 @@ PowerLaw fit_power_law(const std::vector<double>& ranks, const std::vector<doubl
 }
 
 }  // namespace dfft::model
+
+namespace dfft::detail {
+std::string overlap_blocked(const model::Calibration& c, const Options& opt) {
+  std::string why;
+  model::overlap_fft_factor(c, opt, false, &why);
+  return why;
+}
+}  // namespace dfft::detail

@@ -13,6 +13,7 @@
 #include "model/machine.hpp"
 #include "transport/methods.hpp"
 #include "transport/topology.hpp"
+#include "tune/automatic.hpp"
 #include "tune/select.hpp"
 #include "util/check.hpp"
 
@@ -189,7 +190,7 @@ bool method_link(Calibration& c, Method m, Device& dev, const CalibrateSettings&
     }
     std::unique_ptr<Transport> x;
     try {
-      x = make_transport(m, comm, spec, dev, TransportTuning{OneSidedSync::fence, 4, 2, comm});
+      x = make_transport(m, comm, spec, dev, TransportTuning{OneSidedSync::fence, kDefaultChunks, 2, comm});
     } catch (const Error&) {
       return false;  // not in this build or on this machine (refused on every rank alike)
     }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backend/cpu/fftw_wisdom.hpp"
+#include "backend/cpu/work_pool.hpp"
 #include "backend/device.hpp"
 #include "dfft/tune.hpp"
 #include "model/machine.hpp"
@@ -20,10 +21,6 @@
 namespace dfft::detail {
 
 namespace {
-
-// Chunks per block for the chunked methods where nothing else decides them: the value the
-// pipelined transports were measured best at on 2-16 ranks (docs/pipelined.md).
-constexpr int kDefaultChunks = 4;
 
 bool host_staged(Method m, const MachineFacts& f) {
   const auto& i = method_info(m);
@@ -49,6 +46,37 @@ std::string ruled_out_because(Method m, const MachineFacts& f, const Options& op
   return {};
 }
 
+// Why the chosen chunks and overlap (the fields the caller left open): the prediction of the
+// same plan with the other value beside the chosen one's.
+void explain_pipelines(AutoChoice& r, const Options& opt, const model::Calibration& cal) {
+  const AutoCandidate& best = r.ranked.front();
+  auto twin = [&](auto change) -> const AutoCandidate* {
+    Options o = best.options;
+    change(o);
+    const std::string label = tune_label(o);
+    for (const auto& c : r.ranked)
+      if (c.label == label) return &c;
+    return nullptr;
+  };
+  auto line = [&](const std::string& field, int value, const AutoCandidate* other, int other_value,
+                  const std::string& reason) {
+    std::string s = field + " " + std::to_string(value) + ": predicted " + ms_text(best.predicted);
+    if (other) s += " against " + ms_text(other->predicted) + " with " + std::to_string(other_value);
+    if (!reason.empty()) s += " (" + reason + ")";
+    r.pipelines.push_back(s);
+  };
+  const Options& b = best.options;
+  if (opt.overlap == 0) {
+    const int other = b.overlap == 1 ? 4 : 1;
+    line("overlap", b.overlap, twin([&](Options& o) { o.overlap = other; }), other, overlap_blocked(cal, b));
+  }
+  const bool chunked = std::any_of(b.methods.begin(), b.methods.end(), method_uses_chunks);
+  if (opt.chunks == 0 && chunked) {
+    const int other = b.chunks == kChunkChoices[0] ? kChunkChoices[1] : kChunkChoices[0];
+    line("chunks", b.chunks, twin([&](Options& o) { o.chunks = other; }), other, {});
+  }
+}
+
 }  // namespace
 
 int MachineFacts::nodes() const {
@@ -70,6 +98,8 @@ MachineFacts machine_facts(MPI_Comm comm, const Options& opt, const Topology& to
     f.ipc = f.ipc_in_node && g.one_node && topo.nodes() == 1;
     f.nccl = g.nccl && !g.shared;
     f.cuda_aware = opt.staging == Staging::cuda_aware || (opt.staging == Staging::automatic && mpi_is_cuda_aware());
+  } else {
+    f.cores = resolve_threads(0, comm);
   }
   return f;
 }
@@ -81,9 +111,8 @@ bool has_automatic(const Options& o) {
 
 Options with_fixed_defaults(Options o) {
   if (o.chunks == 0) o.chunks = kDefaultChunks;
-  // FFT/exchange overlap is not chosen automatically: on 2 GPUs it gained 0-7% at 512^3-1024^3,
-  // on 4 GPUs it lost in the inverse and with pencils (docs/results/overlap.md), and the model
-  // does not predict when it wins. Asking for slices (overlap > 1 or adapt) still gets them.
+  // The plain plan is where the candidates with slices start from (the model then weighs them),
+  // and what a plan the model cannot rank gets.
   if (o.overlap == 0) o.overlap = 1;
   return o;
 }
@@ -112,18 +141,29 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
   // mean two exchanges. The candidates below honour both; nothing explicit is overridden.
   std::vector<Options> cands;
   for (auto o : tune_candidates(base, facts.ranks, dims, facts.nodes())) {
-    if (o.overlap != base.overlap) continue;  // overlap is not chosen (with_fixed_defaults)
+    if (opt.overlap != 0 && o.overlap != opt.overlap) continue;
     if (opt.decomposition != Decomposition::automatic && o.decomposition != opt.decomposition) continue;
     if (opt.variant != Variant::automatic && o.variant != opt.variant) continue;
-    if (!opt.methods.empty()) o.methods = opt.methods;
-    else if (o.methods.size() != 1) continue;  // one method for every exchange
+    auto add = [&](const Options& x) {
+      if (std::none_of(cands.begin(), cands.end(), [&](const Options& c) { return tune_label(c) == tune_label(x); }))
+        cands.push_back(x);
+    };
+    if (opt.methods.empty()) {
+      if (o.methods.size() != 1) continue;  // one method for every exchange
+    } else if (o.methods != opt.methods) {
+      // The caller's methods on this shape: the chunk counts weighed as the tuner's candidates
+      // of a chunked method have them (a candidate of another method carries the default).
+      o.methods = opt.methods;
+      if (opt.chunks == 0 && std::any_of(o.methods.begin(), o.methods.end(), method_uses_chunks)) {
+        for (int c : kChunkChoices) {
+          o.chunks = c;
+          add(o);
+        }
+        continue;
+      }
+    }
     if (opt.chunks != 0) o.chunks = opt.chunks;
-    else if (o.chunks != kDefaultChunks) continue;
-    if (std::any_of(cands.begin(), cands.end(), [&](const Options& c) {
-          return tune_label(c) == tune_label(o);
-        }))
-      continue;
-    cands.push_back(o);
+    add(o);
   }
   for (const auto& o : cands) {
     std::string why;
@@ -182,6 +222,7 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
     return r;
   }
   r.chosen = r.ranked.front().options;
+  explain_pipelines(r, opt, cal);
   // A pencil grid the caller left open that is an ordering of the planner's own factors goes back
   // to the planner, which orders the factors by the nodes (node_aware_grid): the model's
   // prediction does not tell the orderings apart well enough to overrule it. Not a grid of one
@@ -216,6 +257,7 @@ std::string AutoChoice::describe() const {
     s << "  " << i + 1 << ". " << ranked[i].label << ": predicted " << ms_text(ranked[i].predicted)
       << " per forward\n";
   if (ranked.size() > top) s << "  (" << ranked.size() - top << " more candidates)\n";
+  for (const auto& w : pipelines) s << "  " << w << "\n";
   for (const auto& w : ruled_out) s << "  ruled out " << w << "\n";
   for (const auto& w : warnings) s << "  warning: " << w << "\n";
   return s.str();
@@ -308,10 +350,16 @@ bool choose_from_wisdom(MPI_Comm comm, const MachineFacts& facts, const std::vec
 
 model::Calibration machine_calibration(MPI_Comm comm, const MachineFacts& facts, const Options& opt,
                                        std::string& source, std::vector<std::string>& warnings) {
+  // The facts of this run, which no stored calibration holds.
+  const auto with_facts = [&](model::Calibration c) {
+    c.cores = facts.cores;
+    c.shared_gpu = facts.shared_gpu;
+    return c;
+  };
   const auto builtin = [&] {
     auto c = model::Calibration::builtin(facts.backend, facts.ranks, facts.shared_gpu, facts.cuda_aware);
     source = c.device + " constants";
-    return c;
+    return with_facts(c);
   };
   const std::string file = wisdom_path(opt);
   // Only an existing default file is read; its absence is the common case, not a warning.
@@ -336,7 +384,7 @@ model::Calibration machine_calibration(MPI_Comm comm, const MachineFacts& facts,
     return builtin();
   }
   source = "calibration of " + file;
-  return *best;
+  return with_facts(*best);
 }
 
 }  // namespace dfft::detail

@@ -29,6 +29,9 @@ struct MachineFacts {
   bool ipc_in_node = false;   // peer access and IPC events among the GPUs of each node
   bool nccl = false;          // built with NCCL and no GPU shared
   bool cuda_aware = false;    // the MPI methods would hand device memory to MPI
+  // CPU backend: the cores the rank may use (its affinity mask, or its share of an unbound
+  // node), so whether a communication thread can run beside the FFT.
+  int cores = 1;
   int nodes() const;
 };
 
@@ -36,6 +39,14 @@ struct MachineFacts {
 /// nodes from `topo`; on the CUDA backend each rank's GPU `gpu_ordinal` must be active. The plan's
 /// automatic choice and the tuner gather them here alike.
 MachineFacts machine_facts(MPI_Comm comm, const Options& opt, const Topology& topo, int gpu_ordinal);
+
+/// Chunks per block for the chunked methods where nothing decides them (a plan the model cannot
+/// rank, the calibration's exchanges): the value the pipelined transports were first measured
+/// best at (docs/pipelined.md).
+constexpr int kDefaultChunks = 4;
+/// The chunk counts the tuner and the model weigh for a chunked method, fewest first (a tie of
+/// the model's predictions takes the first).
+constexpr int kChunkChoices[] = {1, kDefaultChunks};
 
 /// Relative difference of two predictions below which the model cannot tell them apart.
 constexpr double kModelTie = 0.02;
@@ -54,6 +65,7 @@ struct AutoChoice {
   std::vector<AutoCandidate> ranked;  // usable candidates, best first
   int tied = 0;  // how many leading ranked ones the model cannot tell apart (the first is taken)
   std::vector<std::string> ruled_out; // "nccl: two ranks share a GPU", ...
+  std::vector<std::string> pipelines;  // why these chunks and this overlap ("overlap 1: ...")
   std::string calibration;     // where the model's constants came from
   std::string note;            // what chose instead of the model (one rank, nothing predicted)
   std::vector<std::string> warnings;
@@ -71,6 +83,10 @@ bool has_automatic(const Options& o);
 /// The values automatic chunks and overlap take where no candidate decides them (the tuner's
 /// candidates start from these).
 Options with_fixed_defaults(Options o);
+
+/// Why nothing can run beside a rank's FFT with these constants and options (one core per rank,
+/// a shared GPU), or empty: then the model weighs overlap by its predictions (src/model).
+std::string overlap_blocked(const model::Calibration& c, const Options& opt);
 
 /// The pure part (no MPI): rank the candidates that `facts` allow with `cal`, keep the fields the
 /// caller set. Throws InvalidArgument when an explicit field leaves no candidate the planner can

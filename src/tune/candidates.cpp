@@ -13,8 +13,6 @@ namespace dfft {
 
 namespace {
 
-// Pipelining depths tried for the chunked transports (onesided, p2p-pipelined, nccl: Options::chunks).
-constexpr int kChunks[] = {1, 4};
 // FFT/exchange overlap slices tried (Options::overlap) in the last pass.
 constexpr int kOverlap = 4;
 
@@ -59,7 +57,7 @@ void add_with_chunks(std::vector<Options>& out, Options o) {
     out.push_back(std::move(o));
     return;
   }
-  for (int c : kChunks) {
+  for (int c : detail::kChunkChoices) {
     o.chunks = c;
     out.push_back(o);
   }

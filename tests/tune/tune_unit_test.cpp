@@ -195,9 +195,10 @@ TEST(Model, SubCommunicatorsTakeTheMethodsNearestLink) {
   // pairs. The pairs must get the method's link (NVLink-fast here), not the host all-to-all.
   auto cal = dfft::model::Calibration::defaults(4);
   cal.backend = "cuda";
-  cal.alltoall.push_back({2, 1e-6, 1e9});
-  cal.method_links.push_back({Method::cuda_ipc, {4, 1e-6, 1e11}});
-  cal.method_links.push_back({Method::cuda_ipc, {8, 1e-6, 5e11}});
+  // Latencies far below the transfer times: the bandwidths decide (100x apart).
+  cal.alltoall.push_back({2, 1e-9, 1e9});
+  cal.method_links.push_back({Method::cuda_ipc, {4, 1e-9, 1e11}});
+  cal.method_links.push_back({Method::cuda_ipc, {8, 1e-9, 5e11}});
   EXPECT_DOUBLE_EQ(cal.link(Method::cuda_ipc, 2).bandwidth, 1e11);
   EXPECT_DOUBLE_EQ(cal.link(Method::cuda_ipc, 7).bandwidth, 5e11);
   EXPECT_DOUBLE_EQ(cal.link(Method::nccl, 2).bandwidth, 1e9);  // not calibrated: all-to-all

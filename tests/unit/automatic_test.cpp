@@ -231,4 +231,92 @@ TEST(Automatic, DescribeWithoutPredictionsCreditsNoModel) {
   EXPECT_THAT(text, testing::Not(testing::HasSubstr("predicted by the model"))) << text;
 }
 
+
+// Overlap and chunks are the model's too. Its pipeline terms against the stored measurements
+// (docs/results/overlap.md, gpu-multi.md, cpu-fftw.md).
+AutoChoice choose_with(const MachineFacts& f, std::int64_t n, int cores, const Options& o = {}, bool dbl = false) {
+  auto cal = dfft::model::Calibration::builtin(f.backend, f.ranks, f.shared_gpu, f.cuda_aware);
+  cal.cores = cores;
+  Options opt = o;
+  opt.backend = f.backend;
+  return choose_automatic(f, {n, n, n}, opt, dbl, cal);
+}
+
+// One core per rank: the communication thread would share the FFT's core (overlapped plans were
+// 0.95-1.58x the plain ones), so no slices, and describe() says why.
+TEST(Automatic, OneCorePerRankTakesNoSlices) {
+  for (int ranks : {2, 4})
+    for (std::int64_t n : {64, 256}) {
+      const auto r = choose_with(cpus(ranks), n, 1, {}, true);
+      EXPECT_EQ(r.chosen.overlap, 1) << r.describe();
+      EXPECT_THAT(r.describe(), testing::HasSubstr("overlap 1: predicted"));
+      EXPECT_THAT(r.describe(), testing::HasSubstr("one core per rank"));
+    }
+}
+
+// A second core for the communication thread (the FFT on one thread): the slices hide the
+// shorter of FFT and exchange, as with two cores per rank on the 16-core host (0.85-0.96x of the
+// plain plan in most rows).
+TEST(Automatic, ASpareCoreTakesSlicesWhereTheyHide) {
+  Options o;
+  o.threads = 1;
+  const auto r = choose_with(cpus(4), 256, 2, o, true);
+  EXPECT_EQ(r.chosen.overlap, 4) << r.describe();
+  EXPECT_THAT(r.describe(), testing::HasSubstr("overlap 4: predicted"));
+  // The same plan predicted without slices is slower than with them.
+  const auto& best = r.ranked.front();
+  Options plain = best.options;
+  plain.overlap = 1;
+  const auto cal = dfft::model::Calibration::builtin(Backend::cpu, 4, false, false);
+  auto cal2 = cal;
+  cal2.cores = 2;
+  const double with = dfft::model::predict(cal2, {256, 256, 256}, best.options, 4, true).total.total();
+  const double without = dfft::model::predict(cal2, {256, 256, 256}, plain, 4, true).total.total();
+  EXPECT_LT(with, without);
+  // Every thread of the rank on the FFT: the communication thread takes one of the two cores.
+  o.threads = 2;
+  const double halved = dfft::model::predict(cal2, {256, 256, 256}, [&] {
+                          Options x = best.options;
+                          x.threads = 2;
+                          return x;
+                        }(), 4, true).total.fft;
+  EXPECT_GT(halved, dfft::model::predict(cal2, {256, 256, 256}, best.options, 4, true).total.fft);
+}
+
+// Two GPUs with cuda-ipc: 4 slices lost to the plain plan at 512^3 and won at 1024^3 (0.87-0.91x,
+// docs/results/overlap.md); ranks sharing a GPU gained nothing (2.2-3.4x at K = 4).
+TEST(Automatic, GpuSlicesWhereTheyWereMeasuredToWin) {
+  EXPECT_EQ(choose(gpus(2, false, true, true, false), 512).chosen.overlap, 1);
+  const auto big = choose(gpus(2, false, true, true, false), 1024);
+  EXPECT_EQ(big.chosen.overlap, 4) << big.describe();
+  EXPECT_EQ(big.chosen.decomposition, Decomposition::slab_2d1d) << big.describe();
+  for (std::int64_t n : {512, 1024}) {
+    const auto shared = choose(gpus(2, true, true, false, false), n);
+    EXPECT_EQ(shared.chosen.overlap, 1) << shared.describe();
+    EXPECT_THAT(shared.describe(), testing::HasSubstr("share a GPU"));
+  }
+}
+
+// Chunks: on GPUs NCCL's chunks pipeline pack, transfer and unpack (226-244 -> 299-300 GB/s with
+// 4 chunks at 1024^3); tiny blocks only pay the extra messages. On the CPU 1-32 chunks were
+// within the runs' spread on 16 ranks, so the extra messages decide: one chunk.
+TEST(Automatic, ChunksWhereThePipelineHides) {
+  Options nccl;
+  nccl.methods = {Method::nccl};
+  EXPECT_EQ(choose(gpus(2, false, false, true, false), 1024, nccl).chosen.chunks, 4);
+  const auto tiny = choose(gpus(2, false, false, true, false), 8, nccl);
+  EXPECT_EQ(tiny.chosen.chunks, 1) << tiny.describe();
+  EXPECT_THAT(tiny.describe(), testing::HasSubstr("chunks 1: predicted"));
+  Options pipelined;
+  pipelined.methods = {Method::p2p_pipelined};
+  EXPECT_EQ(choose_with(cpus(4), 256, 1, pipelined, true).chosen.chunks, 1);
+  // What the caller set stays.
+  pipelined.chunks = 3;
+  pipelined.overlap = 2;
+  const auto kept = choose_with(cpus(4), 256, 1, pipelined, true);
+  EXPECT_EQ(kept.chosen.chunks, 3);
+  EXPECT_EQ(kept.chosen.overlap, 2);
+  EXPECT_TRUE(kept.pipelines.empty());
+}
+
 }  // namespace
