@@ -139,9 +139,13 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
   const int dims = static_cast<int>(shape.size());
   // A grid or method list implies what it belongs to: {P1, P2} is a pencil grid, two methods
   // mean two exchanges. The candidates below honour both; nothing explicit is overridden.
+  // Where nothing can run beside the FFT the slices only add their costs: not worth predicting
+  // (they doubled the time of the choice on 16 ranks).
+  const bool slices_hide = opt.overlap == 0 && overlap_blocked(cal, base).empty();
   std::vector<Options> cands;
   for (auto o : tune_candidates(base, facts.ranks, dims, facts.nodes())) {
     if (opt.overlap != 0 && o.overlap != opt.overlap) continue;
+    if (opt.overlap == 0 && o.overlap > 1 && !slices_hide) continue;
     if (opt.decomposition != Decomposition::automatic && o.decomposition != opt.decomposition) continue;
     if (opt.variant != Variant::automatic && o.variant != opt.variant) continue;
     auto add = [&](const Options& x) {
