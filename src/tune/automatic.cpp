@@ -48,7 +48,7 @@ std::string ruled_out_because(Method m, const MachineFacts& f, const Options& op
 
 // Why the chosen chunks and overlap (the fields the caller left open): the prediction of the
 // same plan with the other value beside the chosen one's.
-void explain_pipelines(AutoChoice& r, const Options& opt, const model::Calibration& cal) {
+void explain_pipelines(AutoChoice& r, const Options& opt, const std::string& no_slices) {
   const AutoCandidate& best = r.ranked.front();
   auto twin = [&](auto change) -> const AutoCandidate* {
     Options o = best.options;
@@ -68,7 +68,7 @@ void explain_pipelines(AutoChoice& r, const Options& opt, const model::Calibrati
   const Options& b = best.options;
   if (opt.overlap == 0) {
     const int other = b.overlap == 1 ? 4 : 1;
-    line("overlap", b.overlap, twin([&](Options& o) { o.overlap = other; }), other, overlap_blocked(cal, b));
+    line("overlap", b.overlap, twin([&](Options& o) { o.overlap = other; }), other, no_slices);
   }
   const bool chunked = std::any_of(b.methods.begin(), b.methods.end(), method_uses_chunks);
   if (opt.chunks == 0 && chunked) {
@@ -101,6 +101,9 @@ MachineFacts machine_facts(MPI_Comm comm, const Options& opt, const Topology& to
   } else {
     f.cores = resolve_threads(0, comm);
   }
+  int provided = MPI_THREAD_SINGLE;
+  DFFT_MPI(MPI_Query_thread(&provided));
+  f.mpi_threads = provided >= MPI_THREAD_SERIALIZED;
   return f;
 }
 
@@ -141,7 +144,9 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
   // mean two exchanges. The candidates below honour both; nothing explicit is overridden.
   // Where nothing can run beside the FFT the slices only add their costs: not worth predicting
   // (they doubled the time of the choice on 16 ranks).
-  const bool slices_hide = opt.overlap == 0 && overlap_blocked(cal, base).empty();
+  const std::string no_slices = !facts.mpi_threads ? "MPI provides no MPI_THREAD_SERIALIZED for the communication thread"
+                                                    : overlap_blocked(cal, base);
+  const bool slices_hide = opt.overlap == 0 && no_slices.empty();
   std::vector<Options> cands;
   for (auto o : tune_candidates(base, facts.ranks, dims, facts.nodes())) {
     if (opt.overlap != 0 && o.overlap != opt.overlap) continue;
@@ -226,7 +231,7 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
     return r;
   }
   r.chosen = r.ranked.front().options;
-  explain_pipelines(r, opt, cal);
+  explain_pipelines(r, opt, no_slices);
   // A pencil grid the caller left open that is an ordering of the planner's own factors goes back
   // to the planner, which orders the factors by the nodes (node_aware_grid): the model's
   // prediction does not tell the orderings apart well enough to overrule it. Not a grid of one

@@ -32,6 +32,8 @@ struct MachineFacts {
   // CPU backend: the cores the rank may use (its affinity mask, or its share of an unbound
   // node), so whether a communication thread can run beside the FFT.
   int cores = 1;
+  // MPI provides MPI_THREAD_SERIALIZED or more: a communication thread (overlap) may run.
+  bool mpi_threads = true;
   int nodes() const;
 };
 

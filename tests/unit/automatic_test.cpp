@@ -263,6 +263,12 @@ TEST(Automatic, ASpareCoreTakesSlicesWhereTheyHide) {
   const auto r = choose_with(cpus(4), 256, 2, o, true);
   EXPECT_EQ(r.chosen.overlap, 4) << r.describe();
   EXPECT_THAT(r.describe(), testing::HasSubstr("overlap 4: predicted"));
+  // An MPI without MPI_THREAD_SERIALIZED cannot run the communication thread: no slices.
+  auto single = cpus(4);
+  single.mpi_threads = false;
+  const auto s = choose_with(single, 256, 2, o, true);
+  EXPECT_EQ(s.chosen.overlap, 1) << s.describe();
+  EXPECT_THAT(s.describe(), testing::HasSubstr("MPI_THREAD_SERIALIZED"));
   // The same plan predicted without slices is slower than with them.
   const auto& best = r.ranked.front();
   Options plain = best.options;
