@@ -67,7 +67,7 @@ void explain_pipelines(AutoChoice& r, const Options& opt, const std::string& no_
   };
   const Options& b = best.options;
   if (opt.overlap == 0) {
-    const int other = b.overlap == 1 ? 4 : 1;
+    const int other = b.overlap == 1 ? kOverlapChoice : 1;
     line("overlap", b.overlap, twin([&](Options& o) { o.overlap = other; }), other, no_slices);
   }
   const bool chunked = std::any_of(b.methods.begin(), b.methods.end(), method_uses_chunks);
@@ -140,13 +140,13 @@ AutoChoice choose_automatic(const MachineFacts& facts, const std::vector<std::in
     return r;
   }
   const int dims = static_cast<int>(shape.size());
-  // A grid or method list implies what it belongs to: {P1, P2} is a pencil grid, two methods
-  // mean two exchanges. The candidates below honour both; nothing explicit is overridden.
   // Where nothing can run beside the FFT the slices only add their costs: not worth predicting
   // (they doubled the time of the choice on 16 ranks).
   const std::string no_slices = !facts.mpi_threads ? "MPI provides no MPI_THREAD_SERIALIZED for the communication thread"
                                                     : overlap_blocked(cal, base);
   const bool slices_hide = opt.overlap == 0 && no_slices.empty();
+  // A grid or method list implies what it belongs to: {P1, P2} is a pencil grid, two methods
+  // mean two exchanges. The candidates below honour both; nothing explicit is overridden.
   std::vector<Options> cands;
   for (auto o : tune_candidates(base, facts.ranks, dims, facts.nodes())) {
     if (opt.overlap != 0 && o.overlap != opt.overlap) continue;

@@ -49,6 +49,8 @@ constexpr int kDefaultChunks = 4;
 /// The chunk counts the tuner and the model weigh for a chunked method, fewest first (a tie of
 /// the model's predictions takes the first).
 constexpr int kChunkChoices[] = {1, kDefaultChunks};
+/// The FFT/exchange overlap the tuner and the model weigh against none (Options::overlap).
+constexpr int kOverlapChoice = 4;
 
 /// Relative difference of two predictions below which the model cannot tell them apart.
 constexpr double kModelTie = 0.02;

@@ -13,8 +13,6 @@ namespace dfft {
 
 namespace {
 
-// FFT/exchange overlap slices tried (Options::overlap) in the last pass.
-constexpr int kOverlap = 4;
 
 bool chunked(const Options& o) {
   return std::any_of(o.methods.begin(), o.methods.end(),
@@ -117,7 +115,7 @@ std::vector<Options> tune_candidates(const Options& asked, int ranks, int dims, 
       });
       if (sh == shapes.end() || sh->busy == 0) continue;
       Options o = out[i];
-      o.overlap = kOverlap;
+      o.overlap = detail::kOverlapChoice;
       out.push_back(o);
     }
   }
